@@ -1,0 +1,71 @@
+// The GPU's global address space: allocations with bounds, as cudaMalloc sees it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tlmgpu::memory {
+
+/// Functional access to device (global) memory. The executor asks for a host
+/// pointer to a byte range (as TLM DMI would give); nullptr means the range is
+/// not inside one allocation. A SoC build implements this over an initiator
+/// socket; the stand-alone GPU uses DeviceMemory.
+class GlobalMemoryIf {
+ public:
+  virtual ~GlobalMemoryIf() = default;
+  /// Host pointer to [addr, addr+bytes) or nullptr when not wholly inside one allocation.
+  virtual uint8_t* translate(uint64_t addr, uint64_t bytes) = 0;
+};
+
+/// Generic-address windows: global addresses are identity-mapped; shared,
+/// local and const spaces appear at these bases in the generic space
+/// (cvta.SPACE adds the base, cvta.to.SPACE subtracts it).
+constexpr uint64_t kSharedWindowBase = 0x00007f0000000000ull;
+constexpr uint64_t kLocalWindowBase = 0x00007e0000000000ull;
+constexpr uint64_t kConstWindowBase = 0x00007d0000000000ull;
+constexpr uint64_t kWindowBytes = 1ull << 32;
+/// First address handed out by DeviceMemory::allocate.
+constexpr uint64_t kGlobalHeapBase = 0x0000000100000000ull;
+
+class DeviceMemory : public GlobalMemoryIf {
+ public:
+  DeviceMemory() = default;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  /// Allocates zeroed device memory; returns its device address (aligned to 256).
+  uint64_t allocate(uint64_t bytes, const std::string& label = {});
+  /// Frees an allocation by its base address; throws std::invalid_argument otherwise.
+  void free(uint64_t addr);
+
+  uint8_t* translate(uint64_t addr, uint64_t bytes) override;
+
+  /// Host <-> device copies; throw std::out_of_range outside an allocation.
+  void copy_to_device(uint64_t dst, const void* src, uint64_t bytes);
+  void copy_from_device(void* dst, uint64_t src, uint64_t bytes);
+  void memset(uint64_t dst, uint8_t value, uint64_t bytes);
+
+  /// Label and base of the allocation holding addr ("" when none): for fault messages.
+  std::string describe(uint64_t addr) const;
+  uint64_t bytes_allocated() const { return bytes_allocated_; }
+
+ private:
+  struct Allocation {
+    uint64_t base = 0;
+    uint64_t bytes = 0;
+    std::string label;
+    std::unique_ptr<uint8_t[]> data;
+  };
+  const Allocation* find(uint64_t addr) const;
+
+  std::map<uint64_t, Allocation> allocations_;  // by base
+  uint64_t next_base_ = kGlobalHeapBase;
+  uint64_t bytes_allocated_ = 0;
+  const Allocation* last_hit_ = nullptr;  // most accesses hit the same buffer again
+};
+
+}  // namespace tlmgpu::memory

@@ -1,0 +1,53 @@
+// What every warp of one kernel launch shares, and the device fault it can raise.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "memory/device_memory.h"
+#include "model/ptx/ptx_ir.h"
+
+namespace tlmgpu::exec {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+  bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+enum class DivergenceMode : uint8_t {
+  Ipdom,  ///< SIMT reconvergence stack at immediate post-dominators (Fermi-era)
+  Its,    ///< independent thread scheduling (Volta and later)
+};
+
+/// Set up once per launch by the platform; read-only while warps run.
+struct KernelContext {
+  const ptx::Module* module = nullptr;
+  const ptx::Function* kernel = nullptr;
+  const uint8_t* params = nullptr;            ///< kernel parameter buffer
+  memory::GlobalMemoryIf* global = nullptr;
+  const uint8_t* const_bank = nullptr;
+  uint32_t const_bytes = 0;
+  Dim3 grid, block;
+  uint32_t shared_bytes = 0;                  ///< static + dynamic, per CTA
+  uint32_t local_bytes_per_thread = 0;
+  DivergenceMode divergence = DivergenceMode::Ipdom;
+  uint32_t num_sms = 1;
+  uint32_t grid_id = 0;
+  const uint64_t* clock = nullptr;            ///< current cycle for %clock (nullptr: instruction count)
+};
+
+enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported };
+
+/// A fault that ends the kernel (exit code 1). what() is the full report.
+class DeviceFault : public std::runtime_error {
+ public:
+  DeviceFault(FaultKind kind, const std::string& report) : std::runtime_error(report), kind_(kind) {}
+  FaultKind kind() const { return kind_; }
+
+ private:
+  FaultKind kind_;
+};
+
+}  // namespace tlmgpu::exec

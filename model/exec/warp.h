@@ -1,0 +1,142 @@
+// One warp's architectural state and its functional execution, one warp
+// instruction per step, with SIMT divergence (IPDOM stack or ITS).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/exec/kernel_context.h"
+
+namespace tlmgpu::exec {
+
+class Cta;
+
+/// Addresses of one warp memory instruction, per lane; the timing model's
+/// coalescer reads it. Filled only when Warp::set_record_accesses(true).
+struct MemAccess {
+  ptx::StateSpace space = ptx::StateSpace::Global;  ///< resolved (never Generic)
+  uint32_t mask = 0;          ///< lanes that accessed
+  uint8_t bytes = 0;          ///< per lane (vector loads: total)
+  bool is_store = false;
+  bool is_atomic = false;
+  std::array<uint64_t, ptx::kWarpSize> addr{};
+};
+
+/// What one call of Warp::step did.
+enum class StepStatus : uint8_t {
+  Executed,    ///< an instruction ran (possibly with no active lane: guard false)
+  AtBarrier,   ///< waiting at a CTA barrier; the Cta releases it
+  Blocked,     ///< ITS: waiting for other lanes at a warp-synchronous instruction
+  Finished,    ///< all lanes exited
+};
+
+/// Details of the last executed instruction, for schedulers and the timing model.
+struct StepInfo {
+  uint32_t pc = 0;
+  uint32_t active_mask = 0;     ///< lanes that executed (guard applied)
+  const ptx::Instruction* inst = nullptr;
+  bool branch_taken = false;    ///< any lane took the branch
+  bool backward = false;        ///< taken branch to a lower or equal PC
+  bool has_mem = false;         ///< mem is valid
+};
+
+class Warp {
+ public:
+  /// warp_in_cta: index of the warp in its CTA; threads beyond the CTA's size are not created.
+  Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta);
+
+  /// Executes the next instruction. Throws DeviceFault on a fault.
+  StepStatus step();
+
+  bool finished() const { return live_mask_ == 0; }
+  bool at_barrier() const { return barrier_id_ >= 0; }
+  int barrier_id() const { return barrier_id_; }
+  void release_barrier() { barrier_id_ = -1; }
+  /// PC of the next instruction to run (or of the barrier waited at).
+  uint32_t pc() const;
+  /// Lanes that would execute next.
+  uint32_t next_mask() const;
+  uint32_t live_mask() const { return live_mask_; }
+  uint32_t warp_in_cta() const { return warp_in_cta_; }
+  const StepInfo& last() const { return last_; }
+  const MemAccess& last_access() const { return access_; }
+  void set_record_accesses(bool on) { record_accesses_ = on; }
+  uint64_t instructions() const { return instructions_; }
+  uint64_t thread_instructions() const { return thread_instructions_; }
+  /// State for watchdog and deadlock reports: "pc=0x1c (line 42) mask=0xffffffff at barrier 0".
+  std::string describe() const;
+
+  // --- used by the instruction semantics (instruction_semantics.cpp) ---
+  uint64_t* reg(uint32_t r) { return &regs_[size_t(r) * ptx::kWarpSize]; }
+  const uint64_t* reg(uint32_t r) const { return &regs_[size_t(r) * ptx::kWarpSize]; }
+  uint32_t& pred(uint32_t p) { return preds_[p]; }
+  uint32_t pred(uint32_t p) const { return preds_[p]; }
+  /// Special register value for a lane.
+  uint64_t special(ptx::SpecialReg s, unsigned lane) const;
+  /// Host pointer for `bytes` at `addr` in `space` (Generic resolved through the
+  /// windows) for `lane`, checked for bounds and natural alignment (`align`
+  /// bytes); throws DeviceFault naming kernel, CTA, thread, PC and address.
+  uint8_t* resolve(ptx::StateSpace space, uint64_t addr, unsigned bytes, unsigned align,
+                   unsigned lane, ptx::StateSpace* resolved_space = nullptr);
+  /// A store or atomic changed memory: the watchdog's notion of forward progress.
+  void note_progress();
+  MemAccess& access() { return access_; }
+  bool record_accesses() const { return record_accesses_; }
+  const KernelContext& context() const { return ctx_; }
+  Cta& cta() { return cta_; }
+  /// Formats a device fault at the current instruction for `lane`.
+  [[noreturn]] void fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const;
+
+ private:
+  struct StackEntry {
+    uint32_t pc;
+    uint32_t rpc;
+    uint32_t mask;
+  };
+  struct CallFrame {
+    uint32_t return_pc;
+    uint32_t call_site;
+  };
+
+  StepStatus step_ipdom();
+  StepStatus step_its();
+  /// Runs a non-control instruction for `mask`; returns false if the warp must block.
+  void execute_data(const ptx::Instruction& in, uint32_t mask);
+  uint32_t guard_mask(const ptx::Instruction& in, uint32_t mask) const;
+  void do_call(const ptx::Instruction& in, uint32_t mask);
+  void copy_params(const std::vector<ptx::ParamCopy>& copies, uint32_t mask);
+  bool in_kernel_body(uint32_t pc) const;
+  void exit_lanes(uint32_t mask);
+  uint32_t select_its_group(uint32_t* group_pc);
+
+  const KernelContext& ctx_;
+  Cta& cta_;
+  const ptx::Instruction* code_;
+  uint32_t warp_in_cta_;
+  uint32_t live_mask_ = 0;
+  int barrier_id_ = -1;
+  std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
+  std::vector<uint64_t> regs_;
+  std::vector<uint32_t> preds_;
+  std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
+  std::vector<StackEntry> stack_;        // ipdom
+  std::array<uint32_t, ptx::kWarpSize> lane_pc_{};  // its
+  uint32_t yielded_ = 0;                 // its: lanes that took a backward branch
+  uint32_t blocked_ = 0;                 // its: lanes waiting at a warp-synchronous instruction
+  std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
+  StepInfo last_;
+  MemAccess access_;
+  bool record_accesses_ = false;
+  uint64_t instructions_ = 0;
+  uint64_t thread_instructions_ = 0;
+};
+
+/// Executes one data instruction (everything but bra/call/ret/exit/bar/trap)
+/// for the lanes in `mask` (guard already applied). Implemented in
+/// instruction_semantics.cpp. Warp-synchronous instructions (shfl, vote,
+/// match, activemask) see exactly `mask` as the participating lanes.
+void execute_instruction(const ptx::Instruction& in, uint32_t mask, Warp& warp);
+
+}  // namespace tlmgpu::exec

@@ -1,0 +1,238 @@
+// Decoded PTX: the compact form the executor runs. Parsed once; no strings on
+// the execution path. Every PC in this file is an index into Module::code.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlmgpu::ptx {
+
+constexpr uint32_t kNoReg = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kNoPc = std::numeric_limits<uint32_t>::max();
+constexpr int kWarpSize = 32;
+
+enum class Opcode : uint8_t {
+  // data movement and conversion
+  Mov, Cvt, Cvta,
+  // integer and float arithmetic
+  Add, Sub, Mul, Mad, Mul24, Mad24, Div, Rem, Abs, Neg, Min, Max, Fma,
+  Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Copysign, Testp,
+  // bit manipulation
+  And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Bfind, Prmt,
+  Shf,
+  // comparison and selection
+  Setp, Set, Selp, Slct,
+  // memory
+  Ld, St, Atom, Red, Membar, Prefetch,
+  // synchronisation and warp-level
+  Bar, Shfl, Vote, Activemask, Match,
+  // control flow
+  Bra, Call, Ret, Exit, Trap, Nop,
+  Count_
+};
+
+enum class DataType : uint8_t {
+  None, Pred,
+  B8, B16, B32, B64,
+  U8, U16, U32, U64,
+  S8, S16, S32, S64,
+  F16, F32, F64,
+};
+
+/// Width in bytes of a data type (Pred -> 0).
+inline constexpr unsigned type_bytes(DataType t) {
+  switch (t) {
+    case DataType::B8: case DataType::U8: case DataType::S8: return 1;
+    case DataType::B16: case DataType::U16: case DataType::S16: case DataType::F16: return 2;
+    case DataType::B32: case DataType::U32: case DataType::S32: case DataType::F32: return 4;
+    case DataType::B64: case DataType::U64: case DataType::S64: case DataType::F64: return 8;
+    default: return 0;
+  }
+}
+inline constexpr bool type_is_signed(DataType t) {
+  return t == DataType::S8 || t == DataType::S16 || t == DataType::S32 || t == DataType::S64;
+}
+inline constexpr bool type_is_float(DataType t) {
+  return t == DataType::F16 || t == DataType::F32 || t == DataType::F64;
+}
+
+enum class StateSpace : uint8_t {
+  Generic, Global, Shared, Local, Param /* kernel parameters */, Const, Reg,
+};
+
+enum class CmpOp : uint8_t {
+  Eq, Ne, Lt, Le, Gt, Ge,          // ordered (and the integer ones)
+  Lo, Ls, Hi, Hs,                  // unsigned integer aliases
+  Equ, Neu, Ltu, Leu, Gtu, Geu,    // unordered float
+  Num, Nan,
+};
+
+enum class BoolOp : uint8_t { None, And, Or, Xor };
+enum class Rounding : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class MulMode : uint8_t { None, Lo, Hi, Wide };
+enum class AtomOp : uint8_t { None, Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
+/// bar.sync / barrier.sync wait; bar.arrive does not; bar.red reduces a predicate.
+enum class BarMode : uint8_t { Sync, Arrive, RedPopc, RedAnd, RedOr, Warp };
+/// Shift-funnel direction and mode (shf.l / shf.r, .wrap / .clamp).
+enum class ShfMode : uint8_t { LeftWrap, LeftClamp, RightWrap, RightClamp };
+
+/// Which execution unit an instruction needs; the timing model uses it.
+enum class UnitClass : uint8_t { SP, SFU, DP, MEM, CTRL, BAR };
+
+enum class SpecialReg : uint8_t {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ,
+  CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NWarpId, SmId, NSmId, GridId,
+  LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
+  Clock, Clock64, GlobalTimer,
+};
+
+enum class OperandKind : uint8_t {
+  None,
+  Reg,      ///< reg = register slot
+  Pred,     ///< reg = predicate index; negate for '!%p'
+  Imm,      ///< imm = raw bits in the instruction's type (floats as IEEE bits)
+  Special,  ///< sreg
+  Vector,   ///< count registers in vregs ({%f1,%f2}); kNoReg for '_'
+  Address,  ///< [reg + imm] or [imm]; reg == kNoReg when absolute
+  Label,    ///< resolved: imm = target PC
+  Symbol,   ///< address of a module .global variable: symbol index, patched at load
+};
+
+struct Operand {
+  OperandKind kind = OperandKind::None;
+  uint8_t count = 0;
+  bool negate = false;
+  SpecialReg sreg = SpecialReg::TidX;
+  uint32_t reg = kNoReg;
+  std::array<uint32_t, 4> vregs{{kNoReg, kNoReg, kNoReg, kNoReg}};
+  /// Imm value, Label target, Address offset (two's complement), or for an
+  /// Address/Symbol based on a module .global symbol, the byte offset added to
+  /// that symbol's address.
+  uint64_t imm = 0;
+  /// Module::globals index for Symbol and for Address on a .global symbol
+  /// (patched to an absolute address by the loader); -1 otherwise.
+  int32_t symbol = -1;
+};
+
+struct SourceLoc {
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+struct Instruction {
+  Opcode op = Opcode::Nop;
+  DataType type = DataType::None;   ///< main type; cvt: destination type
+  DataType type2 = DataType::None;  ///< cvt: source type; set: compare type
+  StateSpace space = StateSpace::Generic;  ///< ld/st/atom/red/cvta; cvta: the non-generic side
+  UnitClass unit = UnitClass::SP;
+  CmpOp cmp = CmpOp::Eq;
+  BoolOp boolop = BoolOp::None;     ///< setp/set .and/.or/.xor with src[2] predicate
+  Rounding rnd = Rounding::None;
+  MulMode mul = MulMode::None;
+  AtomOp atom = AtomOp::None;
+  ShflMode shfl = ShflMode::Idx;
+  VoteMode vote = VoteMode::All;
+  BarMode bar = BarMode::Sync;
+  ShfMode shf = ShfMode::LeftWrap;
+  uint8_t vec = 1;                  ///< ld/st vector width (1, 2, 4)
+  bool ftz = false, sat = false, approx = false, uni = false;
+  bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE
+  bool volatile_ = false;
+  bool shiftamt = false;            ///< bfind.shiftamt
+  uint8_t num_src = 0;
+  /// Guard predicate index or kNoReg; guard_negated for '@!%p'.
+  uint32_t guard = kNoReg;
+  bool guard_negated = false;
+  Operand dst;       ///< destination (Reg, Pred, Vector or Address for st)
+  Operand dst2;      ///< second destination: setp '%p|%q', shfl '%r|%p'
+  std::array<Operand, 4> src{};
+  /// Bra: target PC. Call: index into Module::calls.
+  uint32_t target = kNoPc;
+  /// Immediate post-dominator PC of a branch (kNoPc: function exit); set by cfg analysis.
+  uint32_t reconverge_pc = kNoPc;
+  SourceLoc loc;
+};
+
+/// Byte copies in the thread's local memory that a `call` performs.
+struct ParamCopy {
+  uint32_t from = 0, to = 0, bytes = 0;
+};
+
+struct CallSite {
+  uint32_t callee = 0;               ///< Module::functions index
+  std::vector<ParamCopy> args;       ///< caller's param blocks -> callee's params
+  std::vector<ParamCopy> rets;       ///< callee's return params -> caller's blocks (after ret)
+};
+
+struct KernelParam {
+  std::string name;
+  DataType type = DataType::B8;
+  uint32_t size = 0;     ///< bytes (arrays: .param .align 8 .b8 p[16])
+  uint32_t align = 1;
+  uint32_t offset = 0;   ///< in the kernel parameter buffer
+};
+
+struct Function {
+  std::string name;
+  bool is_entry = false;
+  uint32_t entry_pc = 0;       ///< first instruction
+  uint32_t end_pc = 0;         ///< one past the last instruction
+  std::vector<KernelParam> params;   ///< kernels only: the launch ABI
+  uint32_t param_bytes = 0;          ///< kernels only: parameter buffer size
+  uint32_t num_regs = 0;             ///< register slots used by this function
+  uint32_t num_preds = 0;
+  /// Registers a thread would need on hardware, estimated from the .reg
+  /// declarations (32-bit units); the occupancy calculation uses it.
+  uint32_t regs_per_thread = 0;
+  // Directives; 0 when absent.
+  std::array<uint32_t, 3> maxntid{{0, 0, 0}};
+  std::array<uint32_t, 3> reqntid{{0, 0, 0}};
+  uint32_t minnctapersm = 0;
+  SourceLoc loc;
+};
+
+/// A module-scope variable (.global / .const / .shared), or a .shared / .local
+/// declared inside a function.
+struct ModuleVariable {
+  std::string name;
+  StateSpace space = StateSpace::Global;
+  uint32_t size = 0;        ///< bytes; 0 for `extern .shared x[]`
+  uint32_t align = 1;
+  uint64_t offset = 0;      ///< within its space's segment (see Module)
+  bool is_extern = false;   ///< dynamic shared memory
+  std::vector<uint8_t> init;  ///< initializer bytes (empty: zero)
+};
+
+struct Module {
+  std::string file;                       ///< for messages
+  uint32_t version_major = 0, version_minor = 0;
+  std::string target;
+  uint32_t address_size = 64;
+  std::vector<Instruction> code;          ///< all functions, concatenated
+  std::vector<Function> functions;
+  std::map<std::string, uint32_t> function_index;
+  std::vector<CallSite> calls;
+  std::vector<ModuleVariable> globals;    ///< .global variables: offset in the global segment
+  std::vector<ModuleVariable> consts;     ///< .const variables: offset in the const bank
+  std::vector<ModuleVariable> shareds;    ///< static .shared: offset in the CTA's shared memory
+  uint32_t global_segment_bytes = 0;
+  uint32_t const_bank_bytes = 0;
+  std::vector<uint8_t> const_bank;        ///< initial const bank image
+  uint32_t static_shared_bytes = 0;       ///< dynamic shared memory starts at this (aligned) offset
+  uint32_t local_bytes_per_thread = 0;    ///< all functions' .local data and call params
+  /// Per instruction: textual form for traces and messages (debug only; never on the hot path).
+  std::vector<std::string> text;
+};
+
+const char* opcode_name(Opcode op);
+const char* type_name(DataType t);
+const char* space_name(StateSpace s);
+
+}  // namespace tlmgpu::ptx

@@ -1,0 +1,138 @@
+// The host API: what a CUDA program's host side does, against the model.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "memory/device_memory.h"
+#include "model/exec/kernel_context.h"
+#include "model/ptx/ptx_ir.h"
+
+namespace tlmgpu::platform {
+
+using exec::Dim3;
+
+/// A launch or API call the user got wrong (unknown kernel, wrong arguments,
+/// block too large...). Bad input: exit code 2.
+class LaunchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Kernel arguments in declaration order; each is checked against the
+/// kernel's .param list (count and size) at launch.
+class KernelArgs {
+ public:
+  template <typename T>
+  KernelArgs& add(T value) {
+    static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are plain values");
+    Arg a;
+    a.bytes.resize(sizeof(T));
+    std::memcpy(a.bytes.data(), &value, sizeof(T));
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  /// A device pointer (as returned by GpuDevice::allocate).
+  KernelArgs& ptr(uint64_t device_address) { return add<uint64_t>(device_address); }
+  KernelArgs& raw(std::vector<uint8_t> bytes) {
+    args_.push_back(Arg{std::move(bytes)});
+    return *this;
+  }
+
+  struct Arg {
+    std::vector<uint8_t> bytes;
+  };
+  const std::vector<Arg>& args() const { return args_; }
+
+ private:
+  std::vector<Arg> args_;
+};
+
+struct DeviceOptions {
+  exec::DivergenceMode divergence = exec::DivergenceMode::Ipdom;
+  uint32_t num_sms = 15;
+  /// CTAs run concurrently by the functional engine (interleaved warps).
+  uint32_t resident_ctas = 8;
+  /// Warp instructions without forward progress (a value-changing store or
+  /// atomic, a lane exit, a barrier release) before the watchdog ends the run.
+  uint64_t watchdog_instructions = 20'000'000;
+};
+
+/// Totals since the device was created.
+struct DeviceStats {
+  uint64_t kernels_launched = 0;
+  uint64_t ctas = 0;
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+};
+
+/// Handle to a loaded PTX module.
+struct ModuleHandle {
+  uint32_t index = 0;
+};
+
+class GpuDevice {
+ public:
+  explicit GpuDevice(const DeviceOptions& options = {});
+  ~GpuDevice();
+  GpuDevice(const GpuDevice&) = delete;
+  GpuDevice& operator=(const GpuDevice&) = delete;
+
+  // --- memory (cudaMalloc / cudaMemcpy / cudaMemset) ---
+  uint64_t allocate(uint64_t bytes, const std::string& label = {});
+  void free(uint64_t device_address);
+  void copy_to_device(uint64_t dst, const void* src, uint64_t bytes);
+  void copy_from_device(void* dst, uint64_t src, uint64_t bytes);
+  void memset(uint64_t dst, uint8_t value, uint64_t bytes);
+
+  template <typename T>
+  uint64_t upload(const std::vector<T>& host, const std::string& label = {}) {
+    uint64_t d = allocate(host.size() * sizeof(T), label);
+    copy_to_device(d, host.data(), host.size() * sizeof(T));
+    return d;
+  }
+  template <typename T>
+  std::vector<T> download(uint64_t src, size_t count) {
+    std::vector<T> host(count);
+    copy_from_device(host.data(), src, count * sizeof(T));
+    return host;
+  }
+
+  // --- modules ---
+  /// Parses PTX; throws ptx::PtxError on errors.
+  ModuleHandle load_module_file(const std::string& path);
+  ModuleHandle load_module(const std::string& ptx_source, const std::string& name);
+  const ptx::Module& module(ModuleHandle m) const;
+  /// cudaMemcpyToSymbol / FromSymbol for a module's .global or .const variable.
+  void write_symbol(ModuleHandle m, const std::string& symbol, const void* src, uint64_t bytes,
+                    uint64_t offset = 0);
+  void read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes,
+                   uint64_t offset = 0);
+
+  // --- launch ---
+  /// Runs the kernel to completion. Throws LaunchError for a bad launch and
+  /// exec::DeviceFault for a fault, deadlock or no forward progress.
+  void launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+              uint32_t dynamic_shared_bytes, const KernelArgs& args);
+
+  const DeviceStats& stats() const { return stats_; }
+  const DeviceOptions& options() const { return options_; }
+  memory::DeviceMemory& memory() { return memory_; }
+
+ private:
+  struct LoadedModule;
+  LoadedModule& loaded(ModuleHandle m);
+  std::vector<uint8_t> pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const;
+
+  DeviceOptions options_;
+  memory::DeviceMemory memory_;
+  std::vector<std::unique_ptr<LoadedModule>> modules_;
+  DeviceStats stats_;
+};
+
+}  // namespace tlmgpu::platform

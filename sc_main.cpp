@@ -1,0 +1,2 @@
+#include <systemc>
+int sc_main(int, char*[]) { return 0; }

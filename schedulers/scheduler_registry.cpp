@@ -1,0 +1,2 @@
+// placeholder until the registry lands
+namespace tlmgpu::schedulers {}

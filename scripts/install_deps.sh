@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tlmgpu needs, only those missing. Idempotent.
+set -euo pipefail
+packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev
+          libboost-program-options-dev nlohmann-json3-dev googletest libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
