@@ -1,2 +1,475 @@
+// The tlmgpu command line: list, run (a registered workload or a launch
+// file), check-ptx.
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 #include <systemc>
-int sc_main(int, char*[]) { return 0; }
+
+#include "model/ptx/ptx_parser.h"
+#include "platform/cli_support.h"
+#include "platform/gpu_device.h"
+#include "platform/launch_file.h"
+#include "platform/presets.h"
+#include "schedulers/policy_registry.h"
+#include "workloads/workload.h"
+
+namespace {
+
+namespace po = boost::program_options;
+namespace cli = tlmgpu::platform::cli;
+using tlmgpu::exec::DivergenceMode;
+using json = nlohmann::json;
+
+constexpr const char* kUsage =
+    "usage: tlmgpu <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  list [workloads|schedulers|presets]  what the model can run\n"
+    "  run --workload NAME | --launch FILE  run kernels on the model\n"
+    "  check-ptx FILE...                    parse and decode PTX files\n"
+    "  help [COMMAND]                       this text, or a command's options\n"
+    "\n"
+    "Run 'tlmgpu COMMAND --help' for a command's options.\n"
+    "Exit codes: 0 ok, 1 device fault or failed verification, 2 bad input.\n";
+
+// A mistake on the command line: printed with the command's help, exit 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Command {
+  const char* name;
+  const char* synopsis;
+  po::options_description options;
+};
+
+std::string help_text(const Command& c) {
+  std::ostringstream os;
+  os << "usage: " << c.synopsis << "\n\n" << c.options;
+  return os.str();
+}
+
+// No prefix guessing: an abbreviation that works today breaks when an option is added.
+constexpr int kStyle = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
+po::variables_map parse_options(const Command& c, const std::vector<std::string>& args,
+                                const po::options_description& hidden,
+                                const po::positional_options_description& positional) {
+  po::options_description all;
+  all.add(c.options).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(kStyle).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+std::string allowed_error(const std::string& option, const std::string& value, const std::string& allowed) {
+  return "invalid value '" + value + "' for --" + option + " (allowed: " + allowed + ")";
+}
+
+uint64_t parse_u64(const std::string& option, const std::string& text, uint64_t min) {
+  bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    errno = 0;
+    unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == 0 && v >= min) return v;
+  }
+  throw UsageError("invalid value '" + text + "' for --" + option + " (expected an integer >= " +
+                   std::to_string(min) + ")");
+}
+
+// Pads names to one column so the descriptions line up.
+template <typename Item>
+void print_listing(std::ostream& out, const std::vector<Item>& items, const std::string& indent) {
+  cli::Rows rows;
+  for (const auto& i : items) rows.emplace_back(i.name, i.description);
+  cli::print_rows(out, rows, indent);
+}
+
+// ------------------------------------------------------------------ list
+
+Command list_command() {
+  Command c{"list", "tlmgpu list [workloads|schedulers|presets]", po::options_description("options")};
+  c.options.add_options()("help,h", "show this help");
+  return c;
+}
+
+int cmd_list(const std::vector<std::string>& args) {
+  Command c = list_command();
+  po::options_description hidden;
+  hidden.add_options()("group", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("group", -1);
+  po::variables_map vm = parse_options(c, args, hidden, pos);
+  if (vm.count("help")) {
+    std::cout << help_text(c)
+              << "\nWith no argument, lists all three groups.\n";
+    return cli::kExitOk;
+  }
+  std::vector<std::string> groups;
+  if (vm.count("group")) groups = vm["group"].as<std::vector<std::string>>();
+  if (groups.size() > 1) throw UsageError("expected at most one group, got " + std::to_string(groups.size()));
+  const std::string group = groups.empty() ? "" : groups[0];
+  if (!group.empty() && group != "workloads" && group != "schedulers" && group != "presets")
+    throw UsageError("unknown group '" + group + "' (allowed: workloads, schedulers, presets)");
+
+  struct Item {
+    std::string name, description;
+  };
+  std::vector<Item> workloads;
+  for (const auto* w : tlmgpu::workloads::all_workloads()) workloads.push_back({w->name, w->description});
+  const auto policies = tlmgpu::schedulers::registered_policies();
+  const auto presets = tlmgpu::platform::preset_descriptions();
+
+  if (!group.empty()) {
+    if (group == "workloads") print_listing(std::cout, workloads, "");
+    if (group == "schedulers") print_listing(std::cout, policies, "");
+    if (group == "presets") print_listing(std::cout, presets, "");
+    return cli::kExitOk;
+  }
+  std::cout << "workloads:\n";
+  print_listing(std::cout, workloads, "  ");
+  std::cout << "\nschedulers:\n";
+  print_listing(std::cout, policies, "  ");
+  std::cout << "\npresets:\n";
+  print_listing(std::cout, presets, "  ");
+  return cli::kExitOk;
+}
+
+// ------------------------------------------------------------------- run
+
+Command run_command() {
+  Command c{"run",
+            "tlmgpu run --workload NAME [--size small|default] [--seed N] [options]\n"
+            "       tlmgpu run --launch FILE.json [options]",
+            po::options_description("options")};
+  c.options.add_options()
+      ("workload", po::value<std::string>()->value_name("NAME"), "a registered workload ('tlmgpu list workloads')")
+      ("launch", po::value<std::string>()->value_name("FILE"), "a launch file (JSON; see docs/LAUNCH_FILE.md)")
+      ("size", po::value<std::string>()->value_name("SIZE"), "workload input size: small or default (default: default)")
+      ("seed", po::value<std::string>()->value_name("N"), "workload input seed (default: 1)")
+      ("divergence", po::value<std::string>()->value_name("MODE"),
+       "ipdom or its (default: ipdom for workloads that are ipdom-safe, else its; "
+       "for launch files its unless the file says otherwise)")
+      ("mode", po::value<std::string>()->value_name("MODE"), "simulation mode: functional (default: functional)")
+      ("watchdog", po::value<std::string>()->value_name("N"),
+       "warp instructions without forward progress before the run is stopped (default: 20000000)")
+      ("stats", po::value<std::string>()->value_name("FILE"), "write statistics as JSON to FILE")
+      ("output-dir", po::value<std::string>()->value_name("DIR"),
+       "launch files: base for relative dump paths (default: the launch file's directory)")
+      ("help,h", "show this help");
+  return c;
+}
+
+struct RunSettings {
+  std::string mode = "functional";
+  std::optional<DivergenceMode> divergence;
+  uint64_t watchdog = tlmgpu::platform::DeviceOptions{}.watchdog_instructions;
+  std::string stats_file;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void add_counters(json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats& s, double host_seconds) {
+  const double rate = host_seconds > 0 ? double(s.warp_insts) / host_seconds : 0.0;
+  j["kernels_launched"] = s.kernels_launched;
+  j["ctas"] = s.ctas;
+  j["warp_insts"] = s.warp_insts;
+  j["thread_insts"] = s.thread_insts;
+  j["host_seconds"] = host_seconds;
+  j["warp_insts_per_host_second"] = rate;
+  rows.emplace_back("kernels_launched", std::to_string(s.kernels_launched));
+  rows.emplace_back("ctas", std::to_string(s.ctas));
+  rows.emplace_back("warp_insts", std::to_string(s.warp_insts));
+  rows.emplace_back("thread_insts", std::to_string(s.thread_insts));
+  rows.emplace_back("host_seconds", cli::format_number(host_seconds));
+  rows.emplace_back("warp_insts/host_s", cli::format_number(rate));
+}
+
+// Prints the summary, writes --stats, reports a fault; returns the exit code.
+int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verified, const std::string& fault) {
+  stats["verified"] = verified;
+  if (!fault.empty()) stats["fault"] = fault;
+  cli::print_rows(std::cout, rows);
+  std::cout.flush();
+  if (!rs.stats_file.empty()) cli::write_json_file(rs.stats_file, stats);
+  if (!fault.empty()) {
+    std::cerr << "tlmgpu: " << fault << '\n';
+    return cli::kExitFailure;
+  }
+  return verified ? cli::kExitOk : cli::kExitFailure;
+}
+
+int run_workload(const RunSettings& rs, const std::string& name, const po::variables_map& vm) {
+  namespace wl = tlmgpu::workloads;
+  const wl::WorkloadInfo* info = wl::find_workload(name);
+  if (!info) {
+    std::string known;
+    for (const auto* w : wl::all_workloads()) known += (known.empty() ? "" : ", ") + w->name;
+    throw std::invalid_argument("unknown workload '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
+  }
+  wl::Size size = wl::Size::Default;
+  std::string size_name = "default";
+  if (vm.count("size")) {
+    size_name = vm["size"].as<std::string>();
+    if (size_name == "small") size = wl::Size::Small;
+    else if (size_name != "default") throw UsageError(allowed_error("size", size_name, "small, default"));
+  }
+  const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
+
+  tlmgpu::platform::DeviceOptions options;
+  options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
+  options.watchdog_instructions = rs.watchdog;
+
+  json stats = {{"workload", name},
+                {"size", size_name},
+                {"divergence", cli::divergence_name(options.divergence)},
+                {"seed", seed},
+                {"mode", rs.mode},
+                {"watchdog_instructions", rs.watchdog}};
+  cli::Rows rows = {{"workload", name},
+                    {"size", size_name},
+                    {"divergence", cli::divergence_name(options.divergence)},
+                    {"seed", std::to_string(seed)},
+                    {"mode", rs.mode}};
+
+  tlmgpu::platform::GpuDevice device(options);
+  std::unique_ptr<wl::Workload> workload = info->make();
+  wl::WorkloadResult result;
+  std::string fault;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    result = workload->run(device, size, seed);
+  } catch (const tlmgpu::exec::DeviceFault& f) {
+    fault = f.what();
+    result.detail = "device fault";
+  }
+  const double host_seconds = seconds_since(t0);
+  stats["detail"] = result.detail;
+  rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") +
+                                    (result.detail.empty() ? "" : " (" + result.detail + ")"));
+  add_counters(stats, rows, device.stats(), host_seconds);
+  return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
+}
+
+int run_launch_file(const RunSettings& rs, const std::string& path, const po::variables_map& vm) {
+  namespace pf = tlmgpu::platform;
+  pf::LaunchFile file = pf::LaunchFile::load(path);
+
+  pf::DeviceOptions options;
+  // Launch files run arbitrary sm_75 PTX, which may rely on Volta's independent thread scheduling.
+  options.divergence = rs.divergence.value_or(file.divergence().value_or(DivergenceMode::Its));
+  options.watchdog_instructions = rs.watchdog;
+  pf::LaunchFileOptions lf_options;
+  if (vm.count("output-dir")) lf_options.output_dir = vm["output-dir"].as<std::string>();
+
+  json stats = {{"launch_file", path},
+                {"ptx", file.ptx_path()},
+                {"divergence", cli::divergence_name(options.divergence)},
+                {"mode", rs.mode},
+                {"watchdog_instructions", rs.watchdog}};
+  cli::Rows rows = {{"launch_file", path},
+                    {"ptx", file.ptx_path()},
+                    {"divergence", cli::divergence_name(options.divergence)},
+                    {"mode", rs.mode}};
+
+  pf::GpuDevice device(options);
+  pf::LaunchFileResult result;
+  std::string fault;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    result = file.run(device, lf_options);
+  } catch (const tlmgpu::exec::DeviceFault& f) {
+    fault = f.what();
+    result.verified = false;
+    result.detail = "device fault";
+  }
+  const double host_seconds = seconds_since(t0);
+
+  json kernels = json::array();
+  for (const pf::KernelRecord& k : result.kernels) {
+    kernels.push_back({{"kernel", k.kernel},
+                       {"launches", k.launches},
+                       {"warp_insts", k.warp_insts},
+                       {"thread_insts", k.thread_insts}});
+    rows.emplace_back("kernel " + k.kernel, std::to_string(k.launches) + " launch" + (k.launches == 1 ? "" : "es") +
+                                                ", " + std::to_string(k.warp_insts) + " warp insts");
+  }
+  json repeats = json::array();
+  for (const pf::RepeatRecord& r : result.repeats) {
+    repeats.push_back({{"path", r.path}, {"iterations", r.iterations}});
+    rows.emplace_back("repeat " + r.path, std::to_string(r.iterations) + " iteration" + (r.iterations == 1 ? "" : "s"));
+  }
+  for (const std::string& d : result.dumped) rows.emplace_back("dumped", d);
+  stats["kernels"] = kernels;
+  stats["repeats"] = repeats;
+  stats["dumped"] = result.dumped;
+  stats["expectations"] = result.expectations;
+  stats["detail"] = result.detail;
+  rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");
+  add_counters(stats, rows, device.stats(), host_seconds);
+  return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  Command c = run_command();
+  po::options_description hidden;
+  hidden.add_options()("extra", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("extra", -1);
+  po::variables_map vm = parse_options(c, args, hidden, pos);
+  if (vm.count("help")) {
+    std::cout << help_text(c);
+    return cli::kExitOk;
+  }
+  if (vm.count("extra")) throw UsageError("unexpected argument '" + vm["extra"].as<std::vector<std::string>>()[0] + "'");
+
+  RunSettings rs;
+  if (vm.count("mode")) {
+    rs.mode = vm["mode"].as<std::string>();
+    // Only the functional engine exists; the cycle-level modes arrive with the timing model.
+    if (rs.mode != "functional") throw UsageError(allowed_error("mode", rs.mode, "functional"));
+  }
+  if (vm.count("divergence")) {
+    const std::string d = vm["divergence"].as<std::string>();
+    rs.divergence = cli::parse_divergence(d);
+    if (!rs.divergence) throw UsageError(allowed_error("divergence", d, "ipdom, its"));
+  }
+  if (vm.count("watchdog")) rs.watchdog = parse_u64("watchdog", vm["watchdog"].as<std::string>(), 1);
+  if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
+
+  const bool workload = vm.count("workload") != 0, launch = vm.count("launch") != 0;
+  if (workload == launch) throw UsageError("give exactly one of --workload and --launch");
+  if (workload) {
+    if (vm.count("output-dir")) throw UsageError("--output-dir applies to --launch only");
+    return run_workload(rs, vm["workload"].as<std::string>(), vm);
+  }
+  for (const char* o : {"size", "seed"})
+    if (vm.count(o)) throw UsageError(std::string("--") + o + " applies to --workload only");
+  return run_launch_file(rs, vm["launch"].as<std::string>(), vm);
+}
+
+// ------------------------------------------------------------- check-ptx
+
+Command check_command() {
+  Command c{"check-ptx", "tlmgpu check-ptx FILE...", po::options_description("options")};
+  c.options.add_options()("help,h", "show this help");
+  return c;
+}
+
+int cmd_check_ptx(const std::vector<std::string>& args) {
+  Command c = check_command();
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm = parse_options(c, args, hidden, pos);
+  if (vm.count("help")) {
+    std::cout << help_text(c)
+              << "\nParses and decodes each file; prints 'FILE: ok: K kernels, N instructions' or\n"
+                 "every error. Exit code 0 only when every file is free of errors.\n";
+    return cli::kExitOk;
+  }
+  if (!vm.count("file")) throw UsageError("no PTX files given");
+  bool all_ok = true;
+  for (const std::string& f : vm["file"].as<std::vector<std::string>>()) {
+    try {
+      tlmgpu::ptx::Module m = tlmgpu::ptx::parse_ptx_file(f);
+      size_t kernels = 0;
+      for (const auto& fn : m.functions) kernels += fn.is_entry ? 1 : 0;
+      std::cout << f << ": ok: " << kernels << (kernels == 1 ? " kernel, " : " kernels, ") << m.code.size()
+                << (m.code.size() == 1 ? " instruction" : " instructions") << '\n';
+    } catch (const tlmgpu::ptx::PtxError& e) {
+      all_ok = false;
+      std::cout.flush();
+      std::cerr << cli::describe_error(e) << '\n';
+      const size_t n = e.diagnostics().size();
+      std::cerr << f << ": " << n << (n == 1 ? " error" : " errors") << '\n';
+    } catch (const std::exception& e) {
+      all_ok = false;
+      std::cout.flush();
+      std::cerr << f << ": error: " << e.what() << '\n';
+    }
+  }
+  return all_ok ? cli::kExitOk : cli::kExitBadInput;
+}
+
+// ------------------------------------------------------------------ main
+
+struct CommandEntry {
+  const char* name;
+  Command (*make)();
+  int (*run)(const std::vector<std::string>&);
+};
+
+constexpr CommandEntry kCommands[] = {
+    {"list", list_command, cmd_list},
+    {"run", run_command, cmd_run},
+    {"check-ptx", check_command, cmd_check_ptx},
+};
+
+int run_named(const std::string& command, const std::vector<std::string>& args) {
+  for (const CommandEntry& c : kCommands) {
+    if (command != c.name) continue;
+    try {
+      return c.run(args);
+    } catch (const UsageError& e) {
+      std::cerr << "tlmgpu " << c.name << ": " << e.what() << "\n\n" << help_text(c.make());
+      return cli::kExitBadInput;
+    }
+  }
+  std::cerr << "tlmgpu: unknown command '" << command << "'\n\n" << kUsage;
+  return cli::kExitBadInput;
+}
+
+int dispatch(const std::vector<std::string>& argv) {
+  if (argv.empty()) {
+    std::cerr << kUsage;
+    return cli::kExitBadInput;
+  }
+  const std::string& command = argv[0];
+  std::vector<std::string> args(argv.begin() + 1, argv.end());
+  if (command == "-h" || command == "--help" || (command == "help" && args.empty())) {
+    std::cout << kUsage;
+    return cli::kExitOk;
+  }
+  if (command == "help") {
+    if (args.size() > 1) {
+      std::cerr << "tlmgpu help: expected at most one command\n\n" << kUsage;
+      return cli::kExitBadInput;
+    }
+    return run_named(args[0], {"--help"});
+  }
+  return run_named(command, args);
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  // The SystemC banner would go to stdout, into our tables and JSON.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  try {
+    return dispatch(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "tlmgpu: " << cli::describe_error(e) << '\n';
+    return cli::exit_code_for(e);
+  } catch (...) {
+    std::cerr << "tlmgpu: unknown internal error\n";
+    return cli::kExitBadInput;
+  }
+}

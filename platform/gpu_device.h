@@ -61,6 +61,7 @@ struct DeviceOptions {
   /// Warp instructions without forward progress (a value-changing store or
   /// atomic, a lane exit, a barrier release) before the watchdog ends the run.
   uint64_t watchdog_instructions = 20'000'000;
+  uint32_t max_shared_bytes_per_cta = 48 * 1024;
 };
 
 /// Totals since the device was created.
@@ -69,6 +70,9 @@ struct DeviceStats {
   uint64_t ctas = 0;
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
+  /// Host time spent inside launch(): the simulator's own speed, without
+  /// input generation or reference checks.
+  double kernel_host_seconds = 0;
 };
 
 /// Handle to a loaded PTX module.
@@ -127,6 +131,7 @@ class GpuDevice {
  private:
   struct LoadedModule;
   LoadedModule& loaded(ModuleHandle m);
+  ModuleHandle add_module(ptx::Module&& parsed);
   std::vector<uint8_t> pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const;
 
   DeviceOptions options_;

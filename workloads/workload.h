@@ -35,8 +35,11 @@ struct WorkloadInfo {
   std::function<std::unique_ptr<Workload>()> make;
 };
 
-/// Every workload, in the order `tlmgpu list workloads` prints them.
-const std::vector<WorkloadInfo>& all_workloads();
+/// Every workload, sorted by name (the order `tlmgpu list workloads` prints).
+std::vector<const WorkloadInfo*> all_workloads();
+/// Called from a static initialiser in each workload's .cpp:
+///   static const bool registered = register_workload({"name", "...", true, [] { ... }});
+bool register_workload(WorkloadInfo info);
 /// nullptr when there is no such workload.
 const WorkloadInfo* find_workload(const std::string& name);
 

@@ -53,7 +53,9 @@ class Warp {
   bool finished() const { return live_mask_ == 0; }
   bool at_barrier() const { return barrier_id_ >= 0; }
   int barrier_id() const { return barrier_id_; }
-  void release_barrier() { barrier_id_ = -1; }
+  /// The CTA barrier this warp waited at completed; for bar.red the
+  /// reduction's inputs: threads voting true and threads that arrived.
+  void barrier_released(uint32_t votes_true, uint32_t votes_cast);
   /// PC of the next instruction to run (or of the barrier waited at).
   uint32_t pc() const;
   /// Lanes that would execute next.
@@ -90,10 +92,16 @@ class Warp {
   [[noreturn]] void fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const;
 
  private:
-  struct StackEntry {
+  struct StackEntry {  // ipdom: a SIMT reconvergence stack entry
     uint32_t pc;
     uint32_t rpc;
     uint32_t mask;
+  };
+  enum class GroupState : uint8_t { Ready, Yielded, SyncWait };
+  struct ThreadGroup {  // its: lanes at one PC
+    uint32_t pc;
+    uint32_t mask;
+    GroupState state;
   };
   struct CallFrame {
     uint32_t return_pc;
@@ -102,18 +110,28 @@ class Warp {
 
   StepStatus step_ipdom();
   StepStatus step_its();
-  /// Runs a non-control instruction for `mask`; returns false if the warp must block.
-  void execute_data(const ptx::Instruction& in, uint32_t mask);
   uint32_t guard_mask(const ptx::Instruction& in, uint32_t mask) const;
-  void do_call(const ptx::Instruction& in, uint32_t mask);
+  /// Enters the callee for `mask`; returns the callee's entry PC.
+  uint32_t enter_call(const ptx::Instruction& in, uint32_t pc, uint32_t mask);
+  /// Leaves the current function for `mask`; returns the return PC.
+  uint32_t leave_call(uint32_t mask);
   void copy_params(const std::vector<ptx::ParamCopy>& copies, uint32_t mask);
-  bool in_kernel_body(uint32_t pc) const;
+  bool in_kernel_body(uint32_t pc) const { return pc >= kernel_begin_ && pc < kernel_end_; }
+  /// bar.* for `mask` at `pc`; returns true when the warp must wait.
+  bool barrier(const ptx::Instruction& in, uint32_t mask, uint32_t lanes_arriving);
   void exit_lanes(uint32_t mask);
-  uint32_t select_its_group(uint32_t* group_pc);
+  void its_park(uint32_t pc, uint32_t mask, GroupState state);
+  /// Picks the next ITS group to run (lowest PC among ready groups, then
+  /// yielded ones, then those waiting at a warp-synchronous instruction).
+  bool its_select();
+  /// ITS: does the running group hold every live lane named by the
+  /// instruction's member mask?
+  bool its_members_present(const ptx::Instruction& in) const;
 
   const KernelContext& ctx_;
   Cta& cta_;
   const ptx::Instruction* code_;
+  uint32_t kernel_begin_, kernel_end_;
   uint32_t warp_in_cta_;
   uint32_t live_mask_ = 0;
   int barrier_id_ = -1;
@@ -122,15 +140,29 @@ class Warp {
   std::vector<uint32_t> preds_;
   std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
   std::vector<StackEntry> stack_;        // ipdom
-  std::array<uint32_t, ptx::kWarpSize> lane_pc_{};  // its
-  uint32_t yielded_ = 0;                 // its: lanes that took a backward branch
-  uint32_t blocked_ = 0;                 // its: lanes waiting at a warp-synchronous instruction
+  ThreadGroup running_{0, 0, GroupState::Ready};  // its
+  std::vector<ThreadGroup> parked_;      // its
+  uint32_t bar_lanes_ = 0;               // its: lanes waiting at a CTA barrier
+  std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
+  struct PendingBarrier {
+    unsigned id;
+    uint32_t expected;
+  };
+  PendingBarrier bar_pending_{0, 0};     // its: the barrier bar_lanes_ wait at
+  uint32_t bar_votes_ = 0;               // bar.red predicate votes of arrived lanes
+  const ptx::Instruction* bar_red_ = nullptr;
+  uint32_t bar_red_mask_ = 0;
   std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
   StepInfo last_;
   MemAccess access_;
   bool record_accesses_ = false;
   uint64_t instructions_ = 0;
   uint64_t thread_instructions_ = 0;
+  uint64_t progress_events_ = 0;
+
+ public:
+  /// Value-changing stores and atomics, and lane exits, so far.
+  uint64_t progress_events() const { return progress_events_; }
 };
 
 /// Executes one data instruction (everything but bra/call/ret/exit/bar/trap)

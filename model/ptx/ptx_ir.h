@@ -81,6 +81,10 @@ enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class BarMode : uint8_t { Sync, Arrive, RedPopc, RedAnd, RedOr, Warp };
 /// Shift-funnel direction and mode (shf.l / shf.r, .wrap / .clamp).
 enum class ShfMode : uint8_t { LeftWrap, LeftClamp, RightWrap, RightClamp };
+/// testp.<mode>: which floating-point class the predicate tests for.
+enum class TestpMode : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+/// prmt.b32 selector mode; Default is the generic byte permute with the c selector.
+enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 
 /// Which execution unit an instruction needs; the timing model uses it.
 enum class UnitClass : uint8_t { SP, SFU, DP, MEM, CTRL, BAR };
@@ -141,6 +145,8 @@ struct Instruction {
   VoteMode vote = VoteMode::All;
   BarMode bar = BarMode::Sync;
   ShfMode shf = ShfMode::LeftWrap;
+  TestpMode testp = TestpMode::Finite;
+  PrmtMode prmt = PrmtMode::Default;
   uint8_t vec = 1;                  ///< ld/st vector width (1, 2, 4)
   bool ftz = false, sat = false, approx = false, uni = false;
   bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE
@@ -195,6 +201,8 @@ struct Function {
   std::array<uint32_t, 3> maxntid{{0, 0, 0}};
   std::array<uint32_t, 3> reqntid{{0, 0, 0}};
   uint32_t minnctapersm = 0;
+  uint32_t maxnreg = 0;
+  std::vector<std::string> pragmas;  ///< .pragma strings in the body, e.g. "nounroll"
   SourceLoc loc;
 };
 

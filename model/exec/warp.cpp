@@ -1,0 +1,615 @@
+#include "model/exec/warp.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "model/exec/cta.h"
+
+namespace tlmgpu::exec {
+
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::StateSpace;
+
+namespace {
+
+inline uint32_t popcount(uint32_t m) { return uint32_t(__builtin_popcount(m)); }
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+const char* space_word(StateSpace s) {
+  switch (s) {
+    case StateSpace::Global: return "global";
+    case StateSpace::Shared: return "shared";
+    case StateSpace::Local: return "local";
+    case StateSpace::Param: return "param";
+    case StateSpace::Const: return "const";
+    default: return "generic";
+  }
+}
+
+}  // namespace
+
+Warp::Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta)
+    : ctx_(ctx),
+      cta_(cta),
+      code_(ctx.module->code.data()),
+      kernel_begin_(ctx.kernel->entry_pc),
+      kernel_end_(ctx.kernel->end_pc),
+      warp_in_cta_(warp_in_cta) {
+  const uint64_t threads = ctx.block.count();
+  for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
+    uint64_t linear = uint64_t(warp_in_cta) * ptx::kWarpSize + lane;
+    if (linear >= threads) break;
+    live_mask_ |= 1u << lane;
+    tid_[lane] = {uint32_t(linear % ctx.block.x), uint32_t(linear / ctx.block.x % ctx.block.y),
+                  uint32_t(linear / (uint64_t(ctx.block.x) * ctx.block.y))};
+  }
+  regs_.assign(size_t(ctx.kernel->num_regs) * ptx::kWarpSize, 0);
+  preds_.assign(ctx.kernel->num_preds, 0);
+  local_.assign(size_t(ctx.local_bytes_per_thread) * ptx::kWarpSize, 0);
+  if (ctx.divergence == DivergenceMode::Ipdom)
+    stack_.push_back({kernel_begin_, ptx::kNoPc, live_mask_});
+  else
+    running_ = {kernel_begin_, live_mask_, GroupState::Ready};
+}
+
+uint32_t Warp::pc() const {
+  if (ctx_.divergence == DivergenceMode::Ipdom) return stack_.empty() ? ptx::kNoPc : stack_.back().pc;
+  return running_.mask ? running_.pc : (parked_.empty() ? ptx::kNoPc : parked_.front().pc);
+}
+
+uint32_t Warp::next_mask() const {
+  if (ctx_.divergence == DivergenceMode::Ipdom) return stack_.empty() ? 0 : stack_.back().mask;
+  return running_.mask;
+}
+
+uint32_t Warp::guard_mask(const Instruction& in, uint32_t mask) const {
+  if (in.guard == ptx::kNoReg) return mask;
+  uint32_t p = preds_[in.guard];
+  return mask & (in.guard_negated ? ~p : p);
+}
+
+void Warp::note_progress() { ++progress_events_; }
+
+StepStatus Warp::step() {
+  if (live_mask_ == 0) return StepStatus::Finished;
+  if (barrier_id_ >= 0) return StepStatus::AtBarrier;
+  return ctx_.divergence == DivergenceMode::Ipdom ? step_ipdom() : step_its();
+}
+
+// ---------------------------------------------------------------- IPDOM stack
+
+StepStatus Warp::step_ipdom() {
+  StackEntry& top = stack_.back();
+  const uint32_t pc = top.pc;
+  const uint32_t mask = top.mask;
+  const Instruction& in = code_[pc];
+  const uint32_t active = guard_mask(in, mask);
+  last_.pc = pc;
+  last_.active_mask = active;
+  last_.inst = &in;
+  last_.branch_taken = false;
+  last_.backward = false;
+  last_.has_mem = false;
+  ++instructions_;
+  thread_instructions_ += popcount(active);
+
+  bool wait_at_barrier = false;
+  switch (in.op) {
+    case Opcode::Bra: {
+      const uint32_t not_taken = mask & ~active;
+      if (active == 0) {
+        top.pc = pc + 1;
+      } else {
+        last_.branch_taken = true;
+        last_.backward = in.target <= pc;
+        if (not_taken == 0) {
+          top.pc = in.target;
+        } else {
+          // Divergence: this entry waits at the reconvergence point; both
+          // paths run on entries above it. A branch whose post-dominator is
+          // the function exit reconverges where the enclosing entry does.
+          const uint32_t rpc = in.reconverge_pc == ptx::kNoPc ? top.rpc : in.reconverge_pc;
+          if (rpc == top.rpc) stack_.pop_back();
+          else top.pc = rpc;
+          if (pc + 1 != rpc) stack_.push_back({pc + 1, rpc, not_taken});
+          if (in.target != rpc) stack_.push_back({in.target, rpc, active});
+        }
+      }
+      break;
+    }
+    case Opcode::Exit:
+    case Opcode::Ret:
+      if (in.op == Opcode::Ret && !in_kernel_body(pc)) {
+        if (active != mask) {
+          fault(FaultKind::Unsupported, "predicated ret from a .func", __builtin_ctz(active), 0);
+        }
+        if (active) top.pc = leave_call(active);
+        else top.pc = pc + 1;
+        break;
+      }
+      top.pc = pc + 1;
+      if (active) exit_lanes(active);
+      break;
+    case Opcode::Call:
+      top.pc = pc + 1;
+      if (active) {
+        const uint32_t entry = enter_call(in, pc, active);
+        stack_.push_back({entry, pc + 1, active});
+      }
+      break;
+    case Opcode::Bar:
+      top.pc = pc + 1;
+      if (active) wait_at_barrier = barrier(in, active, live_mask_);
+      break;
+    case Opcode::Trap:
+      if (active) fault(FaultKind::Trap, "trap instruction executed", __builtin_ctz(active), 0);
+      top.pc = pc + 1;
+      break;
+    default:
+      execute_instruction(in, active, *this);
+      top.pc = pc + 1;
+      break;
+  }
+  while (!stack_.empty() && stack_.back().pc == stack_.back().rpc) stack_.pop_back();
+  if (live_mask_ == 0) return StepStatus::Finished;
+  return wait_at_barrier ? StepStatus::AtBarrier : StepStatus::Executed;
+}
+
+// -------------------------------------------------- independent thread scheduling
+
+void Warp::its_park(uint32_t pc, uint32_t mask, GroupState state) {
+  if (mask == 0) return;
+  for (ThreadGroup& g : parked_) {
+    if (g.pc == pc) {
+      g.mask |= mask;
+      // Lanes that just arrived where others wait are ready to run with them.
+      if (state == GroupState::Ready) g.state = GroupState::Ready;
+      return;
+    }
+  }
+  parked_.push_back({pc, mask, state});
+}
+
+bool Warp::its_select() {
+  if (parked_.empty()) return false;
+  // Ready groups first (lowest PC, so forward paths meet at their join
+  // points), then groups that yielded on a backward branch, then groups
+  // waiting for the rest of their member mask.
+  size_t best = 0;
+  for (size_t i = 1; i < parked_.size(); ++i) {
+    const ThreadGroup& a = parked_[i];
+    const ThreadGroup& b = parked_[best];
+    if (a.state < b.state || (a.state == b.state && a.pc < b.pc)) best = i;
+  }
+  running_ = parked_[best];
+  parked_.erase(parked_.begin() + long(best));
+  if (running_.state == GroupState::Yielded) {
+    // Everyone yielded: start a new round.
+    for (ThreadGroup& g : parked_)
+      if (g.state == GroupState::Yielded) g.state = GroupState::Ready;
+  }
+  running_.state = GroupState::Ready;
+  return true;
+}
+
+bool Warp::its_members_present(const Instruction& in) const {
+  // The member mask is the last source operand of shfl/vote/match/bar.warp.
+  uint32_t members = 0xffffffffu;
+  const ptx::Operand* op = nullptr;
+  for (int i = int(in.num_src) - 1; i >= 0; --i) {
+    const ptx::Operand& o = in.src[size_t(i)];
+    if (o.kind == ptx::OperandKind::Reg || o.kind == ptx::OperandKind::Imm) {
+      op = &o;
+      break;
+    }
+  }
+  const bool has_member_mask = (in.op == Opcode::Shfl && in.num_src >= 4) ||
+                               (in.op == Opcode::Vote && in.num_src >= 2) ||
+                               (in.op == Opcode::Match && in.num_src >= 2) ||
+                               (in.op == Opcode::Bar && in.bar == ptx::BarMode::Warp);
+  if (!has_member_mask) return true;
+  if (op != nullptr) {
+    members = op->kind == ptx::OperandKind::Imm
+                  ? uint32_t(op->imm)
+                  : uint32_t(reg(op->reg)[__builtin_ctz(running_.mask)]);
+  }
+  return ((members & live_mask_) & ~running_.mask) == 0;
+}
+
+StepStatus Warp::step_its() {
+  if (running_.mask == 0 && !its_select()) {
+    // Every live lane waits at a CTA barrier.
+    return barrier_id_ >= 0 ? StepStatus::AtBarrier : StepStatus::Blocked;
+  }
+  // Lanes parked at this PC join the running group (reconvergence).
+  if (!parked_.empty()) {
+    for (size_t i = 0; i < parked_.size(); ++i) {
+      if (parked_[i].pc == running_.pc) {
+        running_.mask |= parked_[i].mask;
+        parked_.erase(parked_.begin() + long(i));
+        break;
+      }
+    }
+  }
+  const uint32_t pc = running_.pc;
+  const uint32_t mask = running_.mask;
+  const Instruction& in = code_[pc];
+
+  const bool warp_sync = in.op == Opcode::Shfl || in.op == Opcode::Vote || in.op == Opcode::Match ||
+                         (in.op == Opcode::Bar && in.bar == ptx::BarMode::Warp);
+  if (warp_sync && !parked_.empty() && !its_members_present(in)) {
+    // Wait for the other members to arrive; if nobody else can run, go ahead
+    // with those present rather than hang.
+    bool others_can_run = false;
+    for (const ThreadGroup& g : parked_) others_can_run |= g.state != GroupState::SyncWait;
+    if (others_can_run) {
+      its_park(pc, mask, GroupState::SyncWait);
+      running_.mask = 0;
+      its_select();
+      return StepStatus::Blocked;
+    }
+  }
+
+  const uint32_t active = guard_mask(in, mask);
+  last_.pc = pc;
+  last_.active_mask = active;
+  last_.inst = &in;
+  last_.branch_taken = false;
+  last_.backward = false;
+  last_.has_mem = false;
+  ++instructions_;
+  thread_instructions_ += popcount(active);
+
+  switch (in.op) {
+    case Opcode::Bra: {
+      if (active == 0) {
+        running_.pc = pc + 1;
+        break;
+      }
+      const uint32_t not_taken = mask & ~active;
+      const bool backward = in.target <= pc;
+      last_.branch_taken = true;
+      last_.backward = backward;
+      if (not_taken == 0 && parked_.empty()) {
+        running_.pc = in.target;
+        break;
+      }
+      // A control transfer with other groups around: re-pick, so forward
+      // paths meet at join points and a group looping backwards lets the
+      // others (a lock holder, say) progress.
+      its_park(in.target, active, backward ? GroupState::Yielded : GroupState::Ready);
+      its_park(pc + 1, not_taken, GroupState::Ready);
+      running_.mask = 0;
+      its_select();
+      break;
+    }
+    case Opcode::Exit:
+    case Opcode::Ret:
+      if (in.op == Opcode::Ret && !in_kernel_body(pc)) {
+        if (active != mask) {
+          fault(FaultKind::Unsupported, "predicated ret from a .func", __builtin_ctz(active), 0);
+        }
+        if (active == 0) {
+          running_.pc = pc + 1;
+          break;
+        }
+        running_.pc = leave_call(active);
+        if (!parked_.empty()) {
+          its_park(running_.pc, running_.mask, GroupState::Ready);
+          running_.mask = 0;
+          its_select();
+        }
+        break;
+      }
+      running_.pc = pc + 1;
+      if (active) {
+        running_.mask &= ~active;
+        exit_lanes(active);
+        if (running_.mask == 0) its_select();
+      }
+      break;
+    case Opcode::Call:
+      running_.pc = pc + 1;
+      if (active) {
+        const uint32_t entry = enter_call(in, pc, active);
+        if (active != mask) its_park(pc + 1, mask & ~active, GroupState::Ready);
+        running_.pc = entry;
+        running_.mask = active;
+      }
+      break;
+    case Opcode::Bar: {
+      running_.pc = pc + 1;
+      if (active == 0 || in.bar == ptx::BarMode::Warp) break;  // bar.warp: members already gathered
+      if (in.bar == ptx::BarMode::Arrive) {
+        barrier(in, active, 0);
+        break;
+      }
+      // These lanes wait at the CTA barrier; the warp arrives when all its
+      // live lanes have.
+      for (uint32_t m = active; m; m &= m - 1) bar_resume_pc_[size_t(__builtin_ctz(m))] = pc + 1;
+      if (active != mask) its_park(pc + 1, mask & ~active, GroupState::Ready);
+      running_.mask = 0;
+      barrier(in, active, bar_lanes_ | active);
+      if (running_.mask == 0 && barrier_id_ < 0) its_select();
+      if (live_mask_ == 0) return StepStatus::Finished;
+      return barrier_id_ >= 0 ? StepStatus::AtBarrier : StepStatus::Executed;
+    }
+    case Opcode::Trap:
+      if (active) fault(FaultKind::Trap, "trap instruction executed", __builtin_ctz(active), 0);
+      running_.pc = pc + 1;
+      break;
+    default:
+      execute_instruction(in, active, *this);
+      running_.pc = pc + 1;
+      break;
+  }
+  return live_mask_ == 0 ? StepStatus::Finished : StepStatus::Executed;
+}
+
+// ------------------------------------------------------------ barriers, calls
+
+bool Warp::barrier(const Instruction& in, uint32_t mask, uint32_t lanes_arriving) {
+  const unsigned lane = unsigned(__builtin_ctz(mask));
+  auto operand_value = [&](const ptx::Operand& o) -> uint64_t {
+    if (o.kind == ptx::OperandKind::Imm) return o.imm;
+    if (o.kind == ptx::OperandKind::Reg) return reg(o.reg)[lane];
+    return 0;
+  };
+  const unsigned id = in.num_src >= 1 ? unsigned(operand_value(in.src[0])) : 0;
+  if (id >= unsigned(Cta::kNumBarriers)) fault(FaultKind::Unsupported, "barrier id out of range", lane, id);
+  uint32_t expected = 0;
+  const bool is_red = in.bar == ptx::BarMode::RedPopc || in.bar == ptx::BarMode::RedAnd ||
+                      in.bar == ptx::BarMode::RedOr;
+  // bar.red d, a{, b}, {!}c: the predicate is the last source.
+  if (!is_red && in.num_src >= 2) expected = uint32_t(operand_value(in.src[1]));
+  if (is_red && in.num_src >= 3) expected = uint32_t(operand_value(in.src[1]));
+  if (is_red) {
+    const ptx::Operand& p = in.src[size_t(in.num_src - 1)];
+    uint32_t votes = p.kind == ptx::OperandKind::Pred ? (p.negate ? ~preds_[p.reg] : preds_[p.reg]) : 0;
+    bar_votes_ |= votes & mask;
+    bar_red_ = &in;
+    bar_red_mask_ |= mask;
+  }
+  const bool wait = in.bar != ptx::BarMode::Arrive;
+  if (ctx_.divergence == DivergenceMode::Its && wait) {
+    bar_lanes_ = lanes_arriving;
+    bar_pending_ = {id, expected};
+    if (bar_lanes_ != live_mask_) return true;  // the rest of the warp has not arrived yet
+  }
+  barrier_id_ = wait ? int(id) : -1;
+  return cta_.arrive(*this, id, expected, wait, bar_votes_);
+}
+
+void Warp::barrier_released(uint32_t votes_true, uint32_t votes_cast) {
+  barrier_id_ = -1;
+  if (bar_red_ != nullptr) {
+    const Instruction& in = *bar_red_;
+    uint64_t value = 0;
+    switch (in.bar) {
+      case ptx::BarMode::RedPopc: value = votes_true; break;
+      case ptx::BarMode::RedAnd: value = votes_true == votes_cast; break;
+      default: value = votes_true != 0; break;
+    }
+    if (in.dst.kind == ptx::OperandKind::Pred) {
+      preds_[in.dst.reg] = value ? (preds_[in.dst.reg] | bar_red_mask_) : (preds_[in.dst.reg] & ~bar_red_mask_);
+    } else if (in.dst.kind == ptx::OperandKind::Reg) {
+      for (uint32_t m = bar_red_mask_; m; m &= m - 1) reg(in.dst.reg)[__builtin_ctz(m)] = value;
+    }
+    bar_red_ = nullptr;
+    bar_red_mask_ = 0;
+  }
+  bar_votes_ = 0;
+  if (ctx_.divergence == DivergenceMode::Its && bar_lanes_ != 0) {
+    for (uint32_t m = bar_lanes_ & live_mask_; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      its_park(bar_resume_pc_[lane], 1u << lane, GroupState::Ready);
+    }
+    bar_lanes_ = 0;
+    if (running_.mask == 0) its_select();
+  }
+}
+
+void Warp::copy_params(const std::vector<ptx::ParamCopy>& copies, uint32_t mask) {
+  const size_t stride = ctx_.local_bytes_per_thread;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint8_t* base = local_.data() + size_t(__builtin_ctz(m)) * stride;
+    for (const ptx::ParamCopy& c : copies) std::memmove(base + c.to, base + c.from, c.bytes);
+  }
+}
+
+uint32_t Warp::enter_call(const Instruction& in, uint32_t pc, uint32_t mask) {
+  const ptx::CallSite& site = ctx_.module->calls[in.target];
+  copy_params(site.args, mask);
+  for (uint32_t m = mask; m; m &= m - 1) {
+    auto& frames = calls_[size_t(__builtin_ctz(m))];
+    if (frames.size() >= 64)
+      fault(FaultKind::Unsupported, "call depth exceeds 64 (recursion is not supported)", __builtin_ctz(m), 0);
+    frames.push_back({pc + 1, in.target});
+  }
+  return ctx_.module->functions[site.callee].entry_pc;
+}
+
+uint32_t Warp::leave_call(uint32_t mask) {
+  const unsigned first = unsigned(__builtin_ctz(mask));
+  const CallFrame frame = calls_[first].back();
+  copy_params(ctx_.module->calls[frame.call_site].rets, mask);
+  for (uint32_t m = mask; m; m &= m - 1) calls_[size_t(__builtin_ctz(m))].pop_back();
+  return frame.return_pc;
+}
+
+void Warp::exit_lanes(uint32_t mask) {
+  live_mask_ &= ~mask;
+  ++progress_events_;
+  if (ctx_.divergence == DivergenceMode::Ipdom) {
+    for (StackEntry& e : stack_) e.mask &= ~mask;
+    stack_.erase(std::remove_if(stack_.begin(), stack_.end(), [](const StackEntry& e) { return e.mask == 0; }),
+                 stack_.end());
+  }
+  if (live_mask_ == 0) {
+    cta_.warp_finished();
+  } else if (ctx_.divergence == DivergenceMode::Its && bar_lanes_ != 0 && (bar_lanes_ & ~live_mask_) == 0 &&
+             bar_lanes_ == live_mask_ && barrier_id_ < 0) {
+    // The lanes the barrier still waited for have exited: the warp arrives.
+    barrier_id_ = int(bar_pending_.id);
+    cta_.arrive(*this, bar_pending_.id, bar_pending_.expected, true, bar_votes_);
+  }
+}
+
+// --------------------------------------------------------------- memory access
+
+uint8_t* Warp::resolve(StateSpace space, uint64_t addr, unsigned bytes, unsigned align, unsigned lane,
+                       StateSpace* resolved_space) {
+  if (space == StateSpace::Generic) {
+    if (addr - memory::kSharedWindowBase < memory::kWindowBytes) {
+      space = StateSpace::Shared;
+      addr -= memory::kSharedWindowBase;
+    } else if (addr - memory::kLocalWindowBase < memory::kWindowBytes) {
+      space = StateSpace::Local;
+      addr -= memory::kLocalWindowBase;
+    } else if (addr - memory::kConstWindowBase < memory::kWindowBytes) {
+      space = StateSpace::Const;
+      addr -= memory::kConstWindowBase;
+    } else {
+      space = StateSpace::Global;
+    }
+  }
+  if (resolved_space) *resolved_space = space;
+  if (align > 1 && (addr & (align - 1)) != 0) {
+    fault(FaultKind::Misaligned,
+          std::string("misaligned ") + space_word(space) + " access of " + std::to_string(bytes) + " bytes", lane,
+          addr);
+  }
+  uint8_t* p = nullptr;
+  switch (space) {
+    case StateSpace::Global:
+      p = ctx_.global->translate(addr, bytes);
+      break;
+    case StateSpace::Shared: {
+      auto& shared = cta_.shared_memory();
+      if (addr + bytes <= shared.size()) p = shared.data() + addr;
+      break;
+    }
+    case StateSpace::Local:
+      if (addr + bytes <= ctx_.local_bytes_per_thread) p = local_.data() + size_t(lane) * ctx_.local_bytes_per_thread + addr;
+      break;
+    case StateSpace::Param:
+      if (addr + bytes <= ctx_.kernel->param_bytes) p = const_cast<uint8_t*>(ctx_.params) + addr;
+      break;
+    case StateSpace::Const:
+      if (addr + bytes <= ctx_.const_bytes) p = const_cast<uint8_t*>(ctx_.const_bank) + addr;
+      break;
+    default:
+      break;
+  }
+  if (p == nullptr) {
+    fault(FaultKind::OutOfBounds,
+          std::string("out-of-bounds ") + space_word(space) + " access of " + std::to_string(bytes) + " bytes",
+          lane, addr);
+  }
+  return p;
+}
+
+uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
+  using ptx::SpecialReg;
+  const Dim3 c = cta_.ctaid();
+  switch (s) {
+    case SpecialReg::TidX: return tid_[lane][0];
+    case SpecialReg::TidY: return tid_[lane][1];
+    case SpecialReg::TidZ: return tid_[lane][2];
+    case SpecialReg::NtidX: return ctx_.block.x;
+    case SpecialReg::NtidY: return ctx_.block.y;
+    case SpecialReg::NtidZ: return ctx_.block.z;
+    case SpecialReg::CtaidX: return c.x;
+    case SpecialReg::CtaidY: return c.y;
+    case SpecialReg::CtaidZ: return c.z;
+    case SpecialReg::NctaidX: return ctx_.grid.x;
+    case SpecialReg::NctaidY: return ctx_.grid.y;
+    case SpecialReg::NctaidZ: return ctx_.grid.z;
+    case SpecialReg::LaneId: return lane;
+    case SpecialReg::WarpId: return warp_in_cta_;
+    case SpecialReg::NWarpId: return 64;
+    case SpecialReg::SmId: return cta_.sm_id();
+    case SpecialReg::NSmId: return ctx_.num_sms;
+    case SpecialReg::GridId: return ctx_.grid_id;
+    case SpecialReg::LanemaskEq: return 1u << lane;
+    case SpecialReg::LanemaskLt: return (1u << lane) - 1;
+    case SpecialReg::LanemaskLe: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
+    case SpecialReg::LanemaskGt: return lane == 31 ? 0 : ~((2u << lane) - 1);
+    case SpecialReg::LanemaskGe: return ~((1u << lane) - 1);
+    case SpecialReg::Clock:
+    case SpecialReg::Clock64:
+    case SpecialReg::GlobalTimer: {
+      const uint64_t t = ctx_.clock ? *ctx_.clock : instructions_;
+      return s == SpecialReg::Clock ? (t & 0xffffffffu) : t;
+    }
+  }
+  return 0;
+}
+
+// ------------------------------------------------------------------- reports
+
+void Warp::fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const {
+  const uint32_t pc = last_.inst ? last_.pc : this->pc();
+  std::ostringstream os;
+  os << "device fault: " << what;
+  if (kind == FaultKind::OutOfBounds || kind == FaultKind::Misaligned) {
+    os << " at address " << hex(address);
+  }
+  const Dim3 c = cta_.ctaid();
+  os << "\n  kernel " << ctx_.kernel->name << ", CTA (" << c.x << "," << c.y << "," << c.z << "), thread ("
+     << tid_[lane][0] << "," << tid_[lane][1] << "," << tid_[lane][2] << ") [warp " << warp_in_cta_ << " lane "
+     << lane << "]";
+  if (pc < ctx_.module->code.size()) {
+    const Instruction& in = code_[pc];
+    os << ", PC " << hex(pc * 8) << " (" << ctx_.module->file << ":" << in.loc.line;
+    if (pc < ctx_.module->text.size()) os << ": " << ctx_.module->text[pc];
+    os << ")";
+  }
+  if (kind == FaultKind::OutOfBounds || kind == FaultKind::Misaligned) {
+    if (auto* dm = dynamic_cast<memory::DeviceMemory*>(ctx_.global)) {
+      if (address < memory::kConstWindowBase) os << "\n  nearest allocation: " << dm->describe(address);
+    }
+  }
+  throw DeviceFault(kind, os.str());
+}
+
+std::string Warp::describe() const {
+  std::ostringstream os;
+  const uint32_t p = pc();
+  os << "warp " << warp_in_cta_ << ": ";
+  if (live_mask_ == 0) {
+    os << "finished";
+    return os.str();
+  }
+  auto where = [&](uint32_t at) {
+    std::ostringstream w;
+    w << "PC " << hex(uint64_t(at) * 8);
+    if (at < ctx_.module->code.size()) {
+      w << " (line " << code_[at].loc.line;
+      if (at < ctx_.module->text.size()) w << ": " << ctx_.module->text[at];
+      w << ")";
+    }
+    return w.str();
+  };
+  os << where(p) << " active " << hex(next_mask()) << " live " << hex(live_mask_);
+  if (barrier_id_ >= 0) os << ", waiting at barrier " << barrier_id_;
+  if (ctx_.divergence == DivergenceMode::Ipdom) {
+    os << ", SIMT stack depth " << stack_.size();
+  } else {
+    for (const ThreadGroup& g : parked_) {
+      os << "; lanes " << hex(g.mask) << " at " << where(g.pc)
+         << (g.state == GroupState::Yielded ? " (yielded)" : g.state == GroupState::SyncWait ? " (warp sync)" : "");
+    }
+    if (bar_lanes_) os << "; lanes " << hex(bar_lanes_) << " at a barrier";
+  }
+  return os.str();
+}
+
+}  // namespace tlmgpu::exec

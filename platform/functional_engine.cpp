@@ -1,0 +1,103 @@
+#include "platform/functional_engine.h"
+
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "model/exec/cta.h"
+
+namespace tlmgpu::platform {
+
+namespace {
+
+// Instructions a warp runs before the next warp gets a turn: long enough to
+// keep the host's caches warm, short enough that spin-waiting warps let the
+// lock holder in another warp move.
+constexpr int kSliceInstructions = 64;
+
+std::string warp_states(const std::vector<std::unique_ptr<exec::Cta>>& ctas) {
+  std::ostringstream os;
+  for (const auto& c : ctas) {
+    for (uint32_t w = 0; w < c->num_warps(); ++w) {
+      if (c->warp(w).finished()) continue;
+      os << "\n  " << c->name() << " " << c->warp(w).describe();
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+FunctionalEngine::Totals FunctionalEngine::run() {
+  Totals totals;
+  const uint64_t num_ctas = ctx_.grid.count();
+  const uint32_t window = std::max<uint32_t>(options_.resident_ctas, 1);
+  std::vector<std::unique_ptr<exec::Cta>> resident;
+  uint64_t next_cta = 0;
+  uint64_t since_progress = 0;  // warp instructions since the last forward progress
+
+  while (next_cta < num_ctas || !resident.empty()) {
+    while (resident.size() < window && next_cta < num_ctas) {
+      const uint64_t i = next_cta++;
+      exec::Dim3 id{uint32_t(i % ctx_.grid.x), uint32_t(i / ctx_.grid.x % ctx_.grid.y),
+                    uint32_t(i / (uint64_t(ctx_.grid.x) * ctx_.grid.y))};
+      resident.push_back(std::make_unique<exec::Cta>(ctx_, id, uint32_t(i % ctx_.num_sms)));
+    }
+
+    bool progressed = false;
+    bool stepped = false;
+    for (auto& cta : resident) {
+      const uint64_t releases = cta->barrier_releases();
+      for (uint32_t w = 0; w < cta->num_warps(); ++w) {
+        exec::Warp& warp = cta->warp(w);
+        if (warp.finished() || warp.at_barrier()) continue;
+        const uint64_t insts_before = warp.instructions();
+        const uint64_t progress_before = warp.progress_events();
+        for (int k = 0; k < kSliceInstructions; ++k) {
+          if (warp.step() != exec::StepStatus::Executed) break;
+        }
+        const uint64_t ran = warp.instructions() - insts_before;
+        stepped |= ran != 0;
+        since_progress += ran;
+        progressed |= warp.progress_events() != progress_before;
+      }
+      progressed |= cta->barrier_releases() != releases;
+    }
+
+    // Retire finished CTAs, keeping launch order for the rest.
+    size_t kept = 0;
+    for (auto& cta : resident) {
+      if (cta->finished()) {
+        for (uint32_t w = 0; w < cta->num_warps(); ++w) {
+          totals.warp_insts += cta->warp(w).instructions();
+          totals.thread_insts += cta->warp(w).thread_instructions();
+        }
+        progressed = true;
+      } else {
+        resident[kept++] = std::move(cta);
+      }
+    }
+    if (!stepped && kept == resident.size() && kept != 0) {
+      resident.resize(kept);
+      throw exec::DeviceFault(exec::FaultKind::Deadlock,
+                              "deadlock in kernel " + ctx_.kernel->name +
+                                  ": every remaining warp waits at a barrier that can never complete" +
+                                  warp_states(resident));
+    }
+    resident.resize(kept);
+    if (progressed) {
+      since_progress = 0;
+    } else if (since_progress > options_.watchdog_instructions) {
+      throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
+                              "watchdog: no forward progress in kernel " + ctx_.kernel->name + " for " +
+                                  std::to_string(since_progress) +
+                                  " warp instructions (no store or atomic changed memory, no thread exited, no "
+                                  "barrier completed); a spin lock with contention inside a warp livelocks under "
+                                  "--divergence ipdom. Warps:" +
+                                  warp_states(resident));
+    }
+  }
+  return totals;
+}
+
+}  // namespace tlmgpu::platform

@@ -1,0 +1,216 @@
+#include "platform/gpu_device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "model/exec/cta.h"
+#include "model/ptx/ptx_parser.h"
+#include "platform/functional_engine.h"
+
+namespace tlmgpu::platform {
+
+struct GpuDevice::LoadedModule {
+  ptx::Module module;
+  uint64_t global_segment = 0;       // device address of the module's .global variables
+  std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
+};
+
+GpuDevice::GpuDevice(const DeviceOptions& options) : options_(options) {}
+GpuDevice::~GpuDevice() = default;
+
+uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) { return memory_.allocate(bytes, label); }
+void GpuDevice::free(uint64_t device_address) { memory_.free(device_address); }
+void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) { memory_.copy_to_device(dst, src, bytes); }
+void GpuDevice::copy_from_device(void* dst, uint64_t src, uint64_t bytes) { memory_.copy_from_device(dst, src, bytes); }
+void GpuDevice::memset(uint64_t dst, uint8_t value, uint64_t bytes) { memory_.memset(dst, value, bytes); }
+
+ModuleHandle GpuDevice::load_module_file(const std::string& path) {
+  return add_module(ptx::parse_ptx_file(path));
+}
+
+ModuleHandle GpuDevice::load_module(const std::string& ptx_source, const std::string& name) {
+  return add_module(ptx::parse_ptx(ptx_source, name));
+}
+
+ModuleHandle GpuDevice::add_module(ptx::Module&& parsed) {
+  auto lm = std::make_unique<LoadedModule>();
+  lm->module = std::move(parsed);
+  ptx::Module& mod = lm->module;
+  lm->const_bank = mod.const_bank;
+  // Link: place the .global variables in device memory, initialise them, and
+  // turn every reference to one into an absolute address.
+  if (!mod.globals.empty()) {
+    lm->global_segment = memory_.allocate(std::max<uint32_t>(mod.global_segment_bytes, 1),
+                                          mod.file + " .global variables");
+    for (const ptx::ModuleVariable& v : mod.globals) {
+      if (!v.init.empty()) memory_.copy_to_device(lm->global_segment + v.offset, v.init.data(), v.init.size());
+    }
+  }
+  auto patch = [&](ptx::Operand& o) {
+    if (o.symbol < 0) return;
+    o.imm += lm->global_segment + mod.globals[size_t(o.symbol)].offset;
+    if (o.kind == ptx::OperandKind::Symbol) o.kind = ptx::OperandKind::Imm;
+    o.symbol = -1;
+  };
+  for (ptx::Instruction& in : mod.code) {
+    patch(in.dst);
+    patch(in.dst2);
+    for (ptx::Operand& o : in.src) patch(o);
+  }
+  modules_.push_back(std::move(lm));
+  return ModuleHandle{uint32_t(modules_.size() - 1)};
+}
+
+GpuDevice::LoadedModule& GpuDevice::loaded(ModuleHandle m) {
+  if (m.index >= modules_.size()) throw LaunchError("invalid module handle");
+  return *modules_[m.index];
+}
+
+const ptx::Module& GpuDevice::module(ModuleHandle m) const {
+  if (m.index >= modules_.size()) throw LaunchError("invalid module handle");
+  return modules_[m.index]->module;
+}
+
+namespace {
+
+const ptx::ModuleVariable* find_variable(const std::vector<ptx::ModuleVariable>& vars, const std::string& name) {
+  for (const ptx::ModuleVariable& v : vars)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+void check_symbol_range(const ptx::ModuleVariable& v, uint64_t bytes, uint64_t offset) {
+  if (offset + bytes > v.size) {
+    throw LaunchError("symbol '" + v.name + "' has " + std::to_string(v.size) + " bytes; access of " +
+                      std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " is outside it");
+  }
+}
+
+}  // namespace
+
+void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const void* src, uint64_t bytes,
+                             uint64_t offset) {
+  LoadedModule& lm = loaded(m);
+  if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) {
+    check_symbol_range(*v, bytes, offset);
+    memory_.copy_to_device(lm.global_segment + v->offset + offset, src, bytes);
+  } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
+    check_symbol_range(*c, bytes, offset);
+    std::memcpy(lm.const_bank.data() + c->offset + offset, src, bytes);
+  } else {
+    throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
+  }
+}
+
+void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes, uint64_t offset) {
+  LoadedModule& lm = loaded(m);
+  if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) {
+    check_symbol_range(*v, bytes, offset);
+    memory_.copy_from_device(dst, lm.global_segment + v->offset + offset, bytes);
+  } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
+    check_symbol_range(*c, bytes, offset);
+    std::memcpy(dst, lm.const_bank.data() + c->offset + offset, bytes);
+  } else {
+    throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
+  }
+}
+
+std::vector<uint8_t> GpuDevice::pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const {
+  const auto& given = args.args();
+  if (given.size() != kernel.params.size()) {
+    throw LaunchError("kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()) +
+                      " parameters, " + std::to_string(given.size()) + " given");
+  }
+  std::vector<uint8_t> buffer(kernel.param_bytes, 0);
+  for (size_t i = 0; i < given.size(); ++i) {
+    const ptx::KernelParam& p = kernel.params[i];
+    if (given[i].bytes.size() != p.size) {
+      throw LaunchError("kernel '" + kernel.name + "' parameter " + std::to_string(i) + " ('" + p.name + "') is " +
+                        std::to_string(p.size) + " bytes, argument has " + std::to_string(given[i].bytes.size()));
+    }
+    std::memcpy(buffer.data() + p.offset, given[i].bytes.data(), p.size);
+  }
+  return buffer;
+}
+
+namespace {
+
+std::string dim_text(Dim3 d) {
+  std::ostringstream os;
+  os << "(" << d.x << "," << d.y << "," << d.z << ")";
+  return os.str();
+}
+
+void check_launch_shape(const ptx::Function& k, Dim3 grid, Dim3 block) {
+  if (block.x == 0 || block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
+    throw LaunchError("launch of '" + k.name + "': grid " + dim_text(grid) + " and block " + dim_text(block) +
+                      " must have every dimension >= 1");
+  if (block.x > 1024 || block.y > 1024 || block.z > 64 || block.count() > 1024)
+    throw LaunchError("launch of '" + k.name + "': block " + dim_text(block) +
+                      " exceeds the limits (x,y <= 1024, z <= 64, at most 1024 threads)");
+  if (grid.y > 65535 || grid.z > 65535)
+    throw LaunchError("launch of '" + k.name + "': grid " + dim_text(grid) + " exceeds y,z <= 65535");
+  if (k.reqntid[0] != 0) {
+    Dim3 req{k.reqntid[0], std::max(k.reqntid[1], 1u), std::max(k.reqntid[2], 1u)};
+    if (!(req == block))
+      throw LaunchError("launch of '" + k.name + "': block " + dim_text(block) + " differs from .reqntid " +
+                        dim_text(req));
+  }
+  if (k.maxntid[0] != 0) {
+    const uint64_t limit = uint64_t(k.maxntid[0]) * std::max(k.maxntid[1], 1u) * std::max(k.maxntid[2], 1u);
+    if (block.count() > limit)
+      throw LaunchError("launch of '" + k.name + "': block " + dim_text(block) + " has more threads than .maxntid " +
+                        std::to_string(limit));
+  }
+}
+
+}  // namespace
+
+void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                       uint32_t dynamic_shared_bytes, const KernelArgs& args) {
+  LoadedModule& lm = loaded(m);
+  const ptx::Module& mod = lm.module;
+  auto it = mod.function_index.find(kernel);
+  if (it == mod.function_index.end() || !mod.functions[it->second].is_entry) {
+    std::string names;
+    for (const ptx::Function& f : mod.functions)
+      if (f.is_entry) names += (names.empty() ? "" : ", ") + f.name;
+    throw LaunchError("module '" + mod.file + "' has no kernel '" + kernel + "' (kernels: " + names + ")");
+  }
+  const ptx::Function& k = mod.functions[it->second];
+  check_launch_shape(k, grid, block);
+  const uint64_t shared = uint64_t(mod.static_shared_bytes) + dynamic_shared_bytes;
+  if (shared > options_.max_shared_bytes_per_cta) {
+    throw LaunchError("launch of '" + kernel + "': " + std::to_string(shared) + " bytes of shared memory (" +
+                      std::to_string(mod.static_shared_bytes) + " static + " + std::to_string(dynamic_shared_bytes) +
+                      " dynamic) exceed the " + std::to_string(options_.max_shared_bytes_per_cta) + " per CTA");
+  }
+  const std::vector<uint8_t> params = pack_arguments(k, args);
+
+  exec::KernelContext ctx;
+  ctx.module = &mod;
+  ctx.kernel = &k;
+  ctx.params = params.data();
+  ctx.global = &memory_;
+  ctx.const_bank = lm.const_bank.data();
+  ctx.const_bytes = uint32_t(lm.const_bank.size());
+  ctx.grid = grid;
+  ctx.block = block;
+  ctx.shared_bytes = uint32_t(shared);
+  ctx.local_bytes_per_thread = mod.local_bytes_per_thread;
+  ctx.divergence = options_.divergence;
+  ctx.num_sms = options_.num_sms;
+  ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
+
+  const auto started = std::chrono::steady_clock::now();
+  FunctionalEngine engine(ctx, options_);
+  const FunctionalEngine::Totals t = engine.run();
+  stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ++stats_.kernels_launched;
+  stats_.ctas += grid.count();
+  stats_.warp_insts += t.warp_insts;
+  stats_.thread_insts += t.thread_insts;
+}
+
+}  // namespace tlmgpu::platform

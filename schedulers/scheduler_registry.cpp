@@ -1,2 +1,0 @@
-// placeholder until the registry lands
-namespace tlmgpu::schedulers {}

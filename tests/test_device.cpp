@@ -1,0 +1,266 @@
+// The host API: memory, modules, symbols, launch checks, device faults.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/exec/kernel_context.h"
+#include "platform/gpu_device.h"
+
+namespace tlmgpu {
+namespace {
+
+using platform::GpuDevice;
+using platform::KernelArgs;
+using platform::LaunchError;
+
+const char* kHeader = ".version 8.0\n.target sm_75\n.address_size 64\n";
+
+// out[i] = in[i + offset] * scale, with `scale` a module .global and a
+// .const table added in.
+const char* kScale = R"(
+.global .align 4 .f32 scale = 0f40000000;
+.const .align 4 .b8 table[8] = {0, 0, 128, 63, 0, 0, 0, 64};
+.visible .entry k(.param .u64 in, .param .u64 out, .param .u32 offset)
+.maxntid 256, 1, 1
+{
+  .reg .b32 %r<5>; .reg .f32 %f<6>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [offset];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r2, %r3, %r4, %r2;
+  add.s32 %r3, %r2, %r1;
+  mul.wide.s32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [scale];
+  ld.const.f32 %f3, [table+4];
+  mul.f32 %f4, %f1, %f2;
+  add.f32 %f4, %f4, %f3;
+  mul.wide.s32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f4;
+  ret;
+}
+)";
+
+struct ScaleFixture {
+  GpuDevice dev;
+  platform::ModuleHandle m;
+  uint64_t in = 0, out = 0;
+  explicit ScaleFixture(uint32_t n) {
+    m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
+    std::vector<float> host(n);
+    for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
+    in = dev.upload(host, "in");
+    out = dev.allocate(n * 4, "out");
+  }
+};
+
+TEST(Device, RunsKernelWithGlobalAndConstVariables) {
+  ScaleFixture f(256);
+  f.dev.launch(f.m, "k", {2, 1, 1}, {128, 1, 1}, 0, KernelArgs().ptr(f.in).ptr(f.out).add<uint32_t>(0));
+  auto out = f.dev.download<float>(f.out, 256);
+  for (uint32_t i = 0; i < 256; ++i) EXPECT_FLOAT_EQ(out[i], 2.0f * float(i) + 2.0f);
+  EXPECT_EQ(f.dev.stats().kernels_launched, 1u);
+  EXPECT_EQ(f.dev.stats().ctas, 2u);
+  EXPECT_EQ(f.dev.stats().warp_insts, 8u * 19u);
+  EXPECT_EQ(f.dev.stats().thread_insts, 256u * 19u);
+}
+
+TEST(Device, WriteSymbolChangesGlobalAndConstVariables) {
+  ScaleFixture f(32);
+  const float three = 3.0f, ten = 10.0f;
+  f.dev.write_symbol(f.m, "scale", &three, 4);
+  f.dev.write_symbol(f.m, "table", &ten, 4, 4);
+  float back = 0;
+  f.dev.read_symbol(f.m, "scale", &back, 4);
+  EXPECT_EQ(back, 3.0f);
+  f.dev.launch(f.m, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(f.in).ptr(f.out).add<uint32_t>(0));
+  auto out = f.dev.download<float>(f.out, 32);
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_FLOAT_EQ(out[i], 3.0f * float(i) + 10.0f);
+  EXPECT_THROW(f.dev.write_symbol(f.m, "nope", &three, 4), LaunchError);
+  EXPECT_THROW(f.dev.write_symbol(f.m, "scale", &three, 4, 4), LaunchError);
+}
+
+TEST(Device, OutOfBoundsLoadIsAFaultNamingKernelCtaThreadPcAndAddress) {
+  ScaleFixture f(64);
+  try {
+    // Thread 60 of CTA 1 reads in[64 + 4*... ] past the end of a 64-float buffer.
+    f.dev.launch(f.m, "k", {2, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(f.in).ptr(f.out).add<uint32_t>(4));
+    FAIL() << "expected a device fault";
+  } catch (const exec::DeviceFault& e) {
+    EXPECT_EQ(e.kind(), exec::FaultKind::OutOfBounds);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("out-of-bounds global access of 4 bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("kernel k"), std::string::npos) << what;
+    EXPECT_NE(what.find("CTA (1,0,0)"), std::string::npos) << what;
+    EXPECT_NE(what.find("thread (28,0,0)"), std::string::npos) << what;
+    EXPECT_NE(what.find("PC 0x"), std::string::npos) << what;
+    EXPECT_NE(what.find("ld.global.f32"), std::string::npos) << what;
+    EXPECT_NE(what.find("past the end of 'in'"), std::string::npos) << what;
+  }
+}
+
+TEST(Device, MisalignedAccessIsAFault) {
+  GpuDevice dev;
+  auto m = dev.load_module(std::string(kHeader) + R"(
+.visible .entry k(.param .u64 p) {
+  .reg .b32 %r<2>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  add.s64 %rd2, %rd1, 2;
+  ld.global.u32 %r1, [%rd2];
+  ret;
+})", "mis.ptx");
+  uint64_t p = dev.allocate(64, "p");
+  try {
+    dev.launch(m, "k", {1, 1, 1}, {1, 1, 1}, 0, KernelArgs().ptr(p));
+    FAIL() << "expected a device fault";
+  } catch (const exec::DeviceFault& e) {
+    EXPECT_EQ(e.kind(), exec::FaultKind::Misaligned);
+    EXPECT_NE(std::string(e.what()).find("misaligned global access"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Device, BarrierThatCanNeverCompleteIsADeadlock) {
+  GpuDevice dev;
+  auto m = dev.load_module(std::string(kHeader) + R"(
+.visible .entry k() {
+  .reg .pred %p<2>; .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra FIRST;
+  bar.sync 1;
+  ret;
+FIRST:
+  bar.sync 0;
+  ret;
+})", "dead.ptx");
+  try {
+    dev.launch(m, "k", {1, 1, 1}, {64, 1, 1}, 0, KernelArgs());
+    FAIL() << "expected a deadlock";
+  } catch (const exec::DeviceFault& e) {
+    EXPECT_EQ(e.kind(), exec::FaultKind::Deadlock);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("waiting at barrier 0"), std::string::npos) << what;
+    EXPECT_NE(what.find("waiting at barrier 1"), std::string::npos) << what;
+  }
+}
+
+TEST(Device, BarrierWithThreadCountAndArrive) {
+  // Warp 1 produces and arrives at barrier 1 (64 threads expected); warp 0
+  // waits there and then reads what warp 1 wrote.
+  GpuDevice dev;
+  auto m = dev.load_module(std::string(kHeader) + R"(
+.visible .entry k(.param .u64 out) {
+  .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  .shared .align 4 .b8 slot[4];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra CONSUMER;
+  mov.u32 %r2, 77;
+  st.shared.u32 [slot], %r2;
+  bar.arrive 1, 64;
+  ret;
+CONSUMER:
+  bar.sync 1, 64;
+  ld.shared.u32 %r3, [slot];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+})", "arrive.ptx");
+  uint64_t out = dev.allocate(32 * 4, "out");
+  dev.launch(m, "k", {1, 1, 1}, {64, 1, 1}, 0, KernelArgs().ptr(out));
+  for (uint32_t v : dev.download<uint32_t>(out, 32)) EXPECT_EQ(v, 77u);
+}
+
+TEST(Device, LaunchChecksArgumentsShapeAndDirectives) {
+  ScaleFixture f(32);
+  auto args = KernelArgs().ptr(f.in).ptr(f.out).add<uint32_t>(0);
+  EXPECT_THROW(f.dev.launch(f.m, "nope", {1, 1, 1}, {32, 1, 1}, 0, args), LaunchError);
+  EXPECT_THROW(f.dev.launch(f.m, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(f.in)), LaunchError);
+  EXPECT_THROW(f.dev.launch(f.m, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(f.in).ptr(f.out).ptr(0)),
+               LaunchError);
+  EXPECT_THROW(f.dev.launch(f.m, "k", {1, 1, 1}, {0, 1, 1}, 0, args), LaunchError);
+  EXPECT_THROW(f.dev.launch(f.m, "k", {1, 1, 1}, {2048, 1, 1}, 0, args), LaunchError);
+  // .maxntid 256
+  try {
+    f.dev.launch(f.m, "k", {1, 1, 1}, {512, 1, 1}, 0, args);
+    FAIL();
+  } catch (const LaunchError& e) {
+    EXPECT_NE(std::string(e.what()).find(".maxntid"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(f.dev.launch(f.m, "k", {1, 1, 1}, {32, 1, 1}, 1 << 20, args), LaunchError);
+}
+
+TEST(Device, ReqntidMustMatchTheBlock) {
+  GpuDevice dev;
+  auto m = dev.load_module(std::string(kHeader) + ".visible .entry k() .reqntid 64, 1, 1 { ret; }", "req.ptx");
+  EXPECT_THROW(dev.launch(m, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs()), LaunchError);
+  EXPECT_NO_THROW(dev.launch(m, "k", {1, 1, 1}, {64, 1, 1}, 0, KernelArgs()));
+}
+
+TEST(Device, MemoryApiChecksRanges) {
+  GpuDevice dev;
+  uint64_t a = dev.allocate(16, "a");
+  std::vector<uint8_t> bytes(32, 1);
+  EXPECT_THROW(dev.copy_to_device(a, bytes.data(), 32), std::out_of_range);
+  EXPECT_THROW(dev.copy_from_device(bytes.data(), a + 8, 16), std::out_of_range);
+  dev.memset(a, 0xab, 16);
+  EXPECT_EQ(dev.download<uint8_t>(a, 16)[15], 0xab);
+  dev.free(a);
+  EXPECT_THROW(dev.free(a), std::invalid_argument);
+  EXPECT_THROW(dev.memset(a, 0, 4), std::out_of_range);
+}
+
+TEST(Device, DynamicSharedMemoryAndThreeDimensionalLaunch) {
+  // out[linear thread] = tid.x + 10*tid.y + 100*tid.z + 1000*ctaid.y, staged
+  // through extern shared memory sized at launch.
+  GpuDevice dev;
+  auto m = dev.load_module(std::string(kHeader) + R"(
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<16>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x; mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z;
+  mov.u32 %r4, %ntid.x; mov.u32 %r5, %ntid.y; mov.u32 %r6, %ctaid.y;
+  mad.lo.u32 %r7, %r3, %r5, %r2;
+  mad.lo.u32 %r7, %r7, %r4, %r1;
+  mad.lo.u32 %r8, %r2, 10, %r1;
+  mad.lo.u32 %r8, %r3, 100, %r8;
+  mad.lo.u32 %r8, %r6, 1000, %r8;
+  shl.b32 %r9, %r7, 2;
+  mov.u32 %r10, dyn;
+  add.u32 %r10, %r10, %r9;
+  st.shared.u32 [%r10], %r8;
+  bar.sync 0;
+  ld.shared.u32 %r11, [%r10];
+  mul.lo.u32 %r12, %r4, %r5;
+  mov.u32 %r13, %ntid.z;
+  mul.lo.u32 %r12, %r12, %r13;
+  mad.lo.u32 %r14, %r6, %r12, %r7;
+  mul.wide.u32 %rd2, %r14, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+  ret;
+})", "dyn.ptx");
+  const uint32_t per_cta = 4 * 3 * 2;
+  uint64_t out = dev.allocate(2 * per_cta * 4, "out");
+  dev.launch(m, "k", {1, 2, 1}, {4, 3, 2}, per_cta * 4, KernelArgs().ptr(out));
+  auto v = dev.download<uint32_t>(out, 2 * per_cta);
+  for (uint32_t y = 0; y < 2; ++y)
+    for (uint32_t z = 0; z < 2; ++z)
+      for (uint32_t ty = 0; ty < 3; ++ty)
+        for (uint32_t x = 0; x < 4; ++x)
+          EXPECT_EQ(v[y * per_cta + (z * 3 + ty) * 4 + x], x + 10 * ty + 100 * z + 1000 * y);
+  // Without the dynamic bytes the store falls outside shared memory.
+  EXPECT_THROW(dev.launch(m, "k", {1, 2, 1}, {4, 3, 2}, 0, KernelArgs().ptr(out)), exec::DeviceFault);
+}
+
+}  // namespace
+}  // namespace tlmgpu

@@ -1,0 +1,68 @@
+// Every registered workload, at its small size, verified against its CPU
+// reference under each divergence mode it supports.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace tlmgpu {
+namespace {
+
+struct Case {
+  std::string workload;
+  exec::DivergenceMode mode;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const workloads::WorkloadInfo* w : workloads::all_workloads()) {
+    out.push_back({w->name, exec::DivergenceMode::Its});
+    if (w->ipdom_safe) out.push_back({w->name, exec::DivergenceMode::Ipdom});
+  }
+  return out;
+}
+
+class WorkloadSmall : public testing::TestWithParam<Case> {};
+
+TEST_P(WorkloadSmall, VerifiesAgainstCpuReference) {
+  const Case& c = GetParam();
+  const workloads::WorkloadInfo* info = workloads::find_workload(c.workload);
+  ASSERT_NE(info, nullptr);
+  platform::DeviceOptions options;
+  options.divergence = c.mode;
+  platform::GpuDevice device(options);
+  auto workload = info->make();
+  const workloads::WorkloadResult r = workload->run(device, workloads::Size::Small, 1);
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_GT(device.stats().warp_insts, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<Case>& i) {
+                           return i.param.workload + (i.param.mode == exec::DivergenceMode::Its ? "_its" : "_ipdom");
+                         });
+
+TEST(Workloads, RegistryHasTheIssuesWorkloads) {
+  for (const char* name : {"vector_add", "global_increment", "hashtable", "transactions", "scalar_prod",
+                           "histogram", "hotspot", "pathfinder", "bfs", "sgemm", "blackscholes",
+                           "imbalanced_blocks", "long_short_mix"}) {
+    EXPECT_NE(workloads::find_workload(name), nullptr) << name;
+  }
+}
+
+TEST(Workloads, SameSeedGivesSameInstructionCounts) {
+  auto run = [](uint64_t seed) {
+    platform::DeviceOptions options;
+    options.divergence = exec::DivergenceMode::Its;
+    platform::GpuDevice device(options);
+    auto w = workloads::find_workload("hashtable")->make();
+    EXPECT_TRUE(w->run(device, workloads::Size::Small, seed).verified);
+    return device.stats().thread_insts;
+  };
+  EXPECT_EQ(run(7), run(7));
+}
+
+}  // namespace
+}  // namespace tlmgpu
