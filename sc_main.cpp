@@ -1,5 +1,7 @@
 // The tlmgpu command line: list, run (a registered workload or a launch
 // file), check-ptx.
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -25,7 +27,7 @@ namespace {
 namespace po = boost::program_options;
 namespace cli = tlmgpu::platform::cli;
 using tlmgpu::exec::DivergenceMode;
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: tlmgpu <command> [options]\n"
@@ -90,7 +92,7 @@ uint64_t parse_u64(const std::string& option, const std::string& text, uint64_t 
                    std::to_string(min) + ")");
 }
 
-// Pads names to one column so the descriptions line up.
+// Names and descriptions in aligned columns.
 template <typename Item>
 void print_listing(std::ostream& out, const std::vector<Item>& items, const std::string& indent) {
   cli::Rows rows;
@@ -158,17 +160,17 @@ Command run_command() {
   c.options.add_options()
       ("workload", po::value<std::string>()->value_name("NAME"), "a registered workload ('tlmgpu list workloads')")
       ("launch", po::value<std::string>()->value_name("FILE"), "a launch file (JSON; see docs/LAUNCH_FILE.md)")
-      ("size", po::value<std::string>()->value_name("SIZE"), "workload input size: small or default (default: default)")
+      ("size", po::value<std::string>()->value_name("SIZE"), "small or default (default: default)")
       ("seed", po::value<std::string>()->value_name("N"), "workload input seed (default: 1)")
       ("divergence", po::value<std::string>()->value_name("MODE"),
-       "ipdom or its (default: ipdom for workloads that are ipdom-safe, else its; "
-       "for launch files its unless the file says otherwise)")
+       "ipdom or its (default: ipdom if the workload is ipdom-safe, else its; "
+       "launch files: its unless the file says)")
       ("mode", po::value<std::string>()->value_name("MODE"), "simulation mode: functional (default: functional)")
       ("watchdog", po::value<std::string>()->value_name("N"),
-       "warp instructions without forward progress before the run is stopped (default: 20000000)")
+       "stop after N warp instructions without forward progress (default: 20000000)")
       ("stats", po::value<std::string>()->value_name("FILE"), "write statistics as JSON to FILE")
       ("output-dir", po::value<std::string>()->value_name("DIR"),
-       "launch files: base for relative dump paths (default: the launch file's directory)")
+       "launch files: where relative dump paths go (default: the file's directory)")
       ("help,h", "show this help");
   return c;
 }
@@ -297,6 +299,10 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
     fault = f.what();
     result.verified = false;
     result.detail = "device fault";
+  } catch (const pf::LaunchFileRunError& e) {
+    fault = e.what();
+    result.verified = false;
+    result.detail = "repeat limit reached";
   }
   const double host_seconds = seconds_since(t0);
 
@@ -397,7 +403,7 @@ int cmd_check_ptx(const std::vector<std::string>& args) {
       all_ok = false;
       std::cout.flush();
       std::cerr << cli::describe_error(e) << '\n';
-      const size_t n = e.diagnostics().size();
+      const size_t n = std::max<size_t>(e.diagnostics().size(), 1);
       std::cerr << f << ": " << n << (n == 1 ? " error" : " errors") << '\n';
     } catch (const std::exception& e) {
       all_ok = false;
@@ -432,7 +438,8 @@ int run_named(const std::string& command, const std::vector<std::string>& args) 
       return cli::kExitBadInput;
     }
   }
-  std::cerr << "tlmgpu: unknown command '" << command << "'\n\n" << kUsage;
+  std::cerr << "tlmgpu: unknown " << (command.rfind('-', 0) == 0 ? "option" : "command") << " '" << command
+            << "'\n\n" << kUsage;
   return cli::kExitBadInput;
 }
 
@@ -457,11 +464,14 @@ int dispatch(const std::vector<std::string>& argv) {
   return run_named(command, args);
 }
 
+// libsystemc's main() prints its banner before it calls sc_main, so the
+// variable must be set earlier: from a static initialiser of the program.
+const bool banner_disabled = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
-  // The SystemC banner would go to stdout, into our tables and JSON.
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  (void)banner_disabled;
   try {
     return dispatch(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
   } catch (const std::exception& e) {

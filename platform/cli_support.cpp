@@ -52,7 +52,7 @@ void print_rows(std::ostream& out, const Rows& rows, const std::string& indent) 
   }
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& j) {
+void write_json_file(const std::string& path, const nlohmann::ordered_json& j) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
   f << j.dump(2) << '\n';

@@ -37,7 +37,7 @@ using Rows = std::vector<std::pair<std::string, std::string>>;
 void print_rows(std::ostream& out, const Rows& rows, const std::string& indent = "");
 
 /// Writes `j` pretty-printed. Throws std::runtime_error when the file cannot be written.
-void write_json_file(const std::string& path, const nlohmann::json& j);
+void write_json_file(const std::string& path, const nlohmann::ordered_json& j);
 
 /// A rate or duration with a few significant digits ("1.23e+07", "0.0123").
 std::string format_number(double value);

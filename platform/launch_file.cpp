@@ -874,9 +874,9 @@ class Runner {
     if (result_.verified)
       result_.detail = plan_.expects.empty()
                            ? "no expectations"
-                           : std::to_string(plan_.expects.size()) + " expectation" +
-                                 (plan_.expects.size() == 1 ? "" : "s") + " hold (" + std::to_string(elements) +
-                                 " elements)";
+                           : std::to_string(plan_.expects.size()) +
+                                 (plan_.expects.size() == 1 ? " expectation holds (" : " expectations hold (") +
+                                 std::to_string(elements) + " elements)";
   }
 
   void set_output_dir(std::string dir) { output_dir_ = std::move(dir); }

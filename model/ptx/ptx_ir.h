@@ -130,6 +130,26 @@ struct SourceLoc {
   uint32_t column = 0;
 };
 
+/// Operand layout (as the parser fills it):
+///  ld: dst = Reg or Vector, src[0] = Address.  st: dst = Address, src[0] = Reg/Imm/Vector.
+///  ld/st .param of a .func parameter or a call-sequence .param: space = Local,
+///  Address offset already in the thread's local area.  Generic access to a
+///  non-global symbol ([sym]): space = the symbol's space.
+///  atom: dst, src[0] = Address, src[1] = b, src[2] = c (cas).  red: no dst, src[0] = Address, src[1] = b.
+///  prefetch: src[0] = Address.
+///  setp/set with boolop: src[2] = Pred (negate for '!').  selp: src[2] = Pred.
+///  slct: src[2] is compared with 0 as type2.
+///  bfi: src[0] = f (inserted bits), src[1] = base, src[2] = pos, src[3] = len.
+///  mov unpack 'mov.b64 {%r1,%r2}, %rd1': dst = Vector; pack: src[0] = Vector.
+///  bar Sync/Arrive: src[0] = barrier id, src[1] = thread count (kind None if absent).
+///  bar Red*: dst (U32 for popc, Pred for and/or), src[0] = id, src[1] = count
+///  (kind None if absent), src[2] = Pred (negate for '!').  bar Warp: src[0] = member mask.
+///  shfl: dst (+ dst2 Pred if '%r|%p'), src[0] = a, src[1] = lane/delta, src[2] = clamp,
+///  src[3] = member mask (num_src 4 for .sync, 3 otherwise).
+///  vote: src[0] = Pred (negate for '!'), src[1] = member mask (.sync only);
+///  dst is Reg for ballot, else Pred.
+///  match: vote = Any or All; src[0] = value, src[1] = member mask; match.all may set dst2.
+///  bra: target and src[0] (Label) = target PC.  call: target = Module::calls index, no operands.
 struct Instruction {
   Opcode op = Opcode::Nop;
   DataType type = DataType::None;   ///< main type; cvt: destination type
@@ -145,8 +165,8 @@ struct Instruction {
   VoteMode vote = VoteMode::All;
   BarMode bar = BarMode::Sync;
   ShfMode shf = ShfMode::LeftWrap;
-  TestpMode testp = TestpMode::Finite;
-  PrmtMode prmt = PrmtMode::Default;
+  TestpMode testp = TestpMode::Finite;  ///< testp.<mode>
+  PrmtMode prmt = PrmtMode::Default;    ///< prmt.b32.<mode>
   uint8_t vec = 1;                  ///< ld/st vector width (1, 2, 4)
   bool ftz = false, sat = false, approx = false, uni = false;
   bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE
@@ -192,7 +212,9 @@ struct Function {
   uint32_t end_pc = 0;         ///< one past the last instruction
   std::vector<KernelParam> params;   ///< kernels only: the launch ABI
   uint32_t param_bytes = 0;          ///< kernels only: parameter buffer size
-  uint32_t num_regs = 0;             ///< register slots used by this function
+  /// Register slots a warp must allocate: the same for every function of the
+  /// module (device functions own the low slots, each kernel's follow them).
+  uint32_t num_regs = 0;
   uint32_t num_preds = 0;
   /// Registers a thread would need on hardware, estimated from the .reg
   /// declarations (32-bit units); the occupancy calculation uses it.
@@ -233,7 +255,10 @@ struct Module {
   uint32_t global_segment_bytes = 0;
   uint32_t const_bank_bytes = 0;
   std::vector<uint8_t> const_bank;        ///< initial const bank image
-  uint32_t static_shared_bytes = 0;       ///< dynamic shared memory starts at this (aligned) offset
+  /// Dynamic shared memory starts at this (aligned) offset; every extern
+  /// .shared symbol has it as its offset. Function-level .shared of different
+  /// kernels overlap (only one kernel runs per launch).
+  uint32_t static_shared_bytes = 0;
   uint32_t local_bytes_per_thread = 0;    ///< all functions' .local data and call params
   /// Per instruction: textual form for traces and messages (debug only; never on the hot path).
   std::vector<std::string> text;

@@ -199,7 +199,10 @@ class Lexer {
       bad = true;
     }
     push(kind, start, col);
-    if (bad) error(line_, col, "malformed number '" + std::string(s_.substr(start, i_ - start)) + "'");
+    if (bad) {
+      out_.tokens.back().malformed = true;
+      error(line_, col, "malformed number '" + std::string(s_.substr(start, i_ - start)) + "'");
+    }
   }
 
   std::string_view s_;

@@ -22,6 +22,7 @@ struct Token {
   TokKind kind = TokKind::End;
   char punct = 0;           ///< the character for Punct
   bool line_start = false;  ///< first token on its source line
+  bool malformed = false;   ///< a bad number; the lexer already reported it
   uint32_t line = 0;        ///< 1-based
   uint32_t column = 0;      ///< 1-based, tabs count as one column
   uint32_t offset = 0;      ///< byte offset in the source

@@ -19,13 +19,13 @@ class GlobalIncrement : public Workload {
   explicit GlobalIncrement(std::string kernel) : kernel_(std::move(kernel)) {}
 
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t /*seed*/) override {
-    // Small: 4 CTAs x 128 threads (16 warps); 4 lanes of a warp share each
-    // counter and 4 warps share each set of counters -> 32 counters of 16
-    // threads each. Default: 120 CTAs x 256 threads (960 warps); 8 lanes and
-    // 8 warps per counter -> 480 counters of 64 threads.
+    // Small: 8 CTAs x 128 threads (32 warps); 4 lanes of a warp share each
+    // counter and 4 warps (in different CTAs) share each set of counters ->
+    // 64 counters of 16 threads each. Default: 120 CTAs x 256 threads (960
+    // warps); 8 lanes and 8 warps per counter -> 480 counters of 64 threads.
     const bool small = size == Size::Small;
     const uint32_t block = small ? 128 : 256;
-    const uint32_t grid = small ? 4 : 120;
+    const uint32_t grid = small ? 8 : 120;
     const int lanes_per_counter = small ? 4 : 8;
     const int warps_per_counter = small ? 4 : 8;
     const int iters = small ? 2 : 4;

@@ -1,0 +1,1476 @@
+// Functional semantics of every PTX data instruction, per the PTX ISA.
+//
+// Register convention: a register holds 64 bits per lane whatever its
+// declared type. Writers store the value extended per the instruction's type
+// (sign-extended for signed integer types, zero-extended otherwise); readers
+// always truncate to the instruction's type. So narrow-register reads and
+// wide-register writes (ld.s8 into %rd, st.u32 of %rd) come out right.
+//
+// Speed: the opcode/type dispatch happens once per instruction; the lane
+// loops below are small lambdas over raw lane arrays (full warps take a
+// straight loop the compiler can vectorise, partial ones walk the set bits).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "memory/device_memory.h"
+#include "model/exec/cta.h"
+#include "model/exec/float_ops.h"
+#include "model/exec/int_ops.h"
+#include "model/exec/warp.h"
+
+namespace tlmgpu::exec {
+
+namespace {
+
+using ptx::AtomOp;
+using ptx::CmpOp;
+using ptx::DataType;
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::Operand;
+using ptx::OperandKind;
+using ptx::Rounding;
+using ptx::StateSpace;
+
+constexpr uint32_t kAllLanes = 0xffffffffu;
+constexpr unsigned kLanes = ptx::kWarpSize;
+
+/// Storage type of an f16 value (arithmetic goes through float).
+struct Half {
+  uint16_t bits;
+};
+
+template <typename T>
+struct Tag {
+  using type = T;
+};
+
+template <typename F>
+inline __attribute__((always_inline)) void for_lanes(uint32_t mask, F&& f) {
+  if (mask == kAllLanes) {
+    for (unsigned l = 0; l < kLanes; ++l) f(l);
+  } else {
+    for (uint32_t m = mask; m; m &= m - 1) f(unsigned(__builtin_ctz(m)));
+  }
+}
+
+// ------------------------------------------------------------ value access
+
+template <typename T>
+inline T get(uint64_t v) {
+  if constexpr (std::is_same_v<T, float>) return fp::f32(uint32_t(v));
+  else if constexpr (std::is_same_v<T, double>) return fp::f64(v);
+  else if constexpr (std::is_same_v<T, Half>) return Half{uint16_t(v)};
+  else return T(v);
+}
+
+template <typename T>
+inline uint64_t put(T v) {
+  if constexpr (std::is_same_v<T, float>) return fp::bits(v);
+  else if constexpr (std::is_same_v<T, double>) return fp::bits(v);
+  else if constexpr (std::is_same_v<T, Half>) return v.bits;
+  else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
+  else return uint64_t(v);
+}
+
+/// A float-like value widened for computation (f16 -> float).
+template <typename T>
+inline auto widen(T v) {
+  if constexpr (std::is_same_v<T, Half>) return fp::half_to_float(v.bits);
+  else return v;
+}
+
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, Half>;
+
+// ------------------------------------------------------------ type dispatch
+
+/// f(Tag<T>) for an integer type (bit types as unsigned); false if not one.
+template <typename F>
+bool with_int(DataType t, F&& f) {
+  switch (t) {
+    case DataType::B8: case DataType::U8: f(Tag<uint8_t>{}); return true;
+    case DataType::B16: case DataType::U16: f(Tag<uint16_t>{}); return true;
+    case DataType::B32: case DataType::U32: f(Tag<uint32_t>{}); return true;
+    case DataType::B64: case DataType::U64: f(Tag<uint64_t>{}); return true;
+    case DataType::S8: f(Tag<int8_t>{}); return true;
+    case DataType::S16: f(Tag<int16_t>{}); return true;
+    case DataType::S32: f(Tag<int32_t>{}); return true;
+    case DataType::S64: f(Tag<int64_t>{}); return true;
+    default: return false;
+  }
+}
+
+/// f(Tag<T>) for f32 / f64.
+template <typename F>
+bool with_float(DataType t, F&& f) {
+  switch (t) {
+    case DataType::F32: f(Tag<float>{}); return true;
+    case DataType::F64: f(Tag<double>{}); return true;
+    default: return false;
+  }
+}
+
+/// Integers, f16 (as Half), f32, f64.
+template <typename F>
+bool with_any(DataType t, F&& f) {
+  if (t == DataType::F16) {
+    f(Tag<Half>{});
+    return true;
+  }
+  return with_float(t, f) || with_int(t, f);
+}
+
+// ------------------------------------------------------------ operands
+
+[[noreturn]] void unsupported(const Instruction& in, uint32_t mask, Warp& w, const std::string& why) {
+  std::string what = std::string("unsupported instruction ") + ptx::opcode_name(in.op);
+  if (in.type != DataType::None) what += std::string(".") + ptx::type_name(in.type);
+  if (in.type2 != DataType::None) what += std::string(".") + ptx::type_name(in.type2);
+  if (!why.empty()) what += ": " + why;
+  w.fault(FaultKind::Unsupported, what, mask ? unsigned(__builtin_ctz(mask)) : 0, 0);
+}
+
+inline void fill(uint64_t* s, uint64_t v) {
+  for (unsigned l = 0; l < kLanes; ++l) s[l] = v;
+}
+
+inline uint32_t pred_value(const Operand& o, const Warp& w) {
+  if (o.kind == OperandKind::Pred) return o.negate ? ~w.pred(o.reg) : w.pred(o.reg);
+  if (o.kind == OperandKind::Imm) return o.imm ? kAllLanes : 0;
+  return 0;
+}
+
+/// Lane values of a source operand: the register itself, or `scratch` filled
+/// with the immediate / special register / address / predicate bit.
+const uint64_t* lanes_of(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* scratch) {
+  switch (o.kind) {
+    case OperandKind::Reg:
+      return w.reg(o.reg);
+    case OperandKind::Imm:
+    case OperandKind::Symbol:
+    case OperandKind::Label:
+      fill(scratch, o.imm);
+      return scratch;
+    case OperandKind::Special:
+      for_lanes(mask, [&](unsigned l) { scratch[l] = w.special(o.sreg, l); });
+      return scratch;
+    case OperandKind::Pred: {
+      const uint32_t p = pred_value(o, w);
+      for (unsigned l = 0; l < kLanes; ++l) scratch[l] = (p >> l) & 1u;
+      return scratch;
+    }
+    case OperandKind::Address:
+      if (o.reg == ptx::kNoReg) {
+        fill(scratch, o.imm);
+      } else {
+        const uint64_t* r = w.reg(o.reg);
+        for_lanes(mask, [&](unsigned l) { scratch[l] = r[l] + o.imm; });
+      }
+      return scratch;
+    default:
+      unsupported(in, mask, w, "unexpected operand kind");
+  }
+}
+
+inline uint64_t* dst_reg(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.dst.kind != OperandKind::Reg || in.dst.reg == ptx::kNoReg)
+    unsupported(in, mask, w, "destination must be a register");
+  return w.reg(in.dst.reg);
+}
+
+/// Predicate write for the lanes in mask.
+inline void write_pred(Warp& w, const Operand& o, uint32_t value, uint32_t mask) {
+  if (o.kind != OperandKind::Pred || o.reg == ptx::kNoReg) return;
+  uint32_t& p = w.pred(o.reg);
+  p = (p & ~mask) | (value & mask);
+}
+
+using Scratch = uint64_t[kLanes];
+
+template <typename F>
+inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  alignas(64) Scratch s0;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = f(a[l]); });
+}
+
+template <typename F>
+inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  alignas(64) Scratch s0, s1;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l]); });
+}
+
+template <typename F>
+inline void map3(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  alignas(64) Scratch s0, s1, s2;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l]); });
+}
+
+template <typename F>
+inline void map4(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  alignas(64) Scratch s0, s1, s2, s3;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
+  const uint64_t* e = lanes_of(in, in.src[3], mask, w, s3);
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l], e[l]); });
+}
+
+// ------------------------------------------------------------ float arithmetic
+
+/// Runs a float operation over the lanes with the instruction's rounding,
+/// .ftz (f32 inputs and result) and .sat. `op` takes and returns T.
+template <typename T, int N, typename Op>
+void float_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
+  const bool flush = in.ftz && std::is_same_v<T, float>;
+  const bool sat = in.sat;
+  auto run = [&](auto post) {
+    if constexpr (N == 1) {
+      map1(in, mask, w, [&](uint64_t a) { return put<T>(post(op(get<T>(a)))); });
+    } else if constexpr (N == 2) {
+      map2(in, mask, w, [&](uint64_t a, uint64_t b) { return put<T>(post(op(get<T>(a), get<T>(b)))); });
+    } else {
+      map3(in, mask, w, [&](uint64_t a, uint64_t b, uint64_t c) {
+        return put<T>(post(op(get<T>(a), get<T>(b), get<T>(c))));
+      });
+    }
+  };
+  if (fp::is_directed(in.rnd)) {
+    fp::RoundingScope scope(in.rnd);
+    // Inputs are flushed inside op (see flush_in); the result is pinned
+    // inside the scope before post-processing.
+    run([&](T r) {
+      r = fp::opaque(r);
+      if (flush) r = fp::ftz(r);
+      return sat ? fp::saturate(r) : r;
+    });
+  } else if (!flush && !sat) {
+    run([](T r) { return r; });
+  } else {
+    run([&](T r) {
+      if (flush) r = fp::ftz(r);
+      return sat ? fp::saturate(r) : r;
+    });
+  }
+}
+
+/// Input-side helpers for float_op lambdas: flush subnormal f32 inputs when
+/// .ftz, and pin them when a directed rounding mode is active.
+struct FloatIn {
+  bool flush;
+  bool pin;
+  template <typename T>
+  T operator()(T v) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (flush) v = fp::ftz(v);
+    }
+    return pin ? fp::opaque(v) : v;
+  }
+};
+
+inline FloatIn float_in(const Instruction& in) { return FloatIn{in.ftz, fp::is_directed(in.rnd)}; }
+
+/// f16 arithmetic (add sub mul fma min max neg abs): computed in double and
+/// rounded once to half. a+b, a-b and a*b of halves are exact in double. For
+/// fma the product is exact but the sum may not be, so the sum is rounded to
+/// odd (sticky last bit), which makes the final rounding to half exact.
+uint16_t half_fma(float a, float b, float c, Rounding r) {
+  const double p = double(a) * double(b);  // exact: 11 x 11 bits
+  const double s = p + double(c);
+  // TwoSum residual: the exact sum is s + e.
+  const double bb = s - p;
+  const double e = (p - (s - bb)) + (double(c) - bb);
+  if (e == 0.0 || std::isinf(s)) return fp::double_to_half(s, r);
+  double t = s;
+  if ((e > 0) != (s > 0)) t = std::nextafter(s, 0.0);  // s + e truncated toward zero
+  const uint64_t u = fp::bits(t) | 1u;
+  return fp::double_to_half(fp::f64(u), r);
+}
+
+template <int N, typename Op>
+void half_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
+  const Rounding r = in.rnd;
+  const bool sat = in.sat;
+  auto finish = [&](uint16_t h) {
+    if (!sat) return h;
+    const float f = fp::half_to_float(h);
+    return fp::float_to_half(fp::saturate(f), Rounding::Rn);
+  };
+  if constexpr (N == 1) {
+    map1(in, mask, w, [&](uint64_t a) { return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), r))); });
+  } else if constexpr (N == 2) {
+    map2(in, mask, w, [&](uint64_t a, uint64_t b) {
+      return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), fp::half_to_float(uint16_t(b)), r)));
+    });
+  } else {
+    map3(in, mask, w, [&](uint64_t a, uint64_t b, uint64_t c) {
+      return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), fp::half_to_float(uint16_t(b)),
+                                fp::half_to_float(uint16_t(c)), r)));
+    });
+  }
+}
+
+// Fused multiply-add over full warps without a libm call per lane when the
+// host has FMA (the hottest float instruction of real kernels).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TLMGPU_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define TLMGPU_FMA_CLONES
+#endif
+
+TLMGPU_FMA_CLONES
+void fma_f32_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, uint32_t mask) {
+  if (mask == kAllLanes) {
+    float r[kLanes];
+    for (unsigned l = 0; l < kLanes; ++l)
+      r[l] = __builtin_fmaf(fp::f32(uint32_t(a[l])), fp::f32(uint32_t(b[l])), fp::f32(uint32_t(c[l])));
+    for (unsigned l = 0; l < kLanes; ++l) d[l] = fp::bits(r[l]);
+    return;
+  }
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned l = unsigned(__builtin_ctz(m));
+    d[l] = fp::bits(__builtin_fmaf(fp::f32(uint32_t(a[l])), fp::f32(uint32_t(b[l])), fp::f32(uint32_t(c[l]))));
+  }
+}
+
+TLMGPU_FMA_CLONES
+void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, uint32_t mask) {
+  for_lanes(mask, [&](unsigned l) { d[l] = fp::bits(__builtin_fma(fp::f64(a[l]), fp::f64(b[l]), fp::f64(c[l]))); });
+}
+
+void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
+  if (!fp::is_directed(in.rnd) && !in.sat && !(in.ftz && in.type == DataType::F32) &&
+      (in.type == DataType::F32 || in.type == DataType::F64)) {
+    alignas(64) Scratch s0, s1, s2;
+    const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+    const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+    const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
+    uint64_t* d = dst_reg(in, mask, w);
+    if (in.type == DataType::F32) fma_f32_lanes(a, b, c, d, mask);
+    else fma_f64_lanes(a, b, c, d, mask);
+    return;
+  }
+  if (in.type == DataType::F16) {
+    half_op<3>(in, mask, w, [](float a, float b, float c, Rounding r) { return half_fma(a, b, c, r); });
+    return;
+  }
+  const FloatIn fin = float_in(in);
+  if (!with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        float_op<T, 3>(in, mask, w, [fin](T a, T b, T c) { return std::fma(fin(a), fin(b), fin(c)); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+// ------------------------------------------------------------ add sub mul mad
+
+void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool sub = in.op == Opcode::Sub;
+  if (in.type == DataType::F16) {
+    if (sub) half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) - b, r); });
+    else half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) + b, r); });
+    return;
+  }
+  const FloatIn fin = float_in(in);
+  if (with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (sub) float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) - fin(b); });
+        else float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) + fin(b); });
+      }))
+    return;
+  if (in.sat && in.type == DataType::S32) {
+    if (sub)
+      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
+    else
+      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
+    return;
+  }
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
+        else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+/// The type twice as wide as T, same signedness (mul.wide / mad.wide).
+template <typename T>
+using Wide = std::conditional_t<
+    sizeof(T) == 1, std::conditional_t<std::is_signed_v<T>, int16_t, uint16_t>,
+    std::conditional_t<sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
+                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
+
+void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.type == DataType::F16) {
+    half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) * b, r); });
+    return;
+  }
+  const FloatIn fin = float_in(in);
+  if (with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) * fin(b); });
+      }))
+    return;
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        switch (in.mul) {
+          case ptx::MulMode::Hi:
+            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::mul_hi(get<T>(a), get<T>(b))); });
+            break;
+          case ptx::MulMode::Wide:
+            if constexpr (sizeof(T) < 8) {
+              using W = Wide<T>;
+              map2(in, mask, w, [](uint64_t a, uint64_t b) {
+                return put(intops::wrap_mul(W(get<T>(a)), W(get<T>(b))));
+              });
+            } else {
+              unsupported(in, mask, w, "mul.wide of a 64-bit type");
+            }
+            break;
+          default:
+            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_mul(get<T>(a), get<T>(b))); });
+            break;
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_mad(const Instruction& in, uint32_t mask, Warp& w) {
+  if (ptx::type_is_float(in.type)) {
+    exec_fma(in, mask, w);  // mad.f32 / mad.f64 are fused (sm_20 and later)
+    return;
+  }
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        switch (in.mul) {
+          case ptx::MulMode::Hi:
+            if (in.sat && std::is_same_v<T, int32_t>) {
+              map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+                return put(intops::sat_add(int64_t(intops::mul_hi(int32_t(a), int32_t(b))) + int32_t(c)));
+              });
+            } else {
+              map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+                return put(intops::wrap_add(intops::mul_hi(get<T>(a), get<T>(b)), get<T>(c)));
+              });
+            }
+            break;
+          case ptx::MulMode::Wide:
+            if constexpr (sizeof(T) < 8) {
+              using W = Wide<T>;
+              map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+                return put(intops::wrap_add(intops::wrap_mul(W(get<T>(a)), W(get<T>(b))), get<W>(c)));
+              });
+            } else {
+              unsupported(in, mask, w, "mad.wide of a 64-bit type");
+            }
+            break;
+          default:
+            map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+              return put(intops::wrap_add(intops::wrap_mul(get<T>(a), get<T>(b)), get<T>(c)));
+            });
+            break;
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+/// mul24 / mad24: 24-bit operands, 48-bit product; .lo keeps bits 0..31, .hi bits 16..47.
+void exec_mul24(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool is_signed = in.type == DataType::S32;
+  if (in.type != DataType::S32 && in.type != DataType::U32) unsupported(in, mask, w, "");
+  const bool hi = in.mul == ptx::MulMode::Hi;
+  auto product = [is_signed](uint64_t a, uint64_t b) -> int64_t {
+    if (is_signed) {
+      const int64_t x = int64_t(uint64_t(a) << 40) >> 40, y = int64_t(uint64_t(b) << 40) >> 40;
+      return x * y;
+    }
+    return int64_t((a & 0xffffffu) * (b & 0xffffffu));
+  };
+  if (in.op == Opcode::Mul24) {
+    map2(in, mask, w, [=](uint64_t a, uint64_t b) {
+      const int64_t p = product(a, b);
+      const uint32_t r = uint32_t(uint64_t(hi ? (p >> 16) : p));
+      return is_signed ? put(int32_t(r)) : put(r);
+    });
+    return;
+  }
+  const bool sat = in.sat && is_signed && hi;
+  map3(in, mask, w, [=](uint64_t a, uint64_t b, uint64_t c) {
+    const int64_t p = product(a, b);
+    const uint32_t part = uint32_t(uint64_t(hi ? (p >> 16) : p));
+    if (sat) return put(intops::sat_add(int64_t(int32_t(part)) + int32_t(c)));
+    const uint32_t r = part + uint32_t(c);
+    return is_signed ? put(int32_t(r)) : put(r);
+  });
+}
+
+// ------------------------------------------------------------ div rem and unary
+
+void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
+  const FloatIn fin = float_in(in);
+  // div.approx / div.full f32 are computed as exact IEEE division: within
+  // their documented error bounds, and what a CPU reference computes.
+  if (with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) / fin(b); });
+      }))
+    return;
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::div(get<T>(a), get<T>(b))); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_rem(const Instruction& in, uint32_t mask, Warp& w) {
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::rem(get<T>(a), get<T>(b))); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool neg = in.op == Opcode::Neg;
+  if (in.type == DataType::F16) {
+    // Sign-bit operations: exact, no rounding.
+    if (neg) map1(in, mask, w, [](uint64_t a) { return uint64_t(uint16_t(a) ^ 0x8000u); });
+    else map1(in, mask, w, [](uint64_t a) { return uint64_t(uint16_t(a) & 0x7fffu); });
+    return;
+  }
+  const FloatIn fin = float_in(in);
+  if (with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (neg) float_op<T, 1>(in, mask, w, [fin](T a) { return -fin(a); });
+        else float_op<T, 1>(in, mask, w, [fin](T a) { return std::fabs(fin(a)); });
+      }))
+    return;
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (neg) map1(in, mask, w, [](uint64_t a) { return put(intops::wrap_neg(get<T>(a))); });
+        else map1(in, mask, w, [](uint64_t a) { return put(intops::abs(get<T>(a))); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool mx = in.op == Opcode::Max;
+  if (in.type == DataType::F16) {
+    half_op<2>(in, mask, w, [mx](float a, float b, Rounding) {
+      return fp::float_to_half(mx ? fp::ptx_max(a, b) : fp::ptx_min(a, b), Rounding::Rn);
+    });
+    return;
+  }
+  const FloatIn fin = float_in(in);
+  if (with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (mx) float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fp::ptx_max(fin(a), fin(b)); });
+        else float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fp::ptx_min(fin(a), fin(b)); });
+      }))
+    return;
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (mx) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(std::max(get<T>(a), get<T>(b))); });
+        else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(std::min(get<T>(a), get<T>(b))); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+/// rcp sqrt rsqrt ex2 lg2 sin cos tanh. The .approx forms use the host's
+/// correctly rounded (or libm) result: within the PTX error bounds.
+void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
+  const FloatIn fin = float_in(in);
+  const Opcode op = in.op;
+  if (!with_float(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        switch (op) {
+          case Opcode::Rcp: float_op<T, 1>(in, mask, w, [fin](T a) { return T(1) / fin(a); }); break;
+          case Opcode::Sqrt: float_op<T, 1>(in, mask, w, [fin](T a) { return std::sqrt(fin(a)); }); break;
+          case Opcode::Rsqrt: float_op<T, 1>(in, mask, w, [fin](T a) { return T(1) / std::sqrt(fin(a)); }); break;
+          case Opcode::Ex2: float_op<T, 1>(in, mask, w, [fin](T a) { return std::exp2(fin(a)); }); break;
+          case Opcode::Lg2: float_op<T, 1>(in, mask, w, [fin](T a) { return std::log2(fin(a)); }); break;
+          case Opcode::Sin: float_op<T, 1>(in, mask, w, [fin](T a) { return std::sin(fin(a)); }); break;
+          case Opcode::Cos: float_op<T, 1>(in, mask, w, [fin](T a) { return std::cos(fin(a)); }); break;
+          default: float_op<T, 1>(in, mask, w, [fin](T a) { return std::tanh(fin(a)); }); break;
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_copysign(const Instruction& in, uint32_t mask, Warp& w) {
+  // copysign d, a, b: the sign of a on the magnitude of b.
+  if (in.type == DataType::F32)
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return uint64_t((uint32_t(a) & 0x80000000u) | (uint32_t(b) & 0x7fffffffu)); });
+  else if (in.type == DataType::F64)
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return (a & (1ull << 63)) | (b & ~(1ull << 63)); });
+  else
+    unsupported(in, mask, w, "");
+}
+
+void exec_testp(const Instruction& in, uint32_t mask, Warp& w) {
+  alignas(64) Scratch s0;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  uint32_t bits = 0;
+  const ptx::TestpMode mode = in.testp;
+  auto test = [mode](auto v) {
+    const int c = std::fpclassify(v);
+    switch (mode) {
+      case ptx::TestpMode::Finite: return c != FP_INFINITE && c != FP_NAN;
+      case ptx::TestpMode::Infinite: return c == FP_INFINITE;
+      case ptx::TestpMode::Number: return c != FP_NAN;
+      case ptx::TestpMode::NotANumber: return c == FP_NAN;
+      case ptx::TestpMode::Normal: return c == FP_NORMAL || c == FP_ZERO;  // zero counts as normal
+      default: return c == FP_SUBNORMAL;
+    }
+  };
+  if (in.type == DataType::F32)
+    for_lanes(mask, [&](unsigned l) { bits |= uint32_t(test(get<float>(a[l]))) << l; });
+  else if (in.type == DataType::F64)
+    for_lanes(mask, [&](unsigned l) { bits |= uint32_t(test(get<double>(a[l]))) << l; });
+  else
+    unsupported(in, mask, w, "");
+  write_pred(w, in.dst, bits, mask);
+}
+
+// ------------------------------------------------------------ bit manipulation
+
+void exec_logic(const Instruction& in, uint32_t mask, Warp& w) {
+  const Opcode op = in.op;
+  if (in.type == DataType::Pred || in.dst.kind == OperandKind::Pred) {
+    const uint32_t a = pred_value(in.src[0], w);
+    const uint32_t b = in.num_src > 1 ? pred_value(in.src[1], w) : 0;
+    uint32_t r = 0;
+    switch (op) {
+      case Opcode::And: r = a & b; break;
+      case Opcode::Or: r = a | b; break;
+      case Opcode::Xor: r = a ^ b; break;
+      case Opcode::Not: case Opcode::Cnot: r = ~a; break;
+      default: break;
+    }
+    write_pred(w, in.dst, r, mask);
+    return;
+  }
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using UT = std::make_unsigned_t<T>;
+        switch (op) {
+          case Opcode::And: map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(UT(a & b)); }); break;
+          case Opcode::Or: map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(UT(a | b)); }); break;
+          case Opcode::Xor: map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(UT(a ^ b)); }); break;
+          case Opcode::Not: map1(in, mask, w, [](uint64_t a) { return put(UT(~a)); }); break;
+          default: map1(in, mask, w, [](uint64_t a) { return put(UT(UT(a) == 0 ? 1 : 0)); }); break;
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_shift(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool left = in.op == Opcode::Shl;
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (left) {
+          using UT = std::make_unsigned_t<T>;
+          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::shl(get<UT>(a), uint32_t(b))); });
+        } else {
+          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::shr(get<T>(a), uint32_t(b))); });
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_bits(const Instruction& in, uint32_t mask, Warp& w) {
+  const Opcode op = in.op;
+  const bool shiftamt = in.shiftamt;
+  const ptx::PrmtMode pm = in.prmt;
+  if (op == Opcode::Prmt) {
+    if (pm == ptx::PrmtMode::Default)
+      map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+        return put(intops::prmt(uint32_t(a), uint32_t(b), uint32_t(c)));
+      });
+    else
+      map3(in, mask, w, [pm](uint64_t a, uint64_t b, uint64_t c) {
+        return put(intops::prmt_mode(uint32_t(a), uint32_t(b), uint32_t(c), int(pm)));
+      });
+    return;
+  }
+  if (op == Opcode::Shf) {
+    const ptx::ShfMode m = in.shf;
+    const bool clamp = m == ptx::ShfMode::LeftClamp || m == ptx::ShfMode::RightClamp;
+    const bool l = m == ptx::ShfMode::LeftWrap || m == ptx::ShfMode::LeftClamp;
+    map3(in, mask, w, [clamp, l](uint64_t a, uint64_t b, uint64_t c) {
+      const uint32_t n = clamp ? std::min<uint32_t>(uint32_t(c), 32) : (uint32_t(c) & 31);
+      const uint64_t pair = (uint64_t(uint32_t(b)) << 32) | uint32_t(a);  // {b, a}
+      return put(l ? uint32_t((pair << n) >> 32) : uint32_t(pair >> n));
+    });
+    return;
+  }
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        switch (op) {
+          case Opcode::Popc: map1(in, mask, w, [](uint64_t a) { return put(intops::popc(put(std::make_unsigned_t<T>(a)))); }); break;
+          case Opcode::Clz: map1(in, mask, w, [](uint64_t a) { return put(intops::clz(get<T>(a))); }); break;
+          case Opcode::Brev: map1(in, mask, w, [](uint64_t a) { return put(intops::brev(get<T>(a))); }); break;
+          case Opcode::Bfind:
+            map1(in, mask, w, [shiftamt](uint64_t a) { return put(intops::bfind(get<T>(a), shiftamt)); });
+            break;
+          case Opcode::Bfe:
+            map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+              return put(intops::bfe(get<T>(a), uint32_t(b), uint32_t(c)));
+            });
+            break;
+          default:  // Bfi
+            map4(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+              return put(intops::bfi(get<T>(a), get<T>(b), uint32_t(c), uint32_t(d)));
+            });
+            break;
+        }
+      }))
+    unsupported(in, mask, w, "");
+}
+
+// ------------------------------------------------------------ compare and select
+
+/// Outcome classes of a comparison; a CmpOp is the set of classes it accepts.
+enum : unsigned { kLt = 1, kEq = 2, kGt = 4, kUn = 8 };
+
+unsigned accept_set(CmpOp c) {
+  switch (c) {
+    case CmpOp::Eq: return kEq;
+    case CmpOp::Ne: return kLt | kGt;
+    case CmpOp::Lt: case CmpOp::Lo: return kLt;
+    case CmpOp::Le: case CmpOp::Ls: return kLt | kEq;
+    case CmpOp::Gt: case CmpOp::Hi: return kGt;
+    case CmpOp::Ge: case CmpOp::Hs: return kGt | kEq;
+    case CmpOp::Equ: return kEq | kUn;
+    case CmpOp::Neu: return kLt | kGt | kUn;
+    case CmpOp::Ltu: return kLt | kUn;
+    case CmpOp::Leu: return kLt | kEq | kUn;
+    case CmpOp::Gtu: return kGt | kUn;
+    case CmpOp::Geu: return kGt | kEq | kUn;
+    case CmpOp::Num: return kLt | kEq | kGt;
+    case CmpOp::Nan: return kUn;
+  }
+  return 0;
+}
+
+/// Lane mask of `a cmp b` for the lanes in mask, compared as `type`.
+uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp& w) {
+  alignas(64) Scratch s0, s1;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const unsigned accept = accept_set(in.cmp);
+  const bool flush = in.ftz;
+  uint32_t bits = 0;
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_lanes(mask, [&](unsigned l) {
+      auto x = widen(get<T>(a[l]));
+      auto y = widen(get<T>(b[l]));
+      unsigned cls;
+      if constexpr (kIsFloat<T>) {
+        if constexpr (std::is_same_v<T, float>) {
+          if (flush) {
+            x = fp::ftz(x);
+            y = fp::ftz(y);
+          }
+        }
+        cls = (x != x || y != y) ? 3u : unsigned(x > y) * 2 + unsigned(x == y);
+      } else {
+        cls = unsigned(x > y) * 2 + unsigned(x == y);
+      }
+      bits |= ((accept >> cls) & 1u) << l;
+    });
+  };
+  if (!with_any(type, run)) unsupported(in, mask, w, "comparison type");
+  return bits;
+}
+
+void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
+  const uint32_t t = compare_lanes(in, in.type, mask, w);
+  uint32_t p = t, q = ~t;
+  if (in.boolop != ptx::BoolOp::None) {
+    const uint32_t c = pred_value(in.src[2], w);
+    switch (in.boolop) {
+      case ptx::BoolOp::And: p = t & c; q = ~t & c; break;
+      case ptx::BoolOp::Or: p = t | c; q = ~t | c; break;
+      default: p = t ^ c; q = ~t ^ c; break;
+    }
+  }
+  write_pred(w, in.dst, p, mask);
+  write_pred(w, in.dst2, q, mask);
+}
+
+void exec_set(const Instruction& in, uint32_t mask, Warp& w) {
+  uint32_t t = compare_lanes(in, in.type2, mask, w);
+  if (in.boolop != ptx::BoolOp::None) {
+    const uint32_t c = pred_value(in.src[2], w);
+    t = in.boolop == ptx::BoolOp::And ? (t & c) : in.boolop == ptx::BoolOp::Or ? (t | c) : (t ^ c);
+  }
+  uint64_t yes = 0;
+  switch (in.type) {
+    case DataType::F32: yes = fp::bits(1.0f); break;
+    case DataType::U32: case DataType::S32: case DataType::B32: yes = 0xffffffffu; break;
+    default: unsupported(in, mask, w, "set destination type");
+  }
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = ((t >> l) & 1u) ? yes : 0; });
+}
+
+void exec_selp(const Instruction& in, uint32_t mask, Warp& w) {
+  const uint32_t c = pred_value(in.src[2], w);
+  if (!with_any(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        alignas(64) Scratch s0, s1;
+        const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+        const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+        uint64_t* d = dst_reg(in, mask, w);
+        for_lanes(mask, [&](unsigned l) { d[l] = put(get<T>(((c >> l) & 1u) ? a[l] : b[l])); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+void exec_slct(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool fsel = in.type2 == DataType::F32;
+  const bool flush = in.ftz;
+  if (!with_any(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        map3(in, mask, w, [fsel, flush](uint64_t a, uint64_t b, uint64_t c) {
+          bool pick_a;
+          if (fsel) {
+            float f = get<float>(c);
+            if (flush) f = fp::ftz(f);
+            pick_a = f >= 0.0f;
+          } else {
+            pick_a = int32_t(c) >= 0;
+          }
+          return put(get<T>(pick_a ? a : b));
+        });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+// ------------------------------------------------------------ mov cvt cvta
+
+void exec_mov(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.dst.kind == OperandKind::Pred) {
+    write_pred(w, in.dst, pred_value(in.src[0], w), mask);
+    return;
+  }
+  const unsigned bits = 8 * ptx::type_bytes(in.type);
+  if (in.dst.kind == OperandKind::Vector) {
+    // Unpack: element i takes bits [i*eb, (i+1)*eb) of the source.
+    alignas(64) Scratch s0;
+    const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+    const unsigned n = in.dst.count;
+    if (n == 0 || bits == 0 || bits % n != 0) unsupported(in, mask, w, "vector unpack");
+    const unsigned eb = bits / n;
+    const uint64_t emask = eb >= 64 ? ~0ull : ((1ull << eb) - 1);
+    uint64_t tmp[kLanes];
+    for_lanes(mask, [&](unsigned l) { tmp[l] = a[l]; });  // the source may be one of the destinations
+    for (unsigned i = 0; i < n; ++i) {
+      if (in.dst.vregs[i] == ptx::kNoReg) continue;
+      uint64_t* d = w.reg(in.dst.vregs[i]);
+      for_lanes(mask, [&](unsigned l) { d[l] = (tmp[l] >> (i * eb)) & emask; });
+    }
+    return;
+  }
+  if (in.src[0].kind == OperandKind::Vector) {
+    // Pack: element 0 is the least significant.
+    const Operand& v = in.src[0];
+    const unsigned n = v.count;
+    if (n == 0 || bits == 0 || bits % n != 0) unsupported(in, mask, w, "vector pack");
+    const unsigned eb = bits / n;
+    const uint64_t emask = eb >= 64 ? ~0ull : ((1ull << eb) - 1);
+    uint64_t tmp[kLanes] = {};
+    for (unsigned i = 0; i < n; ++i) {
+      if (v.vregs[i] == ptx::kNoReg) continue;
+      const uint64_t* s = w.reg(v.vregs[i]);
+      for_lanes(mask, [&](unsigned l) { tmp[l] |= (s[l] & emask) << (i * eb); });
+    }
+    uint64_t* d = dst_reg(in, mask, w);
+    for_lanes(mask, [&](unsigned l) { d[l] = tmp[l]; });
+    return;
+  }
+  switch (bits) {
+    case 64: map1(in, mask, w, [](uint64_t a) { return a; }); return;
+    default:
+      if (!with_any(in.type, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            map1(in, mask, w, [](uint64_t a) { return put(get<T>(a)); });
+          }))
+        unsupported(in, mask, w, "");
+  }
+}
+
+template <typename D>
+D int_saturate(__int128 v) {
+  const __int128 lo = std::numeric_limits<D>::min(), hi = std::numeric_limits<D>::max();
+  return D(v < lo ? lo : v > hi ? hi : v);
+}
+
+/// float -> integer: round per the mode (truncate when none), NaN -> 0,
+/// saturate to the destination range (PTX always saturates these).
+template <typename D>
+D float_to_int(double v, Rounding r) {
+  if (v != v) return 0;
+  v = fp::round_integral(v, r);
+  constexpr double lo = double(std::numeric_limits<D>::min());  // 0 or -2^(n-1): exact
+  constexpr double top = double(uint64_t(1) << (8 * sizeof(D) - 1));
+  constexpr double hi_excl = std::is_signed_v<D> ? top : 2.0 * top;  // 2^(n-1) or 2^n
+  if (v <= lo) return std::numeric_limits<D>::min();
+  if (v >= hi_excl) return std::numeric_limits<D>::max();
+  return D(v);
+}
+
+template <typename D, typename S>
+void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
+  const Rounding r = in.rnd;
+  const bool flush = in.ftz;
+  const bool sat = in.sat;
+  if constexpr (!kIsFloat<D> && !kIsFloat<S>) {
+    // int -> int: truncate or extend; .sat clamps to the destination range.
+    if (sat) map1(in, mask, w, [](uint64_t a) { return put(int_saturate<D>(__int128(get<S>(a)))); });
+    else map1(in, mask, w, [](uint64_t a) { return put(D(get<S>(a))); });
+  } else if constexpr (!kIsFloat<D>) {
+    // float -> int.
+    map1(in, mask, w, [r, flush](uint64_t a) {
+      auto v = widen(get<S>(a));
+      if constexpr (std::is_same_v<S, float>) {
+        if (flush) v = fp::ftz(v);
+      }
+      return put(float_to_int<D>(double(v), r));
+    });
+  } else if constexpr (std::is_same_v<D, Half>) {
+    // -> f16: exact rounding from the double value (ints beyond 2^53 overflow half anyway).
+    map1(in, mask, w, [r, flush, sat](uint64_t a) {
+      double v;
+      if constexpr (kIsFloat<S>) {
+        auto x = widen(get<S>(a));
+        if constexpr (std::is_same_v<S, float>) {
+          if (flush) x = fp::ftz(x);
+        }
+        v = double(x);
+      } else {
+        v = double(get<S>(a));
+      }
+      if (sat) v = fp::saturate(v);
+      return uint64_t(fp::double_to_half(v, r));
+    });
+  } else {
+    // -> f32 / f64 from an int, f16, f32 or f64.
+    const bool irnd = r == Rounding::Rni || r == Rounding::Rzi || r == Rounding::Rmi || r == Rounding::Rpi;
+    // Pin is true under a directed rounding mode: values go through
+    // fp::opaque so the conversion happens inside the RoundingScope.
+    auto convert = [=](auto pin) {
+      constexpr bool kPin = decltype(pin)::value;
+      auto maybe_pin = [](auto x) {
+        if constexpr (kPin) return fp::opaque(x);
+        else return x;
+      };
+      return [=](uint64_t a) {
+        D v;
+        if constexpr (kIsFloat<S>) {
+          auto x = widen(get<S>(a));
+          if constexpr (std::is_same_v<decltype(x), float>) {
+            if (flush) x = fp::ftz(x);
+          }
+          if (irnd) x = fp::round_integral(x, r);
+          v = maybe_pin(D(maybe_pin(x)));
+        } else {
+          v = maybe_pin(D(maybe_pin(get<S>(a))));
+        }
+        if constexpr (std::is_same_v<D, float>) {
+          if (flush) v = fp::ftz(v);
+        }
+        if (sat) v = fp::saturate(v);
+        return put(v);
+      };
+    };
+    constexpr bool may_round = sizeof(D) < sizeof(S) || (!kIsFloat<S> && sizeof(S) >= sizeof(D));
+    if (may_round && fp::is_directed(r)) {
+      fp::RoundingScope scope(r);
+      map1(in, mask, w, convert(std::true_type{}));
+    } else {
+      map1(in, mask, w, convert(std::false_type{}));
+    }
+  }
+}
+
+/// f(Tag<T>) for every cvt operand type (f16 as Half).
+template <typename F>
+bool with_cvt_type(DataType t, F&& f) {
+  return with_any(t, f);
+}
+
+void exec_cvt(const Instruction& in, uint32_t mask, Warp& w) {
+  bool ok = false;
+  with_cvt_type(in.type, [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    ok = with_cvt_type(in.type2, [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      cvt_typed<D, S>(in, mask, w);
+    });
+  });
+  if (!ok) unsupported(in, mask, w, "");
+}
+
+uint64_t window_base(StateSpace s) {
+  switch (s) {
+    case StateSpace::Shared: return memory::kSharedWindowBase;
+    case StateSpace::Local: return memory::kLocalWindowBase;
+    case StateSpace::Const: return memory::kConstWindowBase;
+    default: return 0;  // global (and generic) addresses are identity-mapped
+  }
+}
+
+void exec_cvta(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.space == StateSpace::Param) unsupported(in, mask, w, "cvta of the param space");
+  const uint64_t base = window_base(in.space);
+  const bool wide = ptx::type_bytes(in.type) != 4;
+  if (in.to_generic)
+    map1(in, mask, w, [base, wide](uint64_t a) { return wide ? a + base : uint64_t(uint32_t(a + base)); });
+  else
+    map1(in, mask, w, [base, wide](uint64_t a) { return wide ? a - base : uint64_t(uint32_t(a - base)); });
+}
+
+// ------------------------------------------------------------ memory
+
+/// Per-lane effective addresses of an Address operand.
+void lane_addresses(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* addr) {
+  if (o.kind == OperandKind::Address || o.kind == OperandKind::Reg) {
+    if (o.reg == ptx::kNoReg) {
+      fill(addr, o.imm);
+    } else {
+      const uint64_t* r = w.reg(o.reg);
+      const uint64_t off = o.kind == OperandKind::Address ? o.imm : 0;
+      for_lanes(mask, [&](unsigned l) { addr[l] = r[l] + off; });
+    }
+  } else if (o.kind == OperandKind::Imm || o.kind == OperandKind::Symbol) {
+    fill(addr, o.imm);
+  } else {
+    unsupported(in, mask, w, "memory operand is not an address");
+  }
+}
+
+/// Host base of the byte range [lo, end) when it lies wholly inside one
+/// space and its bounds (the same windows and limits as Warp::resolve);
+/// nullptr when it does not, or for local memory, which is per lane.
+uint8_t* range_base(Warp& w, StateSpace space, uint64_t lo, uint64_t end, StateSpace* resolved) {
+  if (end <= lo) return nullptr;
+  if (space == StateSpace::Generic) {
+    if (end <= memory::kConstWindowBase) {
+      space = StateSpace::Global;  // below every window: identity-mapped global
+    } else {
+      const uint64_t bases[2] = {memory::kSharedWindowBase, memory::kConstWindowBase};
+      const StateSpace spaces[2] = {StateSpace::Shared, StateSpace::Const};
+      bool found = false;
+      for (int i = 0; i < 2 && !found; ++i) {
+        if (lo - bases[i] < memory::kWindowBytes && end - bases[i] <= memory::kWindowBytes) {
+          space = spaces[i];
+          lo -= bases[i];
+          end -= bases[i];
+          found = true;
+        }
+      }
+      if (!found) return nullptr;
+    }
+  }
+  *resolved = space;
+  const KernelContext& ctx = w.context();
+  switch (space) {
+    case StateSpace::Global:
+      return ctx.global->translate(lo, end - lo);
+    case StateSpace::Shared: {
+      auto& shared = w.cta().shared_memory();
+      return end <= shared.size() ? shared.data() + lo : nullptr;
+    }
+    case StateSpace::Const:
+      return end <= ctx.const_bytes ? const_cast<uint8_t*>(ctx.const_bank) + lo : nullptr;
+    case StateSpace::Param:
+      return end <= ctx.kernel->param_bytes ? const_cast<uint8_t*>(ctx.params) + lo : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+/// Host pointers of every lane's access; returns the resolved space (of the
+/// lowest lane for a generic access spanning spaces). A warp usually touches
+/// one small aligned range of one buffer: that is checked once. Anything
+/// else goes lane by lane through Warp::resolve, which also reports a fault
+/// for the right lane.
+StateSpace resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32_t mask, unsigned bytes,
+                         uint8_t** ptr) {
+  if (space != StateSpace::Local) {
+    const unsigned first = unsigned(__builtin_ctz(mask));
+    uint64_t lo = addr[first], hi = lo, ored = 0;
+    for_lanes(mask, [&](unsigned l) {
+      const uint64_t a = addr[l];
+      ored |= a;
+      lo = a < lo ? a : lo;
+      hi = a > hi ? a : hi;
+    });
+    StateSpace rs = space;
+    uint8_t* base = (ored & (bytes - 1)) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
+    if (base != nullptr) {
+      for_lanes(mask, [&](unsigned l) { ptr[l] = base + (addr[l] - lo); });
+      return rs;
+    }
+  }
+  StateSpace result = space;
+  bool first_lane = true;
+  for_lanes(mask, [&](unsigned l) {
+    StateSpace rs = space;
+    ptr[l] = w.resolve(space, addr[l], bytes, bytes, l, &rs);
+    if (first_lane) result = rs;
+    first_lane = false;
+  });
+  return result;
+}
+
+void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, bool atomic, const uint64_t* addr) {
+  if (!w.record_accesses()) return;
+  MemAccess& m = w.access();
+  m.space = rs;
+  m.mask = mask;
+  m.bytes = uint8_t(bytes);
+  m.is_store = store;
+  m.is_atomic = atomic;
+  for_lanes(mask, [&](unsigned l) { m.addr[l] = addr[l]; });
+}
+
+/// Sign-extends the low `bytes` bytes of v.
+inline uint64_t sext(uint64_t v, unsigned bytes) {
+  const unsigned s = 64 - 8 * bytes;
+  return uint64_t(int64_t(v << s) >> s);
+}
+
+void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
+  const unsigned es = ptx::type_bytes(in.type);
+  const unsigned n = in.vec ? in.vec : 1;
+  if (es == 0 || n > 4) unsupported(in, mask, w, "");
+  const unsigned total = es * n;
+  alignas(64) uint64_t addr[kLanes];
+  uint8_t* ptr[kLanes];
+  lane_addresses(in, in.src[0], mask, w, addr);
+  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, total, ptr);
+  record(w, rs, mask, total, false, false, addr);
+
+  uint64_t* dregs[4] = {nullptr, nullptr, nullptr, nullptr};
+  if (in.dst.kind == OperandKind::Vector) {
+    if (in.dst.count < n) unsupported(in, mask, w, "vector size");
+    for (unsigned i = 0; i < n; ++i)
+      if (in.dst.vregs[i] != ptx::kNoReg) dregs[i] = w.reg(in.dst.vregs[i]);
+  } else {
+    if (n != 1) unsupported(in, mask, w, "vector load into a scalar");
+    dregs[0] = dst_reg(in, mask, w);
+  }
+  const bool is_signed = ptx::type_is_signed(in.type);
+  for (unsigned i = 0; i < n; ++i) {
+    uint64_t* d = dregs[i];
+    if (d == nullptr) continue;
+    const unsigned off = i * es;
+    switch (es) {
+      case 1: for_lanes(mask, [&](unsigned l) { d[l] = ptr[l][off]; }); break;
+      case 2:
+        for_lanes(mask, [&](unsigned l) {
+          uint16_t v;
+          std::memcpy(&v, ptr[l] + off, 2);
+          d[l] = v;
+        });
+        break;
+      case 4:
+        for_lanes(mask, [&](unsigned l) {
+          uint32_t v;
+          std::memcpy(&v, ptr[l] + off, 4);
+          d[l] = v;
+        });
+        break;
+      default:
+        for_lanes(mask, [&](unsigned l) { std::memcpy(&d[l], ptr[l] + off, 8); });
+        break;
+    }
+    if (is_signed && es < 8) for_lanes(mask, [&](unsigned l) { d[l] = sext(d[l], es); });
+  }
+}
+
+template <typename U>
+bool store_lanes(uint32_t mask, uint8_t* const* ptr, unsigned off, const uint64_t* v) {
+  bool changed = false;
+  for_lanes(mask, [&](unsigned l) {
+    const U x = U(v[l]);
+    U old;
+    std::memcpy(&old, ptr[l] + off, sizeof(U));
+    if (old != x) {
+      std::memcpy(ptr[l] + off, &x, sizeof(U));
+      changed = true;
+    }
+  });
+  return changed;
+}
+
+void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
+  const unsigned es = ptx::type_bytes(in.type);
+  const unsigned n = in.vec ? in.vec : 1;
+  if (es == 0 || n > 4) unsupported(in, mask, w, "");
+  const unsigned total = es * n;
+  alignas(64) uint64_t addr[kLanes];
+  uint8_t* ptr[kLanes];
+  lane_addresses(in, in.dst, mask, w, addr);
+  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, total, ptr);
+  record(w, rs, mask, total, true, false, addr);
+
+  alignas(64) Scratch scratch[4];
+  const uint64_t* vals[4] = {nullptr, nullptr, nullptr, nullptr};
+  const Operand& v = in.src[0];
+  if (v.kind == OperandKind::Vector) {
+    if (v.count < n) unsupported(in, mask, w, "vector size");
+    for (unsigned i = 0; i < n; ++i) {
+      if (v.vregs[i] == ptx::kNoReg) {
+        fill(scratch[i], 0);
+        vals[i] = scratch[i];
+      } else {
+        vals[i] = w.reg(v.vregs[i]);
+      }
+    }
+  } else {
+    if (n != 1) unsupported(in, mask, w, "vector store from a scalar");
+    vals[0] = lanes_of(in, v, mask, w, scratch[0]);
+  }
+  bool changed = false;
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned off = i * es;
+    switch (es) {
+      case 1: changed |= store_lanes<uint8_t>(mask, ptr, off, vals[i]); break;
+      case 2: changed |= store_lanes<uint16_t>(mask, ptr, off, vals[i]); break;
+      case 4: changed |= store_lanes<uint32_t>(mask, ptr, off, vals[i]); break;
+      default: changed |= store_lanes<uint64_t>(mask, ptr, off, vals[i]); break;
+    }
+  }
+  if (changed) w.note_progress();
+}
+
+/// New memory value of an atomic: `b` is the operand (cas: the new value),
+/// `cmp` the cas compare value.
+template <typename T>
+inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
+  if constexpr (std::is_same_v<T, Half>) {
+    ok = false;  // f16 atomics are not supported
+    return old;
+  } else if constexpr (kIsFloat<T>) {
+    switch (op) {
+      case AtomOp::Add:
+        if constexpr (std::is_same_v<T, float>) return fp::ftz(fp::ftz(old) + fp::ftz(b));  // atom.add.f32 flushes
+        else return old + b;
+      case AtomOp::Exch: return b;
+      default: ok = false; return old;
+    }
+  } else {
+    switch (op) {
+      case AtomOp::Add: return intops::wrap_add(old, b);
+      case AtomOp::Min: return std::min(old, b);
+      case AtomOp::Max: return std::max(old, b);
+      case AtomOp::Inc: return old >= b ? T(0) : T(old + 1);
+      case AtomOp::Dec: return (old == 0 || old > b) ? b : T(old - 1);
+      case AtomOp::And: return T(old & b);
+      case AtomOp::Or: return T(old | b);
+      case AtomOp::Xor: return T(old ^ b);
+      case AtomOp::Exch: return b;
+      case AtomOp::Cas: return old == cmp ? b : old;
+      default: ok = false; return old;
+    }
+  }
+}
+
+void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
+  // atom d, [a], b{, c}; red [a], b (the address may come as dst, like st).
+  const bool addr_in_dst = in.dst.kind == OperandKind::Address;
+  const Operand& aop = addr_in_dst ? in.dst : in.src[0];
+  const unsigned vi = addr_in_dst ? 0 : 1;
+  const AtomOp op = in.atom;
+  const bool cas = op == AtomOp::Cas;
+  const unsigned es = ptx::type_bytes(in.type);
+  if (es < 2 || (es == 2 && !cas)) unsupported(in, mask, w, "atomic operand size");
+  if ((op == AtomOp::Inc || op == AtomOp::Dec) && in.type != DataType::U32)
+    unsupported(in, mask, w, "atom.inc/dec need .u32");
+
+  alignas(64) uint64_t addr[kLanes];
+  uint8_t* ptr[kLanes];
+  lane_addresses(in, aop, mask, w, addr);
+  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, es, ptr);
+  if (rs != StateSpace::Global && rs != StateSpace::Shared)
+    unsupported(in, mask, w, "atomics need global or shared memory");
+  record(w, rs, mask, es, in.op == Opcode::Red, true, addr);
+
+  alignas(64) Scratch s1, s2;
+  // cas d, [a], b, c: b is the compare value, c the new one.
+  const uint64_t* b = lanes_of(in, in.src[vi], mask, w, s1);
+  const uint64_t* c = cas ? lanes_of(in, in.src[vi + 1], mask, w, s2) : b;
+  uint64_t* d = (in.op == Opcode::Atom && in.dst.kind == OperandKind::Reg) ? w.reg(in.dst.reg) : nullptr;
+
+  bool changed = false, ok = true;
+  auto run = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Lanes in ascending order, each seeing the previous lanes' results.
+    for_lanes(mask, [&](unsigned l) {
+      T old;
+      std::memcpy(&old, ptr[l], sizeof(T));
+      const T nv = cas ? atom_apply(op, old, get<T>(c[l]), get<T>(b[l]), ok)
+                       : atom_apply(op, old, get<T>(b[l]), old, ok);
+      if (std::memcmp(&nv, &old, sizeof(T)) != 0) {
+        std::memcpy(ptr[l], &nv, sizeof(T));
+        changed = true;
+      }
+      if (d) d[l] = put(old);
+    });
+  };
+  if (es == 2) run(Tag<uint16_t>{});
+  else if (!with_any(in.type, run)) unsupported(in, mask, w, "");
+  if (!ok) unsupported(in, mask, w, "atomic operation for this type");
+  if (changed) w.note_progress();
+}
+
+// ------------------------------------------------------------ warp-level
+
+void exec_shfl(const Instruction& in, uint32_t mask, Warp& w) {
+  alignas(64) Scratch s0, s1, s2;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
+  const ptx::ShflMode mode = in.shfl;
+  uint32_t result[kLanes];
+  uint32_t valid = 0;
+  for_lanes(mask, [&](unsigned lane) {
+    const int bval = int(b[lane] & 31u);
+    const int cval = int(c[lane] & 31u);
+    const int seg = int((c[lane] >> 8) & 31u);
+    const int l = int(lane);
+    const int max_lane = (l & seg) | (cval & ~seg);
+    const int min_lane = l & seg;
+    int j = l;
+    bool p = false;
+    switch (mode) {
+      case ptx::ShflMode::Up: j = l - bval; p = j >= max_lane; break;
+      case ptx::ShflMode::Down: j = l + bval; p = j <= max_lane; break;
+      case ptx::ShflMode::Bfly: j = l ^ bval; p = j <= max_lane; break;
+      case ptx::ShflMode::Idx: j = min_lane | (bval & ~seg); p = j <= max_lane; break;
+    }
+    // Out of range, or a source lane that is not taking part: keep our own value.
+    if (!p || j < 0 || j > 31 || !((mask >> j) & 1u)) {
+      j = l;
+      p = false;
+    }
+    result[lane] = uint32_t(a[j]);
+    valid |= uint32_t(p) << lane;
+  });
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = result[l]; });
+  write_pred(w, in.dst2, valid, mask);
+}
+
+void exec_vote(const Instruction& in, uint32_t mask, Warp& w) {
+  const uint32_t v = pred_value(in.src[0], w) & mask;
+  if (in.vote == ptx::VoteMode::Ballot) {
+    uint64_t* d = dst_reg(in, mask, w);
+    for_lanes(mask, [&](unsigned l) { d[l] = v; });
+    return;
+  }
+  bool r = false;
+  switch (in.vote) {
+    case ptx::VoteMode::All: r = v == mask; break;
+    case ptx::VoteMode::Any: r = v != 0; break;
+    default: r = v == 0 || v == mask; break;
+  }
+  write_pred(w, in.dst, r ? kAllLanes : 0, mask);
+}
+
+void exec_match(const Instruction& in, uint32_t mask, Warp& w) {
+  alignas(64) Scratch s0;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t vm = ptx::type_bytes(in.type) == 8 ? ~0ull : 0xffffffffull;
+  uint32_t result[kLanes];
+  for_lanes(mask, [&](unsigned l) {
+    uint32_t m = 0;
+    for (uint32_t r = mask; r; r &= r - 1) {
+      const unsigned j = unsigned(__builtin_ctz(r));
+      if (((a[j] ^ a[l]) & vm) == 0) m |= 1u << j;
+    }
+    result[l] = m;
+  });
+  uint64_t* d = dst_reg(in, mask, w);
+  if (in.vote == ptx::VoteMode::All) {
+    // match.all: the whole set when every lane agrees, else 0; p says which.
+    const bool all = result[__builtin_ctz(mask)] == mask;
+    for_lanes(mask, [&](unsigned l) { d[l] = all ? mask : 0; });
+    write_pred(w, in.dst2, all ? kAllLanes : 0, mask);
+    return;
+  }
+  for_lanes(mask, [&](unsigned l) { d[l] = result[l]; });
+}
+
+}  // namespace
+
+void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
+  if (mask == 0) return;
+  switch (in.op) {
+    case Opcode::Mov: exec_mov(in, mask, warp); return;
+    case Opcode::Cvt: exec_cvt(in, mask, warp); return;
+    case Opcode::Cvta: exec_cvta(in, mask, warp); return;
+    case Opcode::Add: case Opcode::Sub: exec_add_sub(in, mask, warp); return;
+    case Opcode::Mul: exec_mul(in, mask, warp); return;
+    case Opcode::Mad: exec_mad(in, mask, warp); return;
+    case Opcode::Fma: exec_fma(in, mask, warp); return;
+    case Opcode::Mul24: case Opcode::Mad24: exec_mul24(in, mask, warp); return;
+    case Opcode::Div: exec_div(in, mask, warp); return;
+    case Opcode::Rem: exec_rem(in, mask, warp); return;
+    case Opcode::Abs: case Opcode::Neg: exec_abs_neg(in, mask, warp); return;
+    case Opcode::Min: case Opcode::Max: exec_min_max(in, mask, warp); return;
+    case Opcode::Rcp: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Ex2: case Opcode::Lg2:
+    case Opcode::Sin: case Opcode::Cos: case Opcode::Tanh:
+      exec_float_unary(in, mask, warp);
+      return;
+    case Opcode::Copysign: exec_copysign(in, mask, warp); return;
+    case Opcode::Testp: exec_testp(in, mask, warp); return;
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Not: case Opcode::Cnot:
+      exec_logic(in, mask, warp);
+      return;
+    case Opcode::Shl: case Opcode::Shr: exec_shift(in, mask, warp); return;
+    case Opcode::Popc: case Opcode::Clz: case Opcode::Brev: case Opcode::Bfe: case Opcode::Bfi:
+    case Opcode::Bfind: case Opcode::Prmt: case Opcode::Shf:
+      exec_bits(in, mask, warp);
+      return;
+    case Opcode::Setp: exec_setp(in, mask, warp); return;
+    case Opcode::Set: exec_set(in, mask, warp); return;
+    case Opcode::Selp: exec_selp(in, mask, warp); return;
+    case Opcode::Slct: exec_slct(in, mask, warp); return;
+    case Opcode::Ld: exec_ld(in, mask, warp); return;
+    case Opcode::St: exec_st(in, mask, warp); return;
+    case Opcode::Atom: case Opcode::Red: exec_atom(in, mask, warp); return;
+    case Opcode::Shfl: exec_shfl(in, mask, warp); return;
+    case Opcode::Vote: exec_vote(in, mask, warp); return;
+    case Opcode::Match: exec_match(in, mask, warp); return;
+    case Opcode::Activemask: {
+      uint64_t* d = dst_reg(in, mask, warp);
+      for_lanes(mask, [&](unsigned l) { d[l] = mask; });
+      return;
+    }
+    case Opcode::Membar: case Opcode::Prefetch: case Opcode::Nop:
+      return;  // no functional effect: every access is immediately visible
+    default:
+      unsupported(in, mask, warp, "control instruction on the data path");
+  }
+}
+
+}  // namespace tlmgpu::exec

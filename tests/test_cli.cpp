@@ -1,0 +1,424 @@
+// The tlmgpu program, run as a user would: exit codes, output, files written.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/workload.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kLaunchDir = std::string(TLMGPU_SOURCE_DIR) + "/tests/launch";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream is(text);
+  for (std::string line; std::getline(is, line);) out.push_back(line);
+  return out;
+}
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+  std::string all() const { return out + err; }
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/tlmgpu_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    dir_ = name;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // `env` goes in front of the command (e.g. "env -u VAR"); `timeout` keeps a
+  // hanging program from hanging the test.
+  CliRun run(const std::string& args, const std::string& env = "") const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::string cmd = env + " timeout 600 '" + std::string(TLMGPU_CLI) + "' " + args + " >'" + out.string() +
+                      "' 2>'" + err.string() + "'";
+    int rc = std::system(cmd.c_str());
+    CliRun r;
+    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    r.out = read_text(out);
+    r.err = read_text(err);
+    return r;
+  }
+
+  std::string launch(const std::string& name) const { return "'" + kLaunchDir + "/" + name + "'"; }
+  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------- usage
+
+TEST_F(Cli, TopLevelHelp) {
+  for (const char* args : {"--help", "-h", "help"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.status, 0) << args;
+    EXPECT_NE(r.out.find("usage: tlmgpu"), std::string::npos) << args;
+    for (const char* cmd : {"list", "run", "check-ptx"}) EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST_F(Cli, CommandHelp) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"list", "workloads|schedulers|presets"}, {"run", "--workload"}, {"check-ptx", "FILE..."}};
+  for (const auto& [cmd, needle] : cases) {
+    for (const std::string& args : {std::string(cmd) + " --help", std::string(cmd) + " -h", "help " + std::string(cmd)}) {
+      CliRun r = run(args);
+      EXPECT_EQ(r.status, 0) << args;
+      EXPECT_NE(r.out.find(std::string("usage: tlmgpu ") + cmd), std::string::npos) << args << "\n" << r.out;
+      EXPECT_NE(r.out.find(needle), std::string::npos) << args;
+    }
+  }
+  CliRun r = run("run --help");
+  for (const char* opt : {"--launch", "--size", "--divergence", "--seed", "--stats", "--mode", "--watchdog"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+TEST_F(Cli, NoArgumentsPrintsUsageAndFails) {
+  CliRun r = run("");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("usage: tlmgpu"), std::string::npos);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, UnknownCommand) {
+  CliRun r = run("frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("usage: tlmgpu"), std::string::npos);
+  EXPECT_EQ(run("help frobnicate").status, 2);
+}
+
+TEST_F(Cli, UnknownOption) {
+  for (const char* args : {"run --bogus", "list --bogus", "check-ptx --bogus x.ptx", "--bogus"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_NE(r.err.find("--bogus"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("usage: tlmgpu"), std::string::npos) << args;
+  }
+}
+
+TEST_F(Cli, NoPrefixGuessing) {
+  CliRun r = run("run --work vector_add");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--work"), std::string::npos);
+}
+
+// ----------------------------------------------------------------- list
+
+TEST_F(Cli, ListAllGroups) {
+  CliRun r = run("list");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t w = r.out.find("workloads:"), s = r.out.find("schedulers:"), p = r.out.find("presets:");
+  ASSERT_NE(w, std::string::npos);
+  ASSERT_NE(s, std::string::npos);
+  ASSERT_NE(p, std::string::npos);
+  EXPECT_LT(w, s);
+  EXPECT_LT(s, p);
+  EXPECT_NE(r.out.find("  functional"), std::string::npos) << r.out;
+  for (const auto* info : tlmgpu::workloads::all_workloads())
+    EXPECT_NE(r.out.find("  " + info->name + " "), std::string::npos) << info->name;
+}
+
+TEST_F(Cli, ListOneGroupIsAligned) {
+  CliRun r = run("list presets");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind("functional ", 0), 0u) << lines[0];
+
+  r = run("list workloads");
+  ASSERT_EQ(r.status, 0) << r.err;
+  lines = lines_of(r.out);
+  const auto all = tlmgpu::workloads::all_workloads();
+  ASSERT_EQ(lines.size(), all.size()) << r.out;
+  size_t column = std::string::npos;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind(all[i]->name, 0), 0u) << lines[i];
+    if (all[i]->description.empty()) continue;
+    size_t c = lines[i].find(all[i]->description, all[i]->name.size());
+    ASSERT_NE(c, std::string::npos) << lines[i];
+    if (column == std::string::npos) column = c;
+    EXPECT_EQ(c, column) << "descriptions not aligned: " << lines[i];
+  }
+  EXPECT_EQ(run("list schedulers").status, 0);
+}
+
+TEST_F(Cli, ListUnknownGroup) {
+  CliRun r = run("list gadgets");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gadgets"), std::string::npos);
+  EXPECT_EQ(run("list workloads presets").status, 2);
+}
+
+TEST_F(Cli, NoSystemCBannerInOutput) {
+  CliRun r = run("list", "env -u SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.all().find("Copyright"), std::string::npos) << r.all();
+  r = run("run --launch " + launch("saxpy.json") + " --output-dir " + tmp("o"),
+          "env -u SYSTEMC_DISABLE_COPYRIGHT_MESSAGE");
+  EXPECT_EQ(r.all().find("Copyright"), std::string::npos) << r.all();
+}
+
+// ------------------------------------------------------------- run: usage
+
+TEST_F(Cli, RunNeedsExactlyOneOfWorkloadAndLaunch) {
+  CliRun r = run("run");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--workload"), std::string::npos);
+  EXPECT_EQ(run("run --workload vector_add --launch " + launch("saxpy.json")).status, 2);
+  EXPECT_EQ(run("run vector_add").status, 2);
+  EXPECT_EQ(run("run --launch " + launch("saxpy.json") + " --size small").status, 2);
+}
+
+TEST_F(Cli, RunUnknownWorkload) {
+  CliRun r = run("run --workload no_such_workload");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown workload 'no_such_workload'"), std::string::npos) << r.err;
+  for (const auto* info : tlmgpu::workloads::all_workloads())
+    EXPECT_NE(r.err.find(info->name), std::string::npos) << "known workloads should be listed: " << info->name;
+}
+
+TEST_F(Cli, RunBadOptionValues) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--size huge", "small, default"},
+      {"--divergence simt", "ipdom, its"},
+      {"--mode cycle", "functional"},
+      {"--seed abc", "--seed"},
+      {"--watchdog 0", "--watchdog"},
+  };
+  for (const auto& [opt, needle] : cases) {
+    CliRun r = run(std::string("run --workload vector_add ") + opt);
+    EXPECT_EQ(r.status, 2) << opt;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << opt << "\n" << r.err;
+  }
+  CliRun r = run("run --workload vector_add --mode cycle");
+  EXPECT_NE(r.err.find("--mode"), std::string::npos) << r.err;
+}
+
+// ------------------------------------------------------- run: workloads
+
+TEST_F(Cli, RunVectorAddWritesStats) {
+  const std::string stats = tmp("out.json");
+  CliRun r = run("run --workload vector_add --size small --seed 3 --stats '" + stats + "'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verified"), std::string::npos);
+  EXPECT_NE(r.out.find("yes"), std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  for (const char* key : {"workload", "size", "divergence", "seed", "mode", "warp_insts", "thread_insts",
+                          "kernels_launched", "ctas", "verified", "detail", "host_seconds"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["workload"], "vector_add");
+  EXPECT_EQ(j["size"], "small");
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(j["mode"], "functional");
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["warp_insts"].get<uint64_t>(), 0u);
+  EXPECT_GE(j["thread_insts"].get<uint64_t>(), j["warp_insts"].get<uint64_t>());
+  EXPECT_GE(j["kernels_launched"].get<uint64_t>(), 1u);
+}
+
+TEST_F(Cli, RunDivergenceDefaultAndOverride) {
+  const auto* info = tlmgpu::workloads::find_workload("vector_add");
+  ASSERT_NE(info, nullptr);
+  const std::string stats = tmp("s.json");
+  ASSERT_EQ(run("run --workload vector_add --size small --stats '" + stats + "'").status, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_text(stats))["divergence"], info->ipdom_safe ? "ipdom" : "its");
+  ASSERT_EQ(run("run --workload vector_add --size small --divergence its --stats '" + stats + "'").status, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_text(stats))["divergence"], "its");
+}
+
+// ------------------------------------------------------------- check-ptx
+
+TEST_F(Cli, CheckPtxGoodFile) {
+  CliRun r = run("check-ptx " + launch("kernels.ptx"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("kernels\\.ptx: ok: 6 kernels, [0-9]+ instructions\n")))
+      << r.out;
+}
+
+TEST_F(Cli, CheckPtxBadFile) {
+  CliRun r = run("check-ptx " + launch("bad.ptx"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.all().find("bad.ptx:14:"), std::string::npos) << r.all();
+  EXPECT_NE(r.all().find("frobnicate"), std::string::npos) << r.all();
+  EXPECT_EQ(r.out.find(": ok:"), std::string::npos);
+}
+
+TEST_F(Cli, CheckPtxMissingFile) {
+  CliRun r = run("check-ptx " + tmp("missing.ptx"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.all().find("missing.ptx"), std::string::npos) << r.all();
+  EXPECT_EQ(run("check-ptx").status, 2);
+}
+
+TEST_F(Cli, CheckPtxReportsEveryFile) {
+  CliRun r = run("check-ptx " + launch("bad.ptx") + " " + launch("kernels.ptx"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("kernels.ptx: ok:"), std::string::npos) << r.out;
+  EXPECT_NE(r.all().find("bad.ptx:14:"), std::string::npos);
+}
+
+// ---------------------------------------------------------- launch files
+
+TEST_F(Cli, LaunchRunsAndDumps) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("saxpy.json") + " --output-dir '" + tmp("out") + "' --stats '" + stats + "'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verified"), std::string::npos);
+
+  std::string bin = read_text(dir_ / "out" / "y.bin");
+  ASSERT_EQ(bin.size(), 300 * sizeof(float));
+  std::vector<float> y(300);
+  std::memcpy(y.data(), bin.data(), bin.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], 7.0f) << i;
+  std::vector<std::string> text = lines_of(read_text(dir_ / "out" / "text" / "y.txt"));
+  ASSERT_EQ(text.size(), 300u);
+  EXPECT_EQ(text[0], "7");
+
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["divergence"], "its");
+  EXPECT_EQ(j["kernels_launched"], 1);
+  EXPECT_EQ(j["ctas"], 3);
+  EXPECT_EQ(j["kernels"][0]["kernel"], "saxpy");
+  EXPECT_EQ(j["dumped"].size(), 2u);
+  EXPECT_GT(j["warp_insts"].get<uint64_t>(), 0u);
+}
+
+TEST_F(Cli, LaunchTwoDimensional) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("fill2d.json") + " --output-dir '" + tmp("") + "' --stats '" + stats + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> text = lines_of(read_text(dir_ / "fill2d.txt"));
+  ASSERT_EQ(text.size(), 200u);
+  for (int y = 0; y < 10; ++y)
+    for (int x = 0; x < 20; ++x) ASSERT_EQ(text[size_t(y * 20 + x)], std::to_string(y * 1000 + x)) << x << "," << y;
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["divergence"], "ipdom");  // from the file
+  EXPECT_EQ(j["ctas"], 9);
+}
+
+TEST_F(Cli, LaunchRepeatUntilZero) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("countdown.json") + " --output-dir '" + tmp("") + "' --stats '" + stats + "'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(read_text(dir_ / "steps.txt"), "5\n");
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["kernels_launched"], 5);
+  ASSERT_EQ(j["repeats"].size(), 1u);
+  EXPECT_EQ(j["repeats"][0]["path"], "launches[0]");
+  EXPECT_EQ(j["repeats"][0]["iterations"], 5);
+  EXPECT_NE(r.out.find("5 iterations"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, LaunchBfsHostLoopWithWorkloadPtx) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("bfs.json") + " --stats '" + stats + "'");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["repeats"][0]["iterations"], 5);  // one per BFS level, the last finds nothing new
+  EXPECT_EQ(j["kernels_launched"], 10);
+}
+
+TEST_F(Cli, LaunchRepeatLimitIsAnError) {
+  CliRun r = run("run --launch " + launch("countdown_limit.json"));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("max_iterations"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("repeat"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("kernels_launched   10"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, LaunchExpectationMismatch) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("expect_fail.json") + " --stats '" + stats + "'");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("y[0] = 7, expected 8"), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(read_text(stats))["verified"], false);
+}
+
+TEST_F(Cli, LaunchSymbolsAndTypes) {
+  for (const char* f : {"symbols.json", "widen.json"}) {
+    CliRun r = run(std::string("run --launch ") + launch(f));
+    EXPECT_EQ(r.status, 0) << f << "\n" << r.out << r.err;
+  }
+}
+
+TEST_F(Cli, LaunchDeviceFault) {
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("fault.json") + " --stats '" + stats + "'");
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  for (const char* needle : {"store_oob", "CTA", "thread", "PC", "address"})
+    EXPECT_NE(r.err.find(needle), std::string::npos) << needle << "\n" << r.err;
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["verified"], false);
+  EXPECT_TRUE(j.contains("fault"));
+}
+
+TEST_F(Cli, LaunchFileErrorsNameTheKeyPath) {
+  const std::string ptx = kLaunchDir + "/kernels.ptx";
+  const std::pair<std::string, std::string> cases[] = {
+      {"{\"ptx\": \"" + ptx + "\",\n \"launches\": [}", "line 2, column"},
+      {"{\"ptx\": \"" + ptx + "\", \"buffers\": [{\"name\": \"a\", \"type\": \"u32\", \"count\": 4}],"
+       " \"launches\": [{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1,"
+       " \"args\": [{\"buffer\": \"a\"}, {\"buffer\": \"foo\"}]}]}",
+       "launches[0].args[1].buffer: unknown buffer 'foo'"},
+      {"{\"ptx\": \"" + ptx + "\", \"buffers\": [{\"name\": \"a\", \"type\": \"float\", \"count\": 4}], \"launches\": []}",
+       "buffers[0].type: unknown element type 'float'"},
+      {"{\"ptx\": \"nowhere.ptx\", \"launches\": []}", "ptx: file not found"},
+      {"{\"ptx\": \"" + ptx + "\", \"launches\": [{\"kernel\": \"no_such_kernel\", \"grid\": 1, \"block\": 1}]}",
+       "launches[0].kernel: no kernel 'no_such_kernel'"},
+  };
+  for (const auto& [text, needle] : cases) {
+    const std::string file = write("bad.json", text);
+    CliRun r = run("run --launch '" + file + "'");
+    EXPECT_EQ(r.status, 2) << text << "\n" << r.err;
+    EXPECT_NE(r.err.find("launch file " + file + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << needle << "\n" << r.err;
+  }
+  CliRun r = run("run --launch '" + tmp("absent.json") + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("absent.json"), std::string::npos);
+}
+
+TEST_F(Cli, LaunchWithBrokenPtxPrintsDiagnostics) {
+  const std::string file =
+      write("b.json", "{\"ptx\": \"" + kLaunchDir + "/bad.ptx\", \"launches\": []}");
+  CliRun r = run("run --launch '" + file + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("bad.ptx:14:"), std::string::npos) << r.err;
+}
+
+}  // namespace
