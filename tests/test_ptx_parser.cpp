@@ -834,7 +834,9 @@ TEST(PtxParser, SharedLayoutStaticAndDynamic) {
       EXPECT_EQ(v.offset, 128u);
       EXPECT_EQ(v.size, 0u);
     }
-    if (v.name == "tile") EXPECT_EQ(v.size, 100u);
+    if (v.name == "tile") {
+      EXPECT_EQ(v.size, 100u);
+    }
   }
   EXPECT_TRUE(saw_dyn);
 }
@@ -944,7 +946,7 @@ TEST(PtxParser, LocalVariablesAndFunctionParams) {
                    "{\n.param .b32 param0;\nst.param.b32 [param0], 7;\n.param .align 8 .b8 param1[16];\n"
                    ".param .b32 retval0;\ncall (retval0), f, (param0, param1);\n}\n"
                    "ret;\n}\n");
-  // Local area: f_ret 0..4, f_p0 4..8, f_p1 16..32, depot0 32..96, depot1 96..108,
+  // Local area: f_ret 0..4, f_p0 4..8, f_p1 8..24, depot0 32..96, depot1 96..108,
   // callseq 0: param0 108, param1 112..128, retval0 128;
   // callseq 1: param0 132, param1 136..152, retval0 152.
   EXPECT_EQ(m.local_bytes_per_thread, 156u);
@@ -953,7 +955,7 @@ TEST(PtxParser, LocalVariablesAndFunctionParams) {
   EXPECT_EQ(c[0].src[0].imm, 32u);
   EXPECT_EQ(c[1].space, StateSpace::Local);
   EXPECT_EQ(c[1].src[0].imm, 4u);
-  EXPECT_EQ(c[2].src[0].imm, 28u);
+  EXPECT_EQ(c[2].src[0].imm, 20u);
   EXPECT_EQ(c[3].space, StateSpace::Local);
   EXPECT_EQ(c[3].dst.imm, 0u);
   EXPECT_EQ(c[4].space, StateSpace::Local);
@@ -976,7 +978,7 @@ TEST(PtxParser, LocalVariablesAndFunctionParams) {
   EXPECT_EQ(cs.args[0].to, 4u);
   EXPECT_EQ(cs.args[0].bytes, 4u);
   EXPECT_EQ(cs.args[1].from, 112u);
-  EXPECT_EQ(cs.args[1].to, 16u);
+  EXPECT_EQ(cs.args[1].to, 8u);
   EXPECT_EQ(cs.args[1].bytes, 16u);
   ASSERT_EQ(cs.rets.size(), 1u);
   EXPECT_EQ(cs.rets[0].from, 0u);
@@ -1104,7 +1106,7 @@ TEST(PtxErrors, UnsupportedInstructionMessage) {
                         "atom.global.add.noftz.f16 %rs1, [%rd1], %rs2;", "min.NaN.f32 %f1, %f2, %f3;", "lop3.b32 %r1, %r2, %r3, %r4, 0x96;",
                         "fence.proxy.async;", "prefetchu.L1 [%rd1];", "brx.idx %r1, tbl;"}) {
     std::string msg = error_of(s);
-    std::string op = std::string(s).substr(0, std::string(s).find(' '));
+    std::string op = std::string(s).substr(0, std::string(s).find_first_of(" ;"));
     EXPECT_EQ(msg, "unsupported PTX instruction '" + op + "' at t.ptx:12:1") << s;
   }
 }

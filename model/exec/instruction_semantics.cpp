@@ -1116,14 +1116,40 @@ StateSpace resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32
   if (space != StateSpace::Local) {
     const unsigned first = unsigned(__builtin_ctz(mask));
     uint64_t lo = addr[first], hi = lo, ored = 0;
-    for_lanes(mask, [&](unsigned l) {
-      const uint64_t a = addr[l];
-      ored |= a;
-      lo = a < lo ? a : lo;
-      hi = a > hi ? a : hi;
-    });
+    bool near = true;
+    if (mask == kAllLanes) {
+      // Written so that it vectorises with plain SSE2: every address within
+      // +-2 GiB of lane 0 (64-bit add/shift/or), then min/max of 32-bit deltas.
+      const uint64_t ref = addr[0];
+      uint64_t far = 0;
+      int32_t delta[kLanes];
+      for (unsigned l = 0; l < kLanes; ++l) {
+        const uint64_t d = addr[l] - ref;
+        ored |= addr[l];
+        far |= (d + 0x80000000ull) >> 32;
+        delta[l] = int32_t(uint32_t(d));
+      }
+      if (far == 0) {
+        int32_t dmin = 0, dmax = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          dmin = delta[l] < dmin ? delta[l] : dmin;
+          dmax = delta[l] > dmax ? delta[l] : dmax;
+        }
+        lo = ref + uint64_t(int64_t(dmin));
+        hi = ref + uint64_t(int64_t(dmax));
+      } else {
+        near = false;  // widely spread: lane by lane
+      }
+    } else {
+      for_lanes(mask, [&](unsigned l) {
+        const uint64_t a = addr[l];
+        ored |= a;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+      });
+    }
     StateSpace rs = space;
-    uint8_t* base = (ored & (bytes - 1)) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
+    uint8_t* base = near && (ored & (bytes - 1)) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
     if (base != nullptr) {
       for_lanes(mask, [&](unsigned l) { ptr[l] = base + (addr[l] - lo); });
       return rs;

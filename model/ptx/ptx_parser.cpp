@@ -1448,6 +1448,8 @@ class Parser {
           r.name2 = n2.text;
           ++p;
         }
+      } else if (const Binding* b = lookup(t.text); b && b->kind != Binding::Var) {
+        r.kind = RawOp::Reg;  // a register declared without '%', e.g. temp_param_reg
       } else {
         r.kind = RawOp::Name;
         if (p < e && tok(p).is('+')) {
@@ -1551,8 +1553,7 @@ class Parser {
     size_t n = d.ops.size();
     if (n >= lo && n <= hi) return;
     std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
-    fail(n ? *d.ops[std::min(n, hi + 1) - 1].tok : *d.op_tok,
-         "'" + std::string(d.full) + "' expects " + want + (lo == 1 && hi == 1 ? " operand" : " operands") +
+    fail(*d.op_tok, "'" + std::string(d.full) + "' expects " + want + (lo == 1 && hi == 1 ? " operand" : " operands") +
              ", got " + std::to_string(n));
   }
 

@@ -23,10 +23,10 @@ class BlackScholes : public Workload {
  public:
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
     const bool small = size == Size::Small;
-    const int options = small ? 5000 : 1'000'000;
+    const int options = small ? 5000 : 2'000'000;
     const uint32_t block = 128;
     // Fewer threads than options, so the grid-stride loop runs 2-4 times.
-    const uint32_t ctas = small ? 20 : 2400;
+    const uint32_t ctas = small ? 20 : 4800;
     const float rate = 0.02f, volatility = 0.30f;
 
     InputRng rng(seed);
