@@ -2,6 +2,7 @@
 // reference under each divergence mode it supports.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ std::vector<Case> cases() {
     if (w->ipdom_safe) out.push_back({w->name, exec::DivergenceMode::Ipdom});
   }
   return out;
+}
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.workload << (c.mode == exec::DivergenceMode::Its ? " (its)" : " (ipdom)");
 }
 
 class WorkloadSmall : public testing::TestWithParam<Case> {};

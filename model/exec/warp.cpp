@@ -592,7 +592,7 @@ std::string Warp::describe() const {
     std::ostringstream w;
     w << "PC " << hex(uint64_t(at) * 8);
     if (at < ctx_.module->code.size()) {
-      w << " (line " << code_[at].loc.line;
+      w << " (" << ctx_.module->file << ":" << code_[at].loc.line;
       if (at < ctx_.module->text.size()) w << ": " << ctx_.module->text[at];
       w << ")";
     }
