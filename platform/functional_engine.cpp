@@ -33,6 +33,7 @@ FunctionalEngine::Totals FunctionalEngine::run() {
   const uint64_t num_ctas = ctx_.grid.count();
   const uint32_t window = std::max<uint32_t>(options_.resident_ctas, 1);
   std::vector<std::unique_ptr<exec::Cta>> resident;
+  std::vector<std::unique_ptr<exec::Cta>> spare;  // finished CTAs, reused for the next ones
   uint64_t next_cta = 0;
   uint64_t since_progress = 0;  // warp instructions since the last forward progress
 
@@ -41,7 +42,14 @@ FunctionalEngine::Totals FunctionalEngine::run() {
       const uint64_t i = next_cta++;
       exec::Dim3 id{uint32_t(i % ctx_.grid.x), uint32_t(i / ctx_.grid.x % ctx_.grid.y),
                     uint32_t(i / (uint64_t(ctx_.grid.x) * ctx_.grid.y))};
-      resident.push_back(std::make_unique<exec::Cta>(ctx_, id, uint32_t(i % ctx_.num_sms)));
+      const uint32_t sm = uint32_t(i % ctx_.num_sms);
+      if (spare.empty()) {
+        resident.push_back(std::make_unique<exec::Cta>(ctx_, id, sm));
+      } else {
+        spare.back()->restart(id, sm);
+        resident.push_back(std::move(spare.back()));
+        spare.pop_back();
+      }
     }
 
     bool progressed = false;
@@ -73,6 +81,7 @@ FunctionalEngine::Totals FunctionalEngine::run() {
           totals.thread_insts += cta->warp(w).thread_instructions();
         }
         progressed = true;
+        spare.push_back(std::move(cta));
       } else {
         resident[kept++] = std::move(cta);
       }

@@ -989,6 +989,26 @@ TEST(PtxParser, LocalVariablesAndFunctionParams) {
   EXPECT_EQ(m.text[e + 3], "call.uni (retval0), f, (param0, param1);");
 }
 
+TEST(PtxParser, ParamsThroughRegistersAndHalfRegisters) {
+  Module m = parse(std::string(kHeader) +
+                   ".func f(.param .align 4 .b8 s[8])\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
+                   "mov.b64 %rd1, s;\nld.param.u32 %r1, [%rd1+4];\nret;\n}\n"
+                   ".visible .entry e(.param .align 4 .b8 ks[8])\n{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n"
+                   ".reg .f16 %h<2>;\n.extern .shared .align 8 .b8 dsm[];\n"
+                   "mov.b64 %rd1, ks;\nld.param.u32 %r1, [%rd1+4];\nmov.b16 %h1, 0x3C00;\nmov.u32 %r1, dsm;\nret;\n}\n");
+  EXPECT_EQ(m.code[0].src[0].kind, OperandKind::Imm);  // the parameter's local offset
+  EXPECT_EQ(m.code[1].space, StateSpace::Local);
+  const uint32_t e = m.functions[1].entry_pc;
+  EXPECT_EQ(m.code[e].src[0].imm, 0u);                // offset in the launch buffer
+  EXPECT_EQ(m.code[e + 1].space, StateSpace::Param);
+  EXPECT_EQ(m.code[e + 2].dst.kind, OperandKind::Reg);
+  EXPECT_EQ(m.code[e + 3].src[0].imm, 0u);  // no static shared: dynamic starts at 0
+  EXPECT_EQ(m.static_shared_bytes, 0u);
+  ASSERT_EQ(m.shareds.size(), 1u);
+  EXPECT_TRUE(m.shareds[0].is_extern);
+  EXPECT_EQ(m.functions[1].regs_per_thread, 2u * 2 + 2 + 2);
+}
+
 TEST(PtxParser, CallFormsDecoded) {
   Module m = parse(std::string(kHeader) +
                    ".func g()\n{\nret;\n}\n"

@@ -1,5 +1,6 @@
 #include "model/exec/cta.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tlmgpu::exec {
@@ -11,6 +12,17 @@ Cta::Cta(const KernelContext& ctx, Dim3 ctaid, uint32_t sm_id)
   warps_.reserve(warps);
   for (uint32_t w = 0; w < warps; ++w) warps_.push_back(std::make_unique<Warp>(ctx, *this, w));
   live_warps_ = warps;
+}
+
+void Cta::restart(Dim3 ctaid, uint32_t sm_id) {
+  ctaid_ = ctaid;
+  sm_id_ = sm_id;
+  // Shared memory starts zeroed so results never depend on which CTA ran here before.
+  std::fill(shared_.begin(), shared_.end(), 0);
+  for (auto& w : warps_) w->restart();
+  live_warps_ = uint32_t(warps_.size());
+  barriers_ = {};
+  barrier_releases_ = 0;
 }
 
 std::string Cta::name() const {

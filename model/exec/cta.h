@@ -19,6 +19,9 @@ class Cta {
   Cta(const Cta&) = delete;
   Cta& operator=(const Cta&) = delete;
 
+  /// Reuses this CTA's storage for another CTA of the same launch.
+  void restart(Dim3 ctaid, uint32_t sm_id);
+
   Dim3 ctaid() const { return ctaid_; }
   uint32_t sm_id() const { return sm_id_; }
   uint32_t num_warps() const { return uint32_t(warps_.size()); }

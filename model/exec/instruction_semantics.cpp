@@ -11,6 +11,9 @@
 // straight loop the compiler can vectorise, partial ones walk the set bits).
 #include <algorithm>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -144,9 +147,9 @@ inline uint32_t pred_value(const Operand& o, const Warp& w) {
   return 0;
 }
 
-/// Lane values of a source operand: the register itself, or `scratch` filled
-/// with the immediate / special register / address / predicate bit.
-const uint64_t* lanes_of(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* scratch) {
+/// Lane values of a non-register source operand: `scratch` filled with the
+/// immediate / special register / address / predicate bit.
+const uint64_t* lanes_of_slow(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* scratch) {
   switch (o.kind) {
     case OperandKind::Reg:
       return w.reg(o.reg);
@@ -174,6 +177,12 @@ const uint64_t* lanes_of(const Instruction& in, const Operand& o, uint32_t mask,
     default:
       unsupported(in, mask, w, "unexpected operand kind");
   }
+}
+
+/// Lane values of a source operand (the register array itself for a register).
+inline const uint64_t* lanes_of(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* scratch) {
+  if (o.kind == OperandKind::Reg) return w.reg(o.reg);
+  return lanes_of_slow(in, o, mask, w, scratch);
 }
 
 inline uint64_t* dst_reg(const Instruction& in, uint32_t mask, Warp& w) {
@@ -679,6 +688,28 @@ void exec_logic(const Instruction& in, uint32_t mask, Warp& w) {
 
 void exec_shift(const Instruction& in, uint32_t mask, Warp& w) {
   const bool left = in.op == Opcode::Shl;
+  if (in.src[1].kind == OperandKind::Imm) {
+    // The usual case: one shift amount for the whole warp, so the loop
+    // vectorises (per-lane variable shifts need AVX2).
+    const uint32_t n = uint32_t(in.src[1].imm);
+    if (with_int(in.type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          using UT = std::make_unsigned_t<T>;
+          constexpr uint32_t width = 8 * sizeof(T);
+          if (left) {
+            if (n >= width) map1(in, mask, w, [](uint64_t) { return put(UT(0)); });
+            else map1(in, mask, w, [n](uint64_t a) { return put(UT(UT(a) << n)); });
+          } else if constexpr (std::is_signed_v<T>) {
+            const uint32_t k = n >= width ? width - 1 : n;
+            map1(in, mask, w, [k](uint64_t a) { return put(T(get<T>(a) >> k)); });
+          } else {
+            if (n >= width) map1(in, mask, w, [](uint64_t) { return put(UT(0)); });
+            else map1(in, mask, w, [n](uint64_t a) { return put(UT(UT(a) >> n)); });
+          }
+        }))
+      return;
+    unsupported(in, mask, w, "");
+  }
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if (left) {
@@ -766,36 +797,53 @@ unsigned accept_set(CmpOp c) {
   return 0;
 }
 
-/// Lane mask of `a cmp b` for the lanes in mask, compared as `type`.
+/// Packs 32 bytes of 0/1 into a lane mask.
+inline uint32_t pack_bits(const uint8_t* r) {
+#if defined(__SSE2__)
+  const __m128i lo = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r)), 7);
+  const __m128i hi = _mm_slli_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + 16)), 7);
+  return uint32_t(_mm_movemask_epi8(lo)) | (uint32_t(_mm_movemask_epi8(hi)) << 16);
+#else
+  uint32_t bits = 0;
+  for (unsigned l = 0; l < kLanes; ++l) bits |= uint32_t(r[l]) << l;
+  return bits;
+#endif
+}
+
+/// Lane mask of `a cmp b` for the lanes in mask, compared as `type`. All 32
+/// lanes are compared (branch-free, so it vectorises) and then masked: a
+/// comparison has no side effects.
 uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp& w) {
   alignas(64) Scratch s0, s1;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
   const unsigned accept = accept_set(in.cmp);
-  const bool flush = in.ftz;
-  uint32_t bits = 0;
-  auto run = [&](auto tag) {
+  const uint8_t m_lt = (accept & kLt) ? 1 : 0, m_eq = (accept & kEq) ? 1 : 0, m_gt = (accept & kGt) ? 1 : 0,
+                m_un = (accept & kUn) ? 1 : 0;
+  alignas(16) uint8_t r[kLanes];
+  auto run = [&](auto tag, auto flush) {
     using T = typename decltype(tag)::type;
-    for_lanes(mask, [&](unsigned l) {
+    for (unsigned l = 0; l < kLanes; ++l) {
       auto x = widen(get<T>(a[l]));
       auto y = widen(get<T>(b[l]));
-      unsigned cls;
-      if constexpr (kIsFloat<T>) {
-        if constexpr (std::is_same_v<T, float>) {
-          if (flush) {
-            x = fp::ftz(x);
-            y = fp::ftz(y);
-          }
-        }
-        cls = (x != x || y != y) ? 3u : unsigned(x > y) * 2 + unsigned(x == y);
-      } else {
-        cls = unsigned(x > y) * 2 + unsigned(x == y);
+      if constexpr (decltype(flush)::value) {
+        x = fp::ftz(x);
+        y = fp::ftz(y);
       }
-      bits |= ((accept >> cls) & 1u) << l;
-    });
+      uint8_t v = uint8_t(((x < y) & m_lt) | ((x == y) & m_eq) | ((x > y) & m_gt));
+      if constexpr (kIsFloat<T>) v = uint8_t(v | (((x != x) | (y != y)) & m_un));
+      r[l] = v;
+    }
   };
-  if (!with_any(type, run)) unsupported(in, mask, w, "comparison type");
-  return bits;
+  bool ok;
+  if (in.ftz && type == DataType::F32) {
+    run(Tag<float>{}, std::true_type{});
+    ok = true;
+  } else {
+    ok = with_any(type, [&](auto tag) { run(tag, std::false_type{}); });
+  }
+  if (!ok) unsupported(in, mask, w, "comparison type");
+  return pack_bits(r) & mask;
 }
 
 void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
@@ -1106,13 +1154,32 @@ uint8_t* range_base(Warp& w, StateSpace space, uint64_t lo, uint64_t end, StateS
   }
 }
 
-/// Host pointers of every lane's access; returns the resolved space (of the
-/// lowest lane for a generic access spanning spaces). A warp usually touches
-/// one small aligned range of one buffer: that is checked once. Anything
-/// else goes lane by lane through Warp::resolve, which also reports a fault
-/// for the right lane.
-StateSpace resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32_t mask, unsigned bytes,
-                         uint8_t** ptr) {
+/// Where every lane's access lands in host memory: either one linear
+/// mapping for the whole warp (host = bias + address), or a pointer per lane.
+struct LanePtrs {
+  StateSpace space = StateSpace::Global;  ///< resolved (of the lowest active lane)
+  bool linear = false;
+  uintptr_t bias = 0;
+  uint8_t* ptr[kLanes];
+};
+
+/// Calls f(lane, host pointer) for every lane in mask.
+template <typename F>
+inline __attribute__((always_inline)) void for_lane_ptrs(const LanePtrs& p, const uint64_t* addr, uint32_t mask,
+                                                         F&& f) {
+  if (p.linear) {
+    const uintptr_t bias = p.bias;
+    for_lanes(mask, [&](unsigned l) { f(l, reinterpret_cast<uint8_t*>(bias + uintptr_t(addr[l]))); });
+  } else {
+    for_lanes(mask, [&](unsigned l) { f(l, p.ptr[l]); });
+  }
+}
+
+/// Resolves every lane's access of `bytes` (natural alignment). A warp
+/// usually touches one small aligned range of one buffer: that is checked
+/// once. Anything else goes lane by lane through Warp::resolve, which also
+/// reports a fault for the right lane.
+void resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32_t mask, unsigned bytes, LanePtrs& out) {
   if (space != StateSpace::Local) {
     const unsigned first = unsigned(__builtin_ctz(mask));
     uint64_t lo = addr[first], hi = lo, ored = 0;
@@ -1151,19 +1218,20 @@ StateSpace resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32
     StateSpace rs = space;
     uint8_t* base = near && (ored & (bytes - 1)) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
     if (base != nullptr) {
-      for_lanes(mask, [&](unsigned l) { ptr[l] = base + (addr[l] - lo); });
-      return rs;
+      out.space = rs;
+      out.linear = true;
+      out.bias = reinterpret_cast<uintptr_t>(base) - uintptr_t(lo);
+      return;
     }
   }
-  StateSpace result = space;
+  out.linear = false;
   bool first_lane = true;
   for_lanes(mask, [&](unsigned l) {
     StateSpace rs = space;
-    ptr[l] = w.resolve(space, addr[l], bytes, bytes, l, &rs);
-    if (first_lane) result = rs;
+    out.ptr[l] = w.resolve(space, addr[l], bytes, bytes, l, &rs);
+    if (first_lane) out.space = rs;
     first_lane = false;
   });
-  return result;
 }
 
 void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, bool atomic, const uint64_t* addr) {
@@ -1189,10 +1257,10 @@ void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
   if (es == 0 || n > 4) unsupported(in, mask, w, "");
   const unsigned total = es * n;
   alignas(64) uint64_t addr[kLanes];
-  uint8_t* ptr[kLanes];
+  LanePtrs lp;
   lane_addresses(in, in.src[0], mask, w, addr);
-  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, total, ptr);
-  record(w, rs, mask, total, false, false, addr);
+  resolve_lanes(w, in.space, addr, mask, total, lp);
+  record(w, lp.space, mask, total, false, false, addr);
 
   uint64_t* dregs[4] = {nullptr, nullptr, nullptr, nullptr};
   if (in.dst.kind == OperandKind::Vector) {
@@ -1209,23 +1277,23 @@ void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
     if (d == nullptr) continue;
     const unsigned off = i * es;
     switch (es) {
-      case 1: for_lanes(mask, [&](unsigned l) { d[l] = ptr[l][off]; }); break;
+      case 1: for_lane_ptrs(lp, addr, mask, [&](unsigned l, const uint8_t* p) { d[l] = p[off]; }); break;
       case 2:
-        for_lanes(mask, [&](unsigned l) {
+        for_lane_ptrs(lp, addr, mask, [&](unsigned l, const uint8_t* p) {
           uint16_t v;
-          std::memcpy(&v, ptr[l] + off, 2);
+          std::memcpy(&v, p + off, 2);
           d[l] = v;
         });
         break;
       case 4:
-        for_lanes(mask, [&](unsigned l) {
+        for_lane_ptrs(lp, addr, mask, [&](unsigned l, const uint8_t* p) {
           uint32_t v;
-          std::memcpy(&v, ptr[l] + off, 4);
+          std::memcpy(&v, p + off, 4);
           d[l] = v;
         });
         break;
       default:
-        for_lanes(mask, [&](unsigned l) { std::memcpy(&d[l], ptr[l] + off, 8); });
+        for_lane_ptrs(lp, addr, mask, [&](unsigned l, const uint8_t* p) { std::memcpy(&d[l], p + off, 8); });
         break;
     }
     if (is_signed && es < 8) for_lanes(mask, [&](unsigned l) { d[l] = sext(d[l], es); });
@@ -1233,14 +1301,14 @@ void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
 }
 
 template <typename U>
-bool store_lanes(uint32_t mask, uint8_t* const* ptr, unsigned off, const uint64_t* v) {
+bool store_lanes(const LanePtrs& lp, const uint64_t* addr, uint32_t mask, unsigned off, const uint64_t* v) {
   bool changed = false;
-  for_lanes(mask, [&](unsigned l) {
+  for_lane_ptrs(lp, addr, mask, [&](unsigned l, uint8_t* p) {
     const U x = U(v[l]);
     U old;
-    std::memcpy(&old, ptr[l] + off, sizeof(U));
+    std::memcpy(&old, p + off, sizeof(U));
     if (old != x) {
-      std::memcpy(ptr[l] + off, &x, sizeof(U));
+      std::memcpy(p + off, &x, sizeof(U));
       changed = true;
     }
   });
@@ -1253,10 +1321,10 @@ void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
   if (es == 0 || n > 4) unsupported(in, mask, w, "");
   const unsigned total = es * n;
   alignas(64) uint64_t addr[kLanes];
-  uint8_t* ptr[kLanes];
+  LanePtrs lp;
   lane_addresses(in, in.dst, mask, w, addr);
-  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, total, ptr);
-  record(w, rs, mask, total, true, false, addr);
+  resolve_lanes(w, in.space, addr, mask, total, lp);
+  record(w, lp.space, mask, total, true, false, addr);
 
   alignas(64) Scratch scratch[4];
   const uint64_t* vals[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -1279,10 +1347,10 @@ void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
   for (unsigned i = 0; i < n; ++i) {
     const unsigned off = i * es;
     switch (es) {
-      case 1: changed |= store_lanes<uint8_t>(mask, ptr, off, vals[i]); break;
-      case 2: changed |= store_lanes<uint16_t>(mask, ptr, off, vals[i]); break;
-      case 4: changed |= store_lanes<uint32_t>(mask, ptr, off, vals[i]); break;
-      default: changed |= store_lanes<uint64_t>(mask, ptr, off, vals[i]); break;
+      case 1: changed |= store_lanes<uint8_t>(lp, addr, mask, off, vals[i]); break;
+      case 2: changed |= store_lanes<uint16_t>(lp, addr, mask, off, vals[i]); break;
+      case 4: changed |= store_lanes<uint32_t>(lp, addr, mask, off, vals[i]); break;
+      default: changed |= store_lanes<uint64_t>(lp, addr, mask, off, vals[i]); break;
     }
   }
   if (changed) w.note_progress();
@@ -1333,12 +1401,12 @@ void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "atom.inc/dec need .u32");
 
   alignas(64) uint64_t addr[kLanes];
-  uint8_t* ptr[kLanes];
+  LanePtrs lp;
   lane_addresses(in, aop, mask, w, addr);
-  const StateSpace rs = resolve_lanes(w, in.space, addr, mask, es, ptr);
-  if (rs != StateSpace::Global && rs != StateSpace::Shared)
+  resolve_lanes(w, in.space, addr, mask, es, lp);
+  if (lp.space != StateSpace::Global && lp.space != StateSpace::Shared)
     unsupported(in, mask, w, "atomics need global or shared memory");
-  record(w, rs, mask, es, in.op == Opcode::Red, true, addr);
+  record(w, lp.space, mask, es, in.op == Opcode::Red, true, addr);
 
   alignas(64) Scratch s1, s2;
   // cas d, [a], b, c: b is the compare value, c the new one.
@@ -1350,13 +1418,13 @@ void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     // Lanes in ascending order, each seeing the previous lanes' results.
-    for_lanes(mask, [&](unsigned l) {
+    for_lane_ptrs(lp, addr, mask, [&](unsigned l, uint8_t* p) {
       T old;
-      std::memcpy(&old, ptr[l], sizeof(T));
+      std::memcpy(&old, p, sizeof(T));
       const T nv = cas ? atom_apply(op, old, get<T>(c[l]), get<T>(b[l]), ok)
                        : atom_apply(op, old, get<T>(b[l]), old, ok);
       if (std::memcmp(&nv, &old, sizeof(T)) != 0) {
-        std::memcpy(ptr[l], &nv, sizeof(T));
+        std::memcpy(p, &nv, sizeof(T));
         changed = true;
       }
       if (d) d[l] = put(old);

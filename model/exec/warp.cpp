@@ -46,17 +46,38 @@ Warp::Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta)
   for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
     uint64_t linear = uint64_t(warp_in_cta) * ptx::kWarpSize + lane;
     if (linear >= threads) break;
-    live_mask_ |= 1u << lane;
+    initial_mask_ |= 1u << lane;
     tid_[lane] = {uint32_t(linear % ctx.block.x), uint32_t(linear / ctx.block.x % ctx.block.y),
                   uint32_t(linear / (uint64_t(ctx.block.x) * ctx.block.y))};
   }
   regs_.assign(size_t(ctx.kernel->num_regs) * ptx::kWarpSize, 0);
   preds_.assign(ctx.kernel->num_preds, 0);
   local_.assign(size_t(ctx.local_bytes_per_thread) * ptx::kWarpSize, 0);
-  if (ctx.divergence == DivergenceMode::Ipdom)
+  restart();
+}
+
+void Warp::restart() {
+  // Registers and local memory keep what the warp slot's previous CTA left,
+  // as on hardware (PTX leaves them undefined); clearing them cost a fifth
+  // of the run time of short CTAs. Deterministic all the same.
+  live_mask_ = initial_mask_;
+  barrier_id_ = -1;
+  stack_.clear();
+  parked_.clear();
+  running_ = {0, 0, GroupState::Ready};
+  if (ctx_.divergence == DivergenceMode::Ipdom)
     stack_.push_back({kernel_begin_, ptx::kNoPc, live_mask_});
   else
     running_ = {kernel_begin_, live_mask_, GroupState::Ready};
+  bar_lanes_ = 0;
+  bar_votes_ = 0;
+  bar_red_ = nullptr;
+  bar_red_mask_ = 0;
+  for (auto& frames : calls_) frames.clear();
+  last_ = StepInfo{};
+  instructions_ = 0;
+  thread_instructions_ = 0;
+  progress_events_ = 0;
 }
 
 uint32_t Warp::pc() const {

@@ -47,6 +47,10 @@ class Warp {
   /// warp_in_cta: index of the warp in its CTA; threads beyond the CTA's size are not created.
   Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta);
 
+  /// Starts the warp again at the kernel's entry for a new CTA in the same
+  /// slot (the Cta's id changed); counters restart from zero.
+  void restart();
+
   /// Executes the next instruction. Throws DeviceFault on a fault.
   StepStatus step();
 
@@ -133,6 +137,7 @@ class Warp {
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;
   uint32_t warp_in_cta_;
+  uint32_t initial_mask_ = 0;           // lanes that exist (the CTA may not fill the warp)
   uint32_t live_mask_ = 0;
   int barrier_id_ = -1;
   std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};

@@ -989,8 +989,10 @@ class Parser {
     if (t.kind == TokKind::Word) {
       sv w = t.text;
       if (w == ".reg") return parse_reg_decl(f);
-      if (w == ".local" || w == ".shared" || w == ".param") {
-        for (auto& d : parse_var_decl(false)) {
+      const bool ext = w == ".extern" && peek(1).is_word(".shared");
+      if (ext) next();
+      if (ext || w == ".local" || w == ".shared" || w == ".param") {
+        for (auto& d : parse_var_decl(ext)) {
           f.decls.push_back(std::move(d));
           f.items.push_back(Item{ItemKind::Decl, uint32_t(f.decls.size() - 1), 0, 0});
         }
