@@ -158,7 +158,8 @@ Command run_command() {
             "       tlmgpu run --launch FILE.json [options]",
             po::options_description("options")};
   c.options.add_options()
-      ("workload", po::value<std::string>()->value_name("NAME"), "a registered workload ('tlmgpu list workloads')")
+      ("workload", po::value<std::string>()->value_name("NAME"),
+       "a registered workload ('tlmgpu list workloads'), or 'all' for every one in a table")
       ("launch", po::value<std::string>()->value_name("FILE"), "a launch file (JSON; see docs/LAUNCH_FILE.md)")
       ("size", po::value<std::string>()->value_name("SIZE"), "small or default (default: default)")
       ("seed", po::value<std::string>()->value_name("N"), "workload input seed (default: 1)")
@@ -216,8 +217,11 @@ int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verifie
   return verified ? cli::kExitOk : cli::kExitFailure;
 }
 
+int run_all_workloads(const RunSettings& rs, const po::variables_map& vm);
+
 int run_workload(const RunSettings& rs, const std::string& name, const po::variables_map& vm) {
   namespace wl = tlmgpu::workloads;
+  if (name == "all") return run_all_workloads(rs, vm);
   const wl::WorkloadInfo* info = wl::find_workload(name);
   if (!info) {
     std::string known;
@@ -266,6 +270,73 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
                                     (result.detail.empty() ? "" : " (" + result.detail + ")"));
   add_counters(stats, rows, device.stats(), host_seconds);
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
+}
+
+// `--workload all`: every workload in turn, one table row each (the main job
+// of README's first command).
+int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
+  namespace wl = tlmgpu::workloads;
+  wl::Size size = wl::Size::Default;
+  std::string size_name = "default";
+  if (vm.count("size")) {
+    size_name = vm["size"].as<std::string>();
+    if (size_name == "small") size = wl::Size::Small;
+    else if (size_name != "default") throw UsageError(allowed_error("size", size_name, "small, default"));
+  }
+  const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
+
+  std::vector<std::vector<std::string>> table = {
+      {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "host s", "warp insts/s"}};
+  json runs = json::array();
+  bool all_ok = true;
+  for (const wl::WorkloadInfo* info : wl::all_workloads()) {
+    tlmgpu::platform::DeviceOptions options;
+    options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
+    options.watchdog_instructions = rs.watchdog;
+    tlmgpu::platform::GpuDevice device(options);
+    wl::WorkloadResult result;
+    std::string fault;
+    try {
+      result = info->make()->run(device, size, seed);
+    } catch (const tlmgpu::exec::DeviceFault& f) {
+      fault = f.what();
+    }
+    const auto& st = device.stats();
+    const double secs = st.kernel_host_seconds;
+    const bool ok = result.verified && fault.empty();
+    all_ok &= ok;
+    table.push_back({info->name, cli::divergence_name(options.divergence),
+                     ok ? "yes" : (fault.empty() ? "NO" : "FAULT"), std::to_string(st.kernels_launched),
+                     std::to_string(st.ctas), std::to_string(st.warp_insts), std::to_string(st.thread_insts),
+                     cli::format_number(secs), cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0)});
+    json r = {{"workload", info->name},
+              {"divergence", cli::divergence_name(options.divergence)},
+              {"verified", ok},
+              {"detail", fault.empty() ? result.detail : fault},
+              {"kernels_launched", st.kernels_launched},
+              {"ctas", st.ctas},
+              {"warp_insts", st.warp_insts},
+              {"thread_insts", st.thread_insts},
+              {"kernel_host_seconds", secs}};
+    runs.push_back(r);
+    if (!ok) std::cerr << "tlmgpu: " << info->name << ": " << (fault.empty() ? result.detail : fault) << '\n';
+  }
+  std::vector<size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : table) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      const size_t pad = width[i] - row[i].size();
+      // Names left, numbers right.
+      if (i < 3) std::cout << row[i] << std::string(pad, ' ');
+      else std::cout << std::string(pad, ' ') << row[i];
+      std::cout << (i + 1 < row.size() ? "  " : "\n");
+    }
+  }
+  if (!rs.stats_file.empty()) {
+    cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", runs}});
+  }
+  return all_ok ? cli::kExitOk : cli::kExitFailure;
 }
 
 int run_launch_file(const RunSettings& rs, const std::string& path, const po::variables_map& vm) {

@@ -24,6 +24,7 @@
 #include "model/exec/int_ops.h"
 #include "model/exec/warp.h"
 
+#pragma GCC target("avx2,bmi,bmi2,popcnt,lzcnt,fma")
 namespace tlmgpu::exec {
 
 namespace {

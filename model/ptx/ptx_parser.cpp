@@ -940,8 +940,9 @@ class Parser {
     std::vector<const Token*> opens{&open};
     while (true) {
       const Token& t = peek();
-      if (t.kind == TokKind::End || (t.line_start && starts_module_directive(t) && t.text != ".global" &&
-                                     t.text != ".const")) {
+      const bool next_function = t.line_start && starts_module_directive(t) && t.text != ".global" &&
+                                 t.text != ".const" && !(t.text == ".extern" && peek(1).is_word(".shared"));
+      if (t.kind == TokKind::End || next_function) {
         const Token& o = *opens.back();
         error(o, "unterminated block '{' (missing '}')");
         return;

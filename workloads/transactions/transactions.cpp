@@ -79,6 +79,13 @@ class Transactions : public Workload {
 const bool registered = register_workload(
     {"transactions", "seed 001 Transactions: transfers under two per-account spin locks (4k accounts)",
      /*ipdom_safe=*/true, [] { return std::make_unique<Transactions>(4096); }});
+// The paper's other two account counts: fewer accounts, more contention.
+const bool registered_2k = register_workload(
+    {"transactions_2k", "seed 001 Transactions with 2k accounts (more contention)",
+     /*ipdom_safe=*/true, [] { return std::make_unique<Transactions>(2048); }});
+const bool registered_8k = register_workload(
+    {"transactions_8k", "seed 001 Transactions with 8k accounts (less contention)",
+     /*ipdom_safe=*/true, [] { return std::make_unique<Transactions>(8192); }});
 
 }  // namespace
 }  // namespace tlmgpu::workloads
