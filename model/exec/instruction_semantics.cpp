@@ -24,7 +24,6 @@
 #include "model/exec/int_ops.h"
 #include "model/exec/warp.h"
 
-#pragma GCC target("avx2,bmi,bmi2,popcnt,lzcnt,fma")
 namespace tlmgpu::exec {
 
 namespace {

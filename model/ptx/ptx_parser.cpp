@@ -629,7 +629,7 @@ class Parser {
   }
 
   void parse_version() {
-    const Token& dir = next();
+    next();
     const Token& t = peek();
     if (t.kind != TokKind::Float && t.kind != TokKind::Int)
       fail(t, "expected a version number after .version, found " + describe(t));
@@ -645,7 +645,6 @@ class Parser {
       fail(t, "unsupported PTX version " + std::string(text) + " (supported: 6.0 to 9.x)");
     mod_.version_major = uint32_t(major);
     mod_.version_minor = uint32_t(minor);
-    (void)dir;
     accept(';');
   }
 

@@ -1,0 +1,64 @@
+// What crosses the SM / memory-system boundary, and the TLM extension that
+// carries a request below the L1 caches.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+#include <tlm>
+
+namespace tlmgpu::memory {
+
+enum class AccessKind : uint8_t { Load, Store, Atomic, InstructionFetch };
+
+/// One coalesced transaction of a warp memory instruction: a 128-byte line
+/// with the 32-byte sectors it touches.
+struct LineAccess {
+  uint64_t id = 0;             ///< unique per SM; returned in the completion
+  AccessKind kind = AccessKind::Load;
+  uint64_t line_addr = 0;      ///< aligned to the line size
+  uint32_t sector_mask = 0;    ///< bit i: bytes [32 i, 32 i + 32) of the line
+  uint32_t warp = 0;           ///< warp slot in the SM (for statistics)
+  bool bypass_l1 = false;      ///< ld.cg / volatile / atomics: served by L2
+};
+
+/// Coalescing of one warp memory instruction into line accesses.
+struct CoalescerResult {
+  uint32_t lines = 0;
+  uint32_t sectors = 0;
+};
+
+/// Implemented by an L1 cache; called by the SM's pipeline during its clocked
+/// process (the SM calls in a fixed order, so the order of same-cycle
+/// requests never depends on SystemC's process order).
+class CacheAccessIf : public virtual sc_core::sc_interface {
+ public:
+  /// Offers an access in `cycle`. Returns false when the cache cannot take it
+  /// this cycle (MSHRs full, port busy): the SM retries later.
+  virtual bool try_access(const LineAccess& access, uint64_t cycle) = 0;
+};
+
+/// Implemented by the SM: completions from its L1 caches. `cycle` is the
+/// cycle at which the data is available to the pipeline.
+class CacheResponseIf : public virtual sc_core::sc_interface {
+ public:
+  virtual void access_done(uint64_t id, uint64_t cycle) = 0;
+};
+
+/// Rides on every tlm_generic_payload below the L1s (L1 -> interconnect ->
+/// L2 slice -> DRAM channel): who asked, and a key that orders same-cycle
+/// arrivals deterministically.
+struct MemRequestExtension : tlm::tlm_extension<MemRequestExtension> {
+  AccessKind kind = AccessKind::Load;
+  uint32_t source = 0;         ///< requesting port (SM index for L1 misses)
+  uint64_t id = 0;             ///< unique per source
+  uint32_t sector_mask = 0;
+  uint64_t issue_cycle = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new MemRequestExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const MemRequestExtension&>(other);
+  }
+};
+
+}  // namespace tlmgpu::memory

@@ -1,0 +1,122 @@
+// The interface between a warp scheduler module and its policy. A policy sees
+// a read-only view of its warps and returns an order; it never touches the
+// pipeline. Adding a policy is one file and one registry line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/ptx/ptx_ir.h"
+
+namespace tlmgpu::schedulers {
+
+/// Why a warp cannot issue this cycle (seed 000 section II.B classes map
+/// onto these: Empty/Barrier/Membar/Atomic/Finished -> idle, Scoreboard ->
+/// scoreboard, UnitBusy -> pipeline).
+enum class WarpWait : uint8_t {
+  Ready,          ///< valid instruction, operands ready, unit free: can issue
+  UnitBusy,       ///< valid and ready, but its unit / operand collector is busy
+  Scoreboard,     ///< valid instruction whose operands are not ready
+  EmptyBuffer,    ///< no decoded instruction (fetch miss, control hazard)
+  Barrier,        ///< waiting at a CTA barrier
+  Membar,         ///< waiting for its memory operations before a fence
+  Atomic,         ///< waiting for an atomic's result
+  Initializing,   ///< just assigned, not started yet
+  Finished,       ///< all threads exited (slot may be reused)
+  Unused,         ///< no warp in this slot
+};
+
+/// Long operations for LFWS (seed 004): global / local / texture loads and stores.
+enum class HeadClass : uint8_t { None, ShortAlu, Sfu, Dp, SharedMem, LongMem, Control, Barrier };
+
+struct WarpView {
+  uint32_t slot = 0;             ///< warp slot in the SM
+  WarpWait wait = WarpWait::Unused;
+  ptx::UnitClass head_unit = ptx::UnitClass::SP;
+  HeadClass head_class = HeadClass::None;
+  uint32_t head_pc = 0;
+  uint32_t cta_slot = 0;         ///< CTA slot in the SM
+  uint64_t cta_id = 0;           ///< launch order of its CTA in the kernel (linear id)
+  uint64_t age = 0;              ///< dispatch order of the warp: smaller is older
+  uint32_t active_threads = 0;   ///< threads that would execute the head instruction
+  uint64_t insts_issued = 0;     ///< warp instructions issued so far
+  uint64_t progress = 0;         ///< sum of active threads over issued instructions (seed 000)
+};
+
+/// Per CTA in the SM, for CTA-level policies (PRO, KAWS).
+struct CtaView {
+  uint32_t slot = 0;
+  uint64_t cta_id = 0;
+  uint32_t warps = 0;
+  uint32_t warps_at_barrier = 0;
+  uint32_t warps_finished = 0;
+  uint64_t progress = 0;         ///< sum over its warps
+  uint64_t insts_issued = 0;
+  uint64_t start_cycle = 0;
+  bool valid = false;
+};
+
+struct SchedulerView {
+  uint64_t cycle = 0;
+  uint32_t sm = 0;
+  uint32_t scheduler = 0;        ///< index within the SM
+  bool ctas_waiting = false;     ///< CTA dispatcher: CTAs still wait (seed 000 fastTBPhase)
+  bool last_cta_dispatched = false;  ///< seed 002's switch point
+  std::vector<WarpView> warps;   ///< this scheduler's warps (slot w with w mod N == scheduler)
+  std::vector<CtaView> ctas;     ///< the SM's CTA slots
+};
+
+/// Told to the policy after its scheduler issues an instruction.
+struct IssueEvent {
+  uint64_t cycle = 0;
+  uint32_t slot = 0;
+  uint32_t pc = 0;
+  ptx::UnitClass unit = ptx::UnitClass::SP;
+  ptx::Opcode op = ptx::Opcode::Nop;
+  uint32_t active_mask = 0;
+  bool is_setp = false;
+  /// setp: per active lane, the two compared operand values (raw bits).
+  const uint64_t* setp_a = nullptr;
+  const uint64_t* setp_b = nullptr;
+  bool is_branch = false;
+  bool taken = false;
+  bool backward = false;
+};
+
+struct CompleteEvent {
+  uint64_t cycle = 0;
+  uint32_t slot = 0;
+  uint32_t pc = 0;
+  ptx::UnitClass unit = ptx::UnitClass::SP;
+};
+
+class WarpSchedulerPolicy {
+ public:
+  virtual ~WarpSchedulerPolicy() = default;
+  /// Registry name, e.g. "gto".
+  virtual std::string name() const = 0;
+  /// Fills `order` with indices into view.warps, highest priority first. The
+  /// scheduler issues the first warp in it that is Ready. Warps left out are
+  /// not considered this cycle.
+  virtual void order(const SchedulerView& view, std::vector<uint32_t>& order) = 0;
+  virtual void on_issue(const IssueEvent&) {}
+  virtual void on_complete(const CompleteEvent&) {}
+  /// A new warp entered a slot of this scheduler / a warp finished.
+  virtual void on_warp_start(uint32_t /*slot*/, uint64_t /*cycle*/) {}
+  virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
+  /// Policy statistics (e.g. spin detections), merged into --stats.
+  virtual std::map<std::string, double> stats() const { return {}; }
+};
+
+/// "name:key=value,key=value" split into the name and its parameters.
+struct PolicySpec {
+  std::string name;
+  std::map<std::string, std::string> params;
+};
+/// Throws std::invalid_argument for malformed text.
+PolicySpec parse_policy_spec(const std::string& text);
+
+}  // namespace tlmgpu::schedulers
