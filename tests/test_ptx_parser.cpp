@@ -1054,6 +1054,7 @@ TEST(PtxErrors, UnknownNames) {
   EXPECT_EQ(error_of("add.s32 %r1, %q1, %r2;"), "unknown register '%q1'");
   EXPECT_EQ(error_of("@%p9 bra L;\nL: ret;"), "unknown register '%p9'");
   EXPECT_EQ(error_of("bra.uni NOWHERE;"), "unknown label 'NOWHERE'");
+  EXPECT_EQ(error_of("@%p1 bra END;\nret;\nEND:"), "label 'END' is at the end of 'k': no instruction follows it");
   EXPECT_EQ(error_of("ld.global.u32 %r1, [nosuch+4];"), "unknown symbol 'nosuch'");
   EXPECT_EQ(error_of("mov.u64 %rd1, nosuch;"), "unknown symbol 'nosuch'");
   EXPECT_EQ(error_of("mov.u32 %r1, %tid.w;"), "unknown register '%tid.w'");

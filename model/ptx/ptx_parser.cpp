@@ -1307,6 +1307,11 @@ class Parser {
         error(*fx.tok, "unknown label '" + std::string(fx.name) + "'");
         continue;
       }
+      if (l->second == fn.end_pc) {  // would run into the next function
+        error(*fx.tok, "label '" + std::string(fx.name) + "' is at the end of '" + f.name +
+                           "': no instruction follows it");
+        continue;
+      }
       Instruction& in = mod_.code[fx.pc];
       in.target = l->second;
       in.src[0].imm = l->second;
