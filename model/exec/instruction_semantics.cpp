@@ -1096,23 +1096,6 @@ void exec_cvta(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ memory
 
-/// Per-lane effective addresses of an Address operand.
-void lane_addresses(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, uint64_t* addr) {
-  if (o.kind == OperandKind::Address || o.kind == OperandKind::Reg) {
-    if (o.reg == ptx::kNoReg) {
-      fill(addr, o.imm);
-    } else {
-      const uint64_t* r = w.reg(o.reg);
-      const uint64_t off = o.kind == OperandKind::Address ? o.imm : 0;
-      for_lanes(mask, [&](unsigned l) { addr[l] = r[l] + off; });
-    }
-  } else if (o.kind == OperandKind::Imm || o.kind == OperandKind::Symbol) {
-    fill(addr, o.imm);
-  } else {
-    unsupported(in, mask, w, "memory operand is not an address");
-  }
-}
-
 /// Host base of the byte range [lo, end) when it lies wholly inside one
 /// space and its bounds (the same windows and limits as Warp::resolve);
 /// nullptr when it does not, or for local memory, which is per lane.
@@ -1169,59 +1152,136 @@ inline __attribute__((always_inline)) void for_lane_ptrs(const LanePtrs& p, cons
                                                          F&& f) {
   if (p.linear) {
     const uintptr_t bias = p.bias;
-    for_lanes(mask, [&](unsigned l) { f(l, reinterpret_cast<uint8_t*>(bias + uintptr_t(addr[l]))); });
+    if (mask == kAllLanes) {
+#pragma GCC unroll 8
+      for (unsigned l = 0; l < kLanes; ++l) f(l, reinterpret_cast<uint8_t*>(bias + uintptr_t(addr[l])));
+    } else {
+      for_lanes(mask, [&](unsigned l) { f(l, reinterpret_cast<uint8_t*>(bias + uintptr_t(addr[l]))); });
+    }
   } else {
     for_lanes(mask, [&](unsigned l) { f(l, p.ptr[l]); });
   }
 }
 
-/// Resolves every lane's access of `bytes` (natural alignment). A warp
-/// usually touches one small aligned range of one buffer: that is checked
-/// once. Anything else goes lane by lane through Warp::resolve, which also
-/// reports a fault for the right lane.
-void resolve_lanes(Warp& w, StateSpace space, const uint64_t* addr, uint32_t mask, unsigned bytes, LanePtrs& out) {
-  if (space != StateSpace::Local) {
-    const unsigned first = unsigned(__builtin_ctz(mask));
-    uint64_t lo = addr[first], hi = lo, ored = 0;
-    bool near = true;
-    if (mask == kAllLanes) {
-      // Written so that it vectorises with plain SSE2: every address within
-      // +-2 GiB of lane 0 (64-bit add/shift/or), then min/max of 32-bit deltas.
-      const uint64_t ref = addr[0];
-      uint64_t far = 0;
-      int32_t delta[kLanes];
-      for (unsigned l = 0; l < kLanes; ++l) {
-        const uint64_t d = addr[l] - ref;
-        ored |= addr[l];
-        far |= (d + 0x80000000ull) >> 32;
-        delta[l] = int32_t(uint32_t(d));
-      }
-      if (far == 0) {
-        int32_t dmin = 0, dmax = 0;
-        for (unsigned l = 0; l < kLanes; ++l) {
-          dmin = delta[l] < dmin ? delta[l] : dmin;
-          dmax = delta[l] > dmax ? delta[l] : dmax;
-        }
-        lo = ref + uint64_t(int64_t(dmin));
-        hi = ref + uint64_t(int64_t(dmax));
-      } else {
-        near = false;  // widely spread: lane by lane
-      }
-    } else {
-      for_lanes(mask, [&](unsigned l) {
-        const uint64_t a = addr[l];
-        ored |= a;
-        lo = a < lo ? a : lo;
-        hi = a > hi ? a : hi;
-      });
+/// Host memory of a space with one flat range [0, size) per warp (shared,
+/// const, kernel params); nullptr for the others.
+uint8_t* flat_space(Warp& w, StateSpace space, uint64_t* size) {
+  const KernelContext& ctx = w.context();
+  switch (space) {
+    case StateSpace::Shared: {
+      auto& shared = w.cta().shared_memory();
+      *size = shared.size();
+      return shared.data();
     }
+    case StateSpace::Const: *size = ctx.const_bytes; return const_cast<uint8_t*>(ctx.const_bank);
+    case StateSpace::Param: *size = ctx.kernel->param_bytes; return const_cast<uint8_t*>(ctx.params);
+    default: return nullptr;
+  }
+}
+
+/// Computes every lane's address of the memory operand `o` into addr and
+/// resolves each access of `bytes` (natural alignment) into `out`. A warp
+/// usually touches one small aligned range of one buffer: that is checked
+/// once, in passes written to vectorise. Anything else goes lane by lane
+/// through Warp::resolve, which also reports a fault for the right lane.
+void resolve_lanes(const Instruction& in, const Operand& o, uint32_t mask, Warp& w, unsigned bytes, uint64_t* addr,
+                   LanePtrs& out) {
+  const uint64_t* r = nullptr;
+  uint64_t off = o.imm;
+  if (o.kind == OperandKind::Address || o.kind == OperandKind::Reg) {
+    if (o.reg != ptx::kNoReg) r = w.reg(o.reg);
+    if (o.kind == OperandKind::Reg) off = 0;
+  } else if (o.kind != OperandKind::Imm && o.kind != OperandKind::Symbol) {
+    unsupported(in, mask, w, "memory operand is not an address");
+  }
+  const StateSpace space = in.space;
+  const uint64_t align_mask = bytes - 1;
+  if (r == nullptr) {
+    // One address for the whole warp ([symbol], [imm]).
+    fill(addr, off);
     StateSpace rs = space;
-    uint8_t* base = near && (ored & (bytes - 1)) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
+    uint8_t* base = (off & align_mask) == 0 && space != StateSpace::Local
+                        ? range_base(w, space, off, off + bytes, &rs) : nullptr;
     if (base != nullptr) {
       out.space = rs;
       out.linear = true;
-      out.bias = reinterpret_cast<uintptr_t>(base) - uintptr_t(lo);
+      out.bias = reinterpret_cast<uintptr_t>(base) - uintptr_t(off);
       return;
+    }
+  } else {
+    uint64_t size = 0;
+    uint8_t* flat = flat_space(w, space, &size);
+    if (flat != nullptr && size >= bytes) {
+      // Every lane in [0, size - bytes] and aligned; (limit - a) | a has its
+      // top bit set exactly when a > limit (for a limit below 2^63).
+      const uint64_t limit = size - bytes;
+      uint64_t check = 0, ored = 0;
+      auto lane = [&](unsigned l) {
+        const uint64_t a = r[l] + off;
+        addr[l] = a;
+        check |= (limit - a) | a;
+        ored |= a;
+      };
+      if (mask == kAllLanes) {
+        for (unsigned l = 0; l < kLanes; ++l) lane(l);
+      } else {
+        for_lanes(mask, lane);
+      }
+      if ((check >> 63) == 0 && (ored & align_mask) == 0) {
+        out.space = space;
+        out.linear = true;
+        out.bias = reinterpret_cast<uintptr_t>(flat);
+        return;
+      }
+    } else if (space != StateSpace::Local) {
+      // Global or generic: the range [min, max] of the lanes' addresses.
+      const unsigned first = unsigned(__builtin_ctz(mask));
+      uint64_t lo = r[first] + off, hi = lo, ored = 0;
+      bool near = true;
+      if (mask == kAllLanes) {
+        // Vectorises with plain SSE2: every address within +-2 GiB of lane 0
+        // (64-bit add/shift/or), then min/max of 32-bit deltas.
+        const uint64_t ref = lo;
+        uint64_t far = 0;
+        int32_t delta[kLanes];
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const uint64_t a = r[l] + off;
+          addr[l] = a;
+          const uint64_t d = a - ref;
+          ored |= a;
+          far |= (d + 0x80000000ull) >> 32;
+          delta[l] = int32_t(uint32_t(d));
+        }
+        if (far == 0) {
+          int32_t dmin = 0, dmax = 0;
+          for (unsigned l = 0; l < kLanes; ++l) {
+            dmin = delta[l] < dmin ? delta[l] : dmin;
+            dmax = delta[l] > dmax ? delta[l] : dmax;
+          }
+          lo = ref + uint64_t(int64_t(dmin));
+          hi = ref + uint64_t(int64_t(dmax));
+        } else {
+          near = false;  // widely spread: lane by lane
+        }
+      } else {
+        for_lanes(mask, [&](unsigned l) {
+          const uint64_t a = r[l] + off;
+          addr[l] = a;
+          ored |= a;
+          lo = a < lo ? a : lo;
+          hi = a > hi ? a : hi;
+        });
+      }
+      StateSpace rs = space;
+      uint8_t* base = near && (ored & align_mask) == 0 ? range_base(w, space, lo, hi + bytes, &rs) : nullptr;
+      if (base != nullptr) {
+        out.space = rs;
+        out.linear = true;
+        out.bias = reinterpret_cast<uintptr_t>(base) - uintptr_t(lo);
+        return;
+      }
+    } else {
+      for_lanes(mask, [&](unsigned l) { addr[l] = r[l] + off; });
     }
   }
   out.linear = false;
@@ -1258,8 +1318,7 @@ void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
   const unsigned total = es * n;
   alignas(64) uint64_t addr[kLanes];
   LanePtrs lp;
-  lane_addresses(in, in.src[0], mask, w, addr);
-  resolve_lanes(w, in.space, addr, mask, total, lp);
+  resolve_lanes(in, in.src[0], mask, w, total, addr, lp);
   record(w, lp.space, mask, total, false, false, addr);
 
   uint64_t* dregs[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -1322,8 +1381,7 @@ void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
   const unsigned total = es * n;
   alignas(64) uint64_t addr[kLanes];
   LanePtrs lp;
-  lane_addresses(in, in.dst, mask, w, addr);
-  resolve_lanes(w, in.space, addr, mask, total, lp);
+  resolve_lanes(in, in.dst, mask, w, total, addr, lp);
   record(w, lp.space, mask, total, true, false, addr);
 
   alignas(64) Scratch scratch[4];
@@ -1402,8 +1460,7 @@ void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
 
   alignas(64) uint64_t addr[kLanes];
   LanePtrs lp;
-  lane_addresses(in, aop, mask, w, addr);
-  resolve_lanes(w, in.space, addr, mask, es, lp);
+  resolve_lanes(in, aop, mask, w, es, addr, lp);
   if (lp.space != StateSpace::Global && lp.space != StateSpace::Shared)
     unsupported(in, mask, w, "atomics need global or shared memory");
   record(w, lp.space, mask, es, in.op == Opcode::Red, true, addr);

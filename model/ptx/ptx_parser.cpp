@@ -2269,8 +2269,7 @@ class Parser {
       mods(d, [&](sv m) {
         if (auto s = space_of(m); s && (*s == StateSpace::Global || *s == StateSpace::Local))
           return in.space = *s, true;
-        if (m == "L1" || m == "L2") return level = true;
-        return m == "L2::evict_last" || m == "L2::evict_normal";
+        return (m == "L1" || m == "L2" || m == "L2::evict_last" || m == "L2::evict_normal") && (level = true);
       });
       if (!level) unsupported(d);
       if (!d.types.empty()) bad_type(d, d.types[0]);

@@ -1,0 +1,45 @@
+// What the pipeline needs to know about each instruction of a module, worked
+// out once per launch: registers read and written (for the scoreboard and the
+// register banks), the execution pipeline, and the class a policy sees.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "model/ptx/ptx_ir.h"
+#include "platform/gpu_config.h"
+#include "schedulers/warp_scheduler_policy.h"
+
+namespace tlmgpu::sm {
+
+/// Which pipeline executes an instruction (finer than ptx::UnitClass where
+/// timing differs: non-pipelined divide / square root).
+enum class Pipe : uint8_t { Sp, Sfu, Dp, IntDiv, FpDivSqrt, Mem, Ctrl, Bar };
+
+/// Register ids for the scoreboard: slots 0..num_regs-1 are registers,
+/// num_regs + p is predicate p.
+struct InstructionTiming {
+  static constexpr int kMaxSrc = 8;
+  static constexpr int kMaxDst = 5;
+  Pipe pipe = Pipe::Sp;
+  ptx::UnitClass unit = ptx::UnitClass::SP;
+  schedulers::HeadClass head_class = schedulers::HeadClass::ShortAlu;
+  uint8_t num_src = 0, num_dst = 0;
+  std::array<uint32_t, kMaxSrc> src{};
+  std::array<uint32_t, kMaxDst> dst{};
+  bool is_memory = false;      ///< goes through the LD/ST unit
+  bool is_shared = false;      ///< .shared space (generic accesses are resolved at issue)
+  bool is_membar = false;
+  bool is_atomic = false;
+  bool is_setp = false;
+  bool is_branch = false;
+};
+
+/// One entry per PC of the module.
+std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_t num_regs);
+
+/// Latency and initiation interval of a pipe under `config`.
+platform::UnitTiming pipe_timing(Pipe pipe, const platform::SmConfig& config);
+
+}  // namespace tlmgpu::sm
