@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tlmgpu::platform {
@@ -41,17 +43,18 @@ struct SmConfig {
   uint32_t decode_latency = 1;
   uint32_t issue_width = 1;          ///< instructions per scheduler per cycle
   /// Operand collector units per execution-unit class, per scheduler.
-  uint32_t collectors_sp = 2, collectors_sfu = 1, collectors_mem = 1, collectors_dp = 1;
-  uint32_t register_banks = 4;       ///< register-file banks (per scheduler's share)
+  uint32_t collectors_sp = 3, collectors_sfu = 4, collectors_mem = 1, collectors_dp = 1;
+  uint32_t register_banks = 8;       ///< register-file banks (per scheduler's share)
   uint32_t shared_banks = 32;
   uint32_t shared_latency = 20;
   UnitTiming sp{4, 1};
   UnitTiming sfu{20, 4};
   UnitTiming dp{8, 8};               ///< units without DP hardware: a slow pipeline
-  UnitTiming int_div{32, 32};        ///< integer div / rem (not pipelined)
-  UnitTiming fp_div_sqrt{16, 16};    ///< fdiv / fsqrt (not pipelined), f32 .rn
+  UnitTiming int_div{145, 8};        ///< integer div / rem
+  UnitTiming fp_div_sqrt{39, 4};     ///< fdiv / fsqrt, f32 .rn (set ii = latency for a non-pipelined unit)
   UnitTiming ldst{1, 1};             ///< address generation; memory latency comes from the caches
   bool has_dp_unit = false;          ///< else DP instructions use the SFU-like dp timing on the SP pipe
+  UnitTiming cvt{4, 1};              ///< cvt (int <-> float, float <-> float conversions) on the SP pipe
 };
 
 struct InterconnectConfig {
@@ -59,25 +62,28 @@ struct InterconnectConfig {
   uint32_t bytes_per_cycle = 32;     ///< per port, each direction
 };
 
+/// Timings are in core-clock cycles: the whole GPU runs on one clock.
 struct DramConfig {
   uint32_t channels = 6;
   uint32_t banks = 16;
   uint32_t row_bytes = 2048;
   uint32_t tRCD = 12, tRP = 12, tCL = 12, tRAS = 28;
   uint32_t burst_cycles = 4;         ///< data-bus cycles per 32-byte sector
-  uint32_t bus_bytes = 8;
+  uint32_t bus_bytes = 8;            ///< data bytes per cycle per channel
   uint32_t queue_depth = 32;         ///< requests per channel scheduler
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };
 
 struct GpuConfig {
   std::string preset = "gtx480";
-  double core_clock_mhz = 1400;
+  /// One warp instruction per scheduler per cycle: for Fermi that is half the
+  /// 1401 MHz shader clock (16-lane pipelines), as in GPGPU-Sim's GTX480.
+  double core_clock_mhz = 700;
   uint32_t num_sms = 15;
   SmConfig sm;
-  CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 8, 4, false};
+  CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
   CacheConfig l1d{16 * 1024, 4, 128, 32, 1, 32, 8, false};
-  CacheConfig l2{768 * 1024 / 6, 8, 128, 32, 10, 32, 8, true};  ///< per slice
+  CacheConfig l2{768 * 1024 / 6, 8, 128, 32, 10, 32, 4, true};  ///< per slice
   uint32_t l2_slices = 6;
   uint32_t l2_interleave_bytes = 256;
   InterconnectConfig icnt;
@@ -90,6 +96,7 @@ struct ConfigKeyInfo {
   std::string key;
   std::string description;
   std::string allowed;  ///< e.g. "1..64" or "lrr, gto"
+  std::string unit;     ///< "cycles", "bytes", "MHz" or empty
 };
 
 /// Every key that INI files and --set accept.
@@ -99,8 +106,22 @@ std::vector<ConfigKeyInfo> config_keys();
 /// naming the key and what is allowed for an unknown key or a bad value.
 void set_config_value(GpuConfig& config, const std::string& key, const std::string& value);
 
-/// Reads an INI file (`[sm]\nnum_schedulers = 2`) onto `config`.
+/// Applies one `key=value` assignment as given to --set; throws ConfigError
+/// when there is no '=' or the key / value is bad.
+void apply_config_assignment(GpuConfig& config, const std::string& assignment);
+
+/// The value of `key` as the INI text would write it; ConfigError for an unknown key.
+std::string get_config_value(const GpuConfig& config, const std::string& key);
+
+/// Every key with its value, in config_keys() order (for the stats JSON).
+std::vector<std::pair<std::string, std::string>> config_values(const GpuConfig& config);
+
+/// Reads an INI file (`[sm]\nnum_schedulers = 2`) onto `config`. Errors name
+/// the file and line.
 void load_config_file(GpuConfig& config, const std::string& path);
+
+/// As load_config_file, from text; `source_name` names it in errors.
+void load_config_text(GpuConfig& config, const std::string& text, const std::string& source_name);
 
 /// The effective configuration as INI text (what --dump-config prints).
 std::string dump_config(const GpuConfig& config);
@@ -109,8 +130,14 @@ std::string dump_config(const GpuConfig& config);
 /// ConfigError listing the presets for an unknown name.
 GpuConfig preset_config(const std::string& name);
 
-/// Checks cross-key consistency (cache geometry, warps vs threads...).
+/// Checks every key's range and the cross-key consistency (cache geometry,
+/// warps vs threads...); throws ConfigError naming the keys.
 void validate_config(const GpuConfig& config);
+
+/// What the CLI runs: the preset (empty = gtx480), then the INI files in
+/// order, then the `key=value` overrides, then validate_config.
+GpuConfig resolve_config(const std::string& preset, const std::vector<std::string>& ini_files,
+                         const std::vector<std::string>& set_overrides);
 
 class ConfigError : public std::exception {
  public:

@@ -12,6 +12,7 @@
 #include "memory/device_memory.h"
 #include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_ir.h"
+#include "platform/gpu_config.h"
 
 namespace tlmgpu::platform {
 
@@ -53,7 +54,19 @@ class KernelArgs {
   std::vector<Arg> args_;
 };
 
+enum class SimulationMode : uint8_t {
+  Functional,  ///< instructions execute in order per warp; no timing
+  Timing,      ///< the cycle-level GPU in SystemC (GpuConfig)
+};
+
 struct DeviceOptions {
+  SimulationMode mode = SimulationMode::Functional;
+  /// Timing mode: the GPU. One configuration per process (SystemC elaborates once).
+  GpuConfig config;
+  /// Timing mode: registers per thread for occupancy (0: from the PTX .reg declarations).
+  uint32_t regs_per_thread = 0;
+  /// Timing mode: write a VCD trace here ("" = off).
+  std::string vcd_path;
   exec::DivergenceMode divergence = exec::DivergenceMode::Ipdom;
   uint32_t num_sms = 15;
   /// CTAs run concurrently by the functional engine (interleaved warps).
@@ -73,6 +86,8 @@ struct DeviceStats {
   /// Host time spent inside launch(): the simulator's own speed, without
   /// input generation or reference checks.
   double kernel_host_seconds = 0;
+  /// Timing mode: core cycles of all launches.
+  uint64_t sim_cycles = 0;
 };
 
 /// Handle to a loaded PTX module.

@@ -241,56 +241,46 @@ inline void map4(const Instruction& in, uint32_t mask, Warp& w, F f) {
 // ------------------------------------------------------------ float arithmetic
 
 /// Runs a float operation over the lanes with the instruction's rounding,
-/// .ftz (f32 inputs and result) and .sat. `op` takes and returns T.
+/// .ftz (f32 inputs and result) and .sat. `op` takes and returns T. The
+/// plain form (no modifier) is a separate instantiation so that it vectorises.
 template <typename T, int N, typename Op>
 void float_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
   const bool flush = in.ftz && std::is_same_v<T, float>;
   const bool sat = in.sat;
-  auto run = [&](auto post) {
+  const bool pin = fp::is_directed(in.rnd);
+  auto run = [&](auto cond, auto post) {
     if constexpr (N == 1) {
-      map1(in, mask, w, [&](uint64_t a) { return put<T>(post(op(get<T>(a)))); });
+      map1(in, mask, w, [&](uint64_t a) { return put<T>(post(op(cond(get<T>(a))))); });
     } else if constexpr (N == 2) {
-      map2(in, mask, w, [&](uint64_t a, uint64_t b) { return put<T>(post(op(get<T>(a), get<T>(b)))); });
+      map2(in, mask, w, [&](uint64_t a, uint64_t b) { return put<T>(post(op(cond(get<T>(a)), cond(get<T>(b))))); });
     } else {
       map3(in, mask, w, [&](uint64_t a, uint64_t b, uint64_t c) {
-        return put<T>(post(op(get<T>(a), get<T>(b), get<T>(c))));
+        return put<T>(post(op(cond(get<T>(a)), cond(get<T>(b)), cond(get<T>(c)))));
       });
     }
   };
-  if (fp::is_directed(in.rnd)) {
+  if (!flush && !sat && !pin) {
+    run([](T v) { return v; }, [](T r) { return r; });
+    return;
+  }
+  // Under a directed rounding mode values are pinned (fp::opaque) so that
+  // the operation happens inside the RoundingScope.
+  auto cond = [flush, pin](T v) {
+    if (flush) v = fp::ftz(v);
+    return pin ? fp::opaque(v) : v;
+  };
+  auto post = [flush, sat, pin](T r) {
+    if (pin) r = fp::opaque(r);
+    if (flush) r = fp::ftz(r);
+    return sat ? fp::saturate(r) : r;
+  };
+  if (pin) {
     fp::RoundingScope scope(in.rnd);
-    // Inputs are flushed inside op (see flush_in); the result is pinned
-    // inside the scope before post-processing.
-    run([&](T r) {
-      r = fp::opaque(r);
-      if (flush) r = fp::ftz(r);
-      return sat ? fp::saturate(r) : r;
-    });
-  } else if (!flush && !sat) {
-    run([](T r) { return r; });
+    run(cond, post);
   } else {
-    run([&](T r) {
-      if (flush) r = fp::ftz(r);
-      return sat ? fp::saturate(r) : r;
-    });
+    run(cond, post);
   }
 }
-
-/// Input-side helpers for float_op lambdas: flush subnormal f32 inputs when
-/// .ftz, and pin them when a directed rounding mode is active.
-struct FloatIn {
-  bool flush;
-  bool pin;
-  template <typename T>
-  T operator()(T v) const {
-    if constexpr (std::is_same_v<T, float>) {
-      if (flush) v = fp::ftz(v);
-    }
-    return pin ? fp::opaque(v) : v;
-  }
-};
-
-inline FloatIn float_in(const Instruction& in) { return FloatIn{in.ftz, fp::is_directed(in.rnd)}; }
 
 /// f16 arithmetic (add sub mul fma min max neg abs): computed in double and
 /// rounded once to half. a+b, a-b and a*b of halves are exact in double. For
@@ -376,10 +366,9 @@ void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
     half_op<3>(in, mask, w, [](float a, float b, float c, Rounding r) { return half_fma(a, b, c, r); });
     return;
   }
-  const FloatIn fin = float_in(in);
   if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        float_op<T, 3>(in, mask, w, [fin](T a, T b, T c) { return std::fma(fin(a), fin(b), fin(c)); });
+        float_op<T, 3>(in, mask, w, [](T a, T b, T c) { return std::fma(a, b, c); });
       }))
     unsupported(in, mask, w, "");
 }
@@ -393,11 +382,10 @@ void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
     else half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) + b, r); });
     return;
   }
-  const FloatIn fin = float_in(in);
   if (with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (sub) float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) - fin(b); });
-        else float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) + fin(b); });
+        if (sub) float_op<T, 2>(in, mask, w, [](T a, T b) { return a - b; });
+        else float_op<T, 2>(in, mask, w, [](T a, T b) { return a + b; });
       }))
     return;
   if (in.sat && in.type == DataType::S32) {
@@ -427,10 +415,9 @@ void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
     half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) * b, r); });
     return;
   }
-  const FloatIn fin = float_in(in);
   if (with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) * fin(b); });
+        float_op<T, 2>(in, mask, w, [](T a, T b) { return a * b; });
       }))
     return;
   if (!with_int(in.type, [&](auto tag) {
@@ -529,12 +516,11 @@ void exec_mul24(const Instruction& in, uint32_t mask, Warp& w) {
 // ------------------------------------------------------------ div rem and unary
 
 void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
-  const FloatIn fin = float_in(in);
   // div.approx / div.full f32 are computed as exact IEEE division: within
   // their documented error bounds, and what a CPU reference computes.
   if (with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fin(a) / fin(b); });
+        float_op<T, 2>(in, mask, w, [](T a, T b) { return a / b; });
       }))
     return;
   if (!with_int(in.type, [&](auto tag) {
@@ -560,11 +546,10 @@ void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
     else map1(in, mask, w, [](uint64_t a) { return uint64_t(uint16_t(a) & 0x7fffu); });
     return;
   }
-  const FloatIn fin = float_in(in);
   if (with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (neg) float_op<T, 1>(in, mask, w, [fin](T a) { return -fin(a); });
-        else float_op<T, 1>(in, mask, w, [fin](T a) { return std::fabs(fin(a)); });
+        if (neg) float_op<T, 1>(in, mask, w, [](T a) { return -a; });
+        else float_op<T, 1>(in, mask, w, [](T a) { return std::fabs(a); });
       }))
     return;
   if (!with_int(in.type, [&](auto tag) {
@@ -583,11 +568,10 @@ void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
     });
     return;
   }
-  const FloatIn fin = float_in(in);
   if (with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (mx) float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fp::ptx_max(fin(a), fin(b)); });
-        else float_op<T, 2>(in, mask, w, [fin](T a, T b) { return fp::ptx_min(fin(a), fin(b)); });
+        if (mx) float_op<T, 2>(in, mask, w, [](T a, T b) { return fp::ptx_max(a, b); });
+        else float_op<T, 2>(in, mask, w, [](T a, T b) { return fp::ptx_min(a, b); });
       }))
     return;
   if (!with_int(in.type, [&](auto tag) {
@@ -601,19 +585,18 @@ void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
 /// rcp sqrt rsqrt ex2 lg2 sin cos tanh. The .approx forms use the host's
 /// correctly rounded (or libm) result: within the PTX error bounds.
 void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
-  const FloatIn fin = float_in(in);
   const Opcode op = in.op;
   if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         switch (op) {
-          case Opcode::Rcp: float_op<T, 1>(in, mask, w, [fin](T a) { return T(1) / fin(a); }); break;
-          case Opcode::Sqrt: float_op<T, 1>(in, mask, w, [fin](T a) { return std::sqrt(fin(a)); }); break;
-          case Opcode::Rsqrt: float_op<T, 1>(in, mask, w, [fin](T a) { return T(1) / std::sqrt(fin(a)); }); break;
-          case Opcode::Ex2: float_op<T, 1>(in, mask, w, [fin](T a) { return std::exp2(fin(a)); }); break;
-          case Opcode::Lg2: float_op<T, 1>(in, mask, w, [fin](T a) { return std::log2(fin(a)); }); break;
-          case Opcode::Sin: float_op<T, 1>(in, mask, w, [fin](T a) { return std::sin(fin(a)); }); break;
-          case Opcode::Cos: float_op<T, 1>(in, mask, w, [fin](T a) { return std::cos(fin(a)); }); break;
-          default: float_op<T, 1>(in, mask, w, [fin](T a) { return std::tanh(fin(a)); }); break;
+          case Opcode::Rcp: float_op<T, 1>(in, mask, w, [](T a) { return T(1) / a; }); break;
+          case Opcode::Sqrt: float_op<T, 1>(in, mask, w, [](T a) { return std::sqrt(a); }); break;
+          case Opcode::Rsqrt: float_op<T, 1>(in, mask, w, [](T a) { return T(1) / std::sqrt(a); }); break;
+          case Opcode::Ex2: float_op<T, 1>(in, mask, w, [](T a) { return std::exp2(a); }); break;
+          case Opcode::Lg2: float_op<T, 1>(in, mask, w, [](T a) { return std::log2(a); }); break;
+          case Opcode::Sin: float_op<T, 1>(in, mask, w, [](T a) { return std::sin(a); }); break;
+          case Opcode::Cos: float_op<T, 1>(in, mask, w, [](T a) { return std::cos(a); }); break;
+          default: float_op<T, 1>(in, mask, w, [](T a) { return std::tanh(a); }); break;
         }
       }))
     unsupported(in, mask, w, "");
@@ -950,6 +933,14 @@ void exec_mov(const Instruction& in, uint32_t mask, Warp& w) {
     }
     uint64_t* d = dst_reg(in, mask, w);
     for_lanes(mask, [&](unsigned l) { d[l] = tmp[l]; });
+    return;
+  }
+  if (in.src[0].kind == OperandKind::Imm || in.src[0].kind == OperandKind::Symbol) {
+    uint64_t v = in.src[0].imm;
+    if (bits != 64 && !with_any(in.type, [&](auto tag) { v = put(get<typename decltype(tag)::type>(v)); }))
+      unsupported(in, mask, w, "");
+    uint64_t* d = dst_reg(in, mask, w);
+    for_lanes(mask, [&](unsigned l) { d[l] = v; });
     return;
   }
   switch (bits) {

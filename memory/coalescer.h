@@ -1,0 +1,27 @@
+// Coalescing of a warp's global / local memory instruction into line
+// accesses, and the bank-conflict cost of a shared-memory access.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "memory/memory_interfaces.h"
+#include "model/exec/warp.h"
+
+namespace tlmgpu::memory {
+
+/// Fills `out` (cleared first) with one LineAccess per distinct `line_bytes`
+/// line touched by the active lanes, in ascending line address, each with the
+/// `sector_bytes` sectors its lanes' bytes [addr, addr + bytes) touch (pass 32:
+/// LineAccess masks count 32-byte sectors). `kind` is Load / Store / Atomic
+/// from the access and atomics set bypass_l1; `id` and `warp` are left 0 for
+/// the caller. Returns the number of lines and sectors.
+CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
+                         std::vector<LineAccess>& out);
+
+/// Cycles a shared-memory access occupies the banks: the largest number of
+/// distinct `bank_width_bytes` words any one bank must deliver (lanes reading
+/// the same word share one broadcast); at least 1.
+uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes = 4);
+
+}  // namespace tlmgpu::memory

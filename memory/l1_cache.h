@@ -1,0 +1,86 @@
+// A sectored L1 cache (used for the L1 data and the L1 instruction cache):
+// set-associative with LRU, MSHRs with merging, Fermi write policy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "memory/memory_interfaces.h"
+#include "memory/sector_tags.h"
+#include "memory/timed_queue.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+
+/// The SM offers accesses through `access_export` from its clocked process;
+/// completions go to `response_port` (possibly from inside try_access, always
+/// for a later cycle). Misses, stores, atomics and bypassing loads go down
+/// through `socket` (BEGIN_REQ annotated with >= 1 cycle; the response comes
+/// back as BEGIN_RESP on the backward path and is answered TLM_COMPLETED).
+/// See docs/MEMORY.md for the timing.
+class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::StatsProvider {
+ public:
+  sc_core::sc_export<CacheAccessIf> access_export{"access"};
+  sc_core::sc_port<CacheResponseIf> response_port{"response"};
+  tlm_utils::simple_initiator_socket<L1Cache> socket{"socket"};
+
+  L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config, const sc_core::sc_time& clock_period);
+  ~L1Cache() override;
+
+  bool try_access(const LineAccess& access, uint64_t cycle) override;
+  void report_stats(stats::StatMap& out) const override;
+
+  /// Transactions below the cache not yet answered (bounded by config.mshrs).
+  uint32_t outstanding() const { return outstanding_; }
+
+ private:
+  SC_HAS_PROCESS(L1Cache);
+
+  struct Transaction {
+    tlm::tlm_generic_payload payload;
+    MemRequestExtension* ext = nullptr;
+    bool fill = false;       ///< a line fill (else a store ack / atomic / bypass answer)
+    uint64_t line = 0;
+    uint32_t units = 0;
+    uint64_t access_id = 0;  ///< the SM's id for non-fill transactions
+  };
+  struct Waiter {
+    uint64_t access_id;
+  };
+
+  Transaction& new_transaction();
+  void send(Transaction& tx, AccessKind kind, uint64_t cycle);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void deliver_responses(uint64_t cycle);
+  void complete(Transaction& tx, uint64_t ready);
+  void response_process();
+  bool reservation_fail() {
+    ++reservation_fails_;
+    return false;
+  }
+
+  platform::CacheConfig config_;
+  sc_core::sc_time period_;
+  SectorTags tags_;
+  MshrTable<Waiter> mshrs_;
+  std::vector<std::unique_ptr<Transaction>> transactions_;
+  std::vector<Transaction*> free_;
+  std::unordered_map<const tlm::tlm_generic_payload*, Transaction*> by_payload_;
+  TimedQueue<Transaction*> responses_;
+  sc_core::sc_event response_event_;
+  uint32_t outstanding_ = 0;
+  uint64_t next_request_id_ = 0;
+
+  uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
+  uint64_t writes_ = 0, write_evicts_ = 0, bypasses_ = 0, evictions_ = 0, fills_ = 0;
+};
+
+}  // namespace tlmgpu::memory

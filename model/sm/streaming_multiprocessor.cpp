@@ -1,0 +1,600 @@
+#include "model/sm/streaming_multiprocessor.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "memory/coalescer.h"
+#include "memory/l1_cache.h"
+#include "schedulers/policy_registry.h"
+#include "schedulers/warp_scheduler.h"
+
+namespace tlmgpu::sm {
+
+using schedulers::WarpWait;
+
+namespace {
+
+constexpr uint64_t kFetchTag = 1ull << 63;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+sc_core::sc_time clock_period(const platform::GpuConfig& c) {
+  return sc_core::sc_time(1e6 / c.core_clock_mhz, sc_core::SC_PS);
+}
+
+}  // namespace
+
+StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index,
+                                                 const platform::GpuConfig& config)
+    : sc_core::sc_module(name), index_(index), config_(config), smc_(config.sm) {
+  const sc_core::sc_time period = clock_period(config);
+  l1i_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
+  l1d_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
+  l1i_->response_port.bind(*this);
+  l1d_->response_port.bind(*this);
+
+  const uint32_t nsched = smc_.num_schedulers;
+  schedulers::PolicyContext pctx;
+  pctx.num_schedulers = nsched;
+  pctx.max_warps_per_scheduler = (smc_.max_warps + nsched - 1) / nsched;
+  for (uint32_t s = 0; s < nsched; ++s) {
+    pctx.scheduler_index = s;
+    schedulers_.push_back(std::make_unique<schedulers::WarpScheduler>(
+        ("sched" + std::to_string(s)).c_str(), schedulers::make_policy(config.scheduler, pctx)));
+  }
+  for (uint32_t b = 0; b < smc_.register_banks * nsched; ++b)
+    banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str()));
+
+  warps_.resize(smc_.max_warps);
+  ctas_.resize(smc_.max_ctas);
+  views_.resize(nsched);
+  collectors_.resize(nsched);
+  unit_free_.assign(nsched, std::array<uint64_t, 8>{});
+  last_class_.assign(nsched, 0);
+  for (uint32_t s = 0; s < nsched; ++s) {
+    views_[s].sm = index;
+    views_[s].scheduler = s;
+    collectors_[s][kSpCollector].resize(smc_.collectors_sp);
+    collectors_[s][kSfuCollector].resize(smc_.collectors_sfu);
+    collectors_[s][kDpCollector].resize(smc_.collectors_dp);
+    collectors_[s][kMemCollector].resize(smc_.collectors_mem);
+  }
+}
+
+StreamingMultiprocessor::~StreamingMultiprocessor() = default;
+
+memory::L1Cache& StreamingMultiprocessor::l1d() { return *l1d_; }
+memory::L1Cache& StreamingMultiprocessor::l1i() { return *l1i_; }
+
+// ------------------------------------------------------------------ CTAs
+
+void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher,
+                                           const KernelPhase* phase) {
+  launch_ = launch;
+  dispatcher_ = dispatcher;
+  phase_ = phase;
+  for (CtaSlot& c : ctas_) {
+    c.cta.reset();
+    c.valid = false;
+  }
+  for (WarpSlot& w : warps_) {
+    w = WarpSlot{};
+  }
+  used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
+  live_ctas_ = 0;
+}
+
+bool StreamingMultiprocessor::can_accept_cta() const {
+  if (launch_.ctx == nullptr) return false;
+  if (live_ctas_ >= smc_.max_ctas) return false;
+  if (used_threads_ + launch_.warps_per_cta * ptx::kWarpSize > std::max(smc_.max_threads, ptx::kWarpSize * 1u) &&
+      used_threads_ != 0)
+    return false;
+  if (used_warps_ + launch_.warps_per_cta > smc_.max_warps) return false;
+  if (used_regs_ + launch_.regs_per_cta > smc_.registers && used_regs_ != 0) return false;
+  if (used_shared_ + launch_.shared_per_cta > smc_.shared_bytes && used_shared_ != 0) return false;
+  return true;
+}
+
+void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle) {
+  uint32_t cs = 0;
+  while (ctas_[cs].valid) ++cs;
+  CtaSlot& c = ctas_[cs];
+  if (c.cta) c.cta->restart(ctaid, index_);
+  else c.cta = std::make_unique<exec::Cta>(*launch_.ctx, ctaid, index_);
+  c.cta_id = cta_id;
+  c.valid = true;
+  c.warps_done = 0;
+  c.start_cycle = cycle;
+  // Warps take the lowest free slots, contiguous when possible.
+  const uint32_t n = launch_.warps_per_cta;
+  uint32_t placed = 0;
+  for (uint32_t s = 0; s < warps_.size() && placed < n; ++s) {
+    WarpSlot& w = warps_[s];
+    if (w.active) continue;
+    if (placed == 0) c.first_warp = s;
+    const uint32_t num_ids = launch_.ctx->kernel->num_regs + launch_.ctx->kernel->num_preds;
+    w = WarpSlot{};
+    w.warp = &c.cta->warp(placed);
+    w.warp->set_record_accesses(true);
+    w.cta_slot = cs;
+    w.active = true;
+    w.age = next_age_++;
+    w.fetch_pc = w.warp->pc();
+    w.pending_writes.assign(num_ids, 0);
+    schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
+    ++placed;
+  }
+  ++live_ctas_;
+  used_threads_ += n * ptx::kWarpSize;
+  used_warps_ += n;
+  used_regs_ += launch_.regs_per_cta;
+  used_shared_ += launch_.shared_per_cta;
+  active_ = true;
+}
+
+// ------------------------------------------------------------------ cycle
+
+bool StreamingMultiprocessor::cycle(uint64_t now) {
+  active_ = false;
+  handle_responses(now);
+  writeback(now);
+  read_operands_and_dispatch(now);
+  send_lines(now);
+  issue(now);
+  fetch(now);
+  finish_warps(now);
+  return active_;
+}
+
+void StreamingMultiprocessor::skip_cycles(uint64_t n) {
+  for (size_t s = 0; s < schedulers_.size(); ++s) schedulers_[s]->account_cycles(last_class_[s], n);
+}
+
+uint64_t StreamingMultiprocessor::next_event_cycle() const {
+  uint64_t next = completions_.empty() ? kNever : completions_.top().cycle;
+  for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
+  for (const WarpSlot& w : warps_) {
+    if (!w.active || w.ib_count == 0) continue;
+    next = std::min(next, w.ibuffer[w.ib_head].ready_cycle);
+  }
+  return next;
+}
+
+void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
+  responses_.push_back({id, cycle});
+  response_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void StreamingMultiprocessor::handle_responses(uint64_t now) {
+  if (responses_.empty()) return;
+  // Order by (cycle, id): the same result whatever order the caches called in.
+  std::sort(responses_.begin(), responses_.end(),
+            [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  size_t kept = 0;
+  for (size_t i = 0; i < responses_.size(); ++i) {
+    const Response r = responses_[i];
+    // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
+    // it never matters whether the cache's process ran before this one.
+    if (r.cycle >= now) {
+      responses_[kept++] = r;
+      continue;
+    }
+    active_ = true;
+    if (r.id & kFetchTag) {
+      const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
+      const uint32_t generation = uint32_t(r.id & 0xffffffffu);
+      WarpSlot& w = warps_[slot];
+      if (!w.active || !w.fetch_pending || generation != w.fetch_generation) continue;
+      w.fetch_pending = false;
+      // One fetch brings the rest of the line's instructions the buffer has room for.
+      const uint32_t per_line = config_.l1i.line_bytes / 8;
+      const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, uint32_t(w.ibuffer.size()));
+      const uint32_t end = launch_.ctx->kernel->end_pc;
+      while (w.ib_count < depth && w.fetch_pc < end) {
+        w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()] = {w.fetch_pc, r.cycle + smc_.decode_latency};
+        ++w.ib_count;
+        ++w.fetch_pc;
+        if (w.fetch_pc % per_line == 0) break;
+      }
+    } else {
+      MemoryOp& op = memory_ops_[size_t(r.id)];
+      if (!op.valid) continue;
+      if (--op.lines_left == 0) {
+        op.valid = false;
+        free_memory_ops_.push_back(uint32_t(r.id));
+        complete_at(now, op.slot, op.pc, true);
+      }
+    }
+  }
+  responses_.resize(kept);
+}
+
+void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
+  completions_.push({cycle, completion_seq_++, slot, pc, memory});
+}
+
+void StreamingMultiprocessor::writeback(uint64_t now) {
+  while (!completions_.empty() && completions_.top().cycle <= now) {
+    const Completion c = completions_.top();
+    completions_.pop();
+    active_ = true;
+    WarpSlot& w = warps_[c.slot];
+    const InstructionTiming& t = (*launch_.timing)[c.pc];
+    for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
+    --w.in_flight;
+    if (c.memory) --w.mem_in_flight;
+    schedulers::CompleteEvent ev;
+    ev.cycle = now;
+    ev.slot = c.slot;
+    ev.pc = c.pc;
+    ev.unit = t.unit;
+    schedulers_[c.slot % schedulers_.size()]->notify_complete(ev);
+  }
+}
+
+// -------------------------------------------------------- operand collectors
+
+StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class(Pipe pipe) {
+  switch (pipe) {
+    case Pipe::Sfu: case Pipe::FpDivSqrt: return kSfuCollector;
+    case Pipe::Dp: return kDpCollector;
+    case Pipe::Mem: return kMemCollector;
+    default: return kSpCollector;
+  }
+}
+
+StreamingMultiprocessor::Collector* StreamingMultiprocessor::free_collector(uint32_t scheduler, CollectorClass cls) {
+  for (Collector& c : collectors_[scheduler][cls])
+    if (!c.busy) return &c;
+  return nullptr;
+}
+
+void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
+  const uint32_t nsched = uint32_t(schedulers_.size());
+  // Rotate which collector asks the banks first, so no collector starves.
+  const uint32_t start = collector_rr_++;
+  for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
+    const uint32_t s = (start + k) % nsched;
+    const uint32_t cls = ((start + k) / nsched) % kCollectorClasses;
+    for (Collector& c : collectors_[s][cls]) {
+      if (!c.busy) continue;
+      active_ = true;
+      for (uint8_t i = 0; i < c.reads_left;) {
+        if (banks_[c.banks[i]]->try_read(now)) {
+          c.banks[i] = c.banks[--c.reads_left];
+        } else {
+          ++i;
+        }
+      }
+      if (c.reads_left == 0) dispatch(c, s, now);
+    }
+  }
+}
+
+void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_t now) {
+  const InstructionTiming& t = (*launch_.timing)[c.pc];
+  uint64_t& unit_free = unit_free_[scheduler][size_t(t.pipe)];
+  if (unit_free > now) return;  // the pipeline cannot take it yet
+  const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
+  unit_free = now + timing.initiation_interval;
+  c.busy = false;
+
+  if (!c.has_access) {
+    complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);
+    return;
+  }
+  const exec::MemAccess& a = c.access;
+  switch (a.space) {
+    case ptx::StateSpace::Shared: {
+      const uint32_t cycles = memory::shared_bank_cycles(a, smc_.shared_banks);
+      ++shared_accesses_;
+      shared_bank_cycles_ += cycles;
+      unit_free = now + cycles;
+      complete_at(now + smc_.shared_latency + cycles - 1, c.slot, c.pc, true);
+      return;
+    }
+    case ptx::StateSpace::Global:
+    case ptx::StateSpace::Local: {
+      std::vector<memory::LineAccess> lines;
+      memory::coalesce(a, config_.l1d.line_bytes, config_.l1d.sector_bytes, lines);
+      if (lines.empty()) {
+        complete_at(now + timing.latency, c.slot, c.pc, true);
+        return;
+      }
+      uint32_t op;
+      if (free_memory_ops_.empty()) {
+        op = uint32_t(memory_ops_.size());
+        memory_ops_.emplace_back();
+      } else {
+        op = free_memory_ops_.back();
+        free_memory_ops_.pop_back();
+      }
+      memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), true};
+      for (memory::LineAccess& l : lines) {
+        l.id = op;
+        l.warp = c.slot;
+        if (a.is_atomic) {
+          l.kind = memory::AccessKind::Atomic;
+          l.bypass_l1 = true;
+        } else {
+          l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
+        }
+        line_queue_.push_back({l});
+      }
+      return;
+    }
+    default:  // param and const: the constant cache, modelled as a hit
+      complete_at(now + smc_.sp.latency, c.slot, c.pc, true);
+      return;
+  }
+}
+
+void StreamingMultiprocessor::send_lines(uint64_t now) {
+  // One line per cycle into the L1D, in order.
+  if (line_queue_head_ == line_queue_.size()) return;
+  active_ = true;
+  if (l1d_->try_access(line_queue_[line_queue_head_].access, now)) {
+    ++line_queue_head_;
+    if (line_queue_head_ == line_queue_.size()) {
+      line_queue_.clear();
+      line_queue_head_ = 0;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ issue
+
+WarpWait StreamingMultiprocessor::classify(const WarpSlot& w, uint32_t scheduler, uint64_t now) const {
+  if (!w.active) return WarpWait::Unused;
+  const exec::Warp& warp = *w.warp;
+  if (warp.finished()) return WarpWait::Finished;
+  if (warp.at_barrier()) return WarpWait::Barrier;
+  if (w.membar_wait) return WarpWait::Membar;
+  if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now) return WarpWait::EmptyBuffer;
+  const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
+  for (uint8_t i = 0; i < t.num_src; ++i)
+    if (w.pending_writes[t.src[i]]) return WarpWait::Scoreboard;
+  for (uint8_t i = 0; i < t.num_dst; ++i)
+    if (w.pending_writes[t.dst[i]]) return WarpWait::Scoreboard;
+  if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar) {
+    const CollectorClass cls = collector_class(t.pipe);
+    bool free = false;
+    for (const Collector& c : collectors_[scheduler][cls]) free |= !c.busy;
+    if (!free) return WarpWait::UnitBusy;
+  }
+  return WarpWait::Ready;
+}
+
+void StreamingMultiprocessor::issue(uint64_t now) {
+  const uint32_t nsched = uint32_t(schedulers_.size());
+  for (uint32_t s = 0; s < nsched; ++s) {
+    schedulers::SchedulerView& view = views_[s];
+    view.cycle = now;
+    view.ctas_waiting = phase_ && phase_->ctas_waiting;
+    view.last_cta_dispatched = phase_ && phase_->last_cta_dispatched;
+    view.warps.clear();
+    bool any = false;
+    for (uint32_t slot = s; slot < warps_.size(); slot += nsched) {
+      const WarpSlot& w = warps_[slot];
+      if (!w.active) continue;
+      any = true;
+      schedulers::WarpView v;
+      v.slot = slot;
+      v.wait = classify(w, s, now);
+      if (w.ib_count) {
+        const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
+        v.head_pc = w.ibuffer[w.ib_head].pc;
+        v.head_unit = t.unit;
+        v.head_class = t.head_class;
+      }
+      v.cta_slot = w.cta_slot;
+      v.cta_id = ctas_[w.cta_slot].cta_id;
+      v.age = w.age;
+      v.active_threads = uint32_t(__builtin_popcount(w.warp->next_mask()));
+      v.insts_issued = w.insts_issued;
+      v.progress = w.progress;
+      view.warps.push_back(v);
+    }
+    if (!any) {
+      schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
+      last_class_[s] = int(schedulers::StallClass::Idle);
+      continue;
+    }
+    if (schedulers_[s]->wants_cta_view()) {
+      view.ctas.clear();
+      for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
+        const CtaSlot& c = ctas_[cs];
+        schedulers::CtaView cv;
+        cv.slot = cs;
+        cv.valid = c.valid;
+        if (c.valid) {
+          cv.cta_id = c.cta_id;
+          cv.warps = launch_.warps_per_cta;
+          cv.start_cycle = c.start_cycle;
+          for (uint32_t k = 0; k < launch_.warps_per_cta; ++k) {
+            const WarpSlot& w = warps_[c.first_warp + k];
+            cv.warps_at_barrier += w.warp->at_barrier();
+            cv.warps_finished += w.warp->finished();
+            cv.progress += w.progress;
+            cv.insts_issued += w.insts_issued;
+          }
+        }
+        view.ctas.push_back(cv);
+      }
+    }
+    const int pick = schedulers_[s]->select(view);
+    last_class_[s] = schedulers_[s]->last_class();
+    if (pick >= 0) {
+      active_ = true;
+      issue_warp(view.warps[size_t(pick)].slot, s, now);
+    } else if (last_class_[s] != int(schedulers::StallClass::Idle)) {
+      active_ = true;  // something is about to move: keep ticking
+    }
+  }
+}
+
+bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
+  WarpSlot& w = warps_[slot];
+  exec::Warp& warp = *w.warp;
+  const uint32_t pc = w.ibuffer[w.ib_head].pc;
+  if (warp.pc() != pc) {  // the buffered path is not where the warp goes
+    flush(w);
+    return false;
+  }
+  const exec::StepStatus st = warp.step();
+  if (st == exec::StepStatus::Blocked) {
+    flush(w);
+    return false;
+  }
+  const exec::StepInfo& info = warp.last();
+  const InstructionTiming& t = (*launch_.timing)[pc];
+  w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
+  --w.ib_count;
+  if (warp.finished() || warp.pc() != pc + 1) flush(w);
+
+  const uint32_t active = uint32_t(__builtin_popcount(info.active_mask));
+  ++warp_insts_;
+  thread_insts_ += active;
+  ++w.insts_issued;
+  w.progress += active;
+  for (uint8_t i = 0; i < t.num_dst; ++i) ++w.pending_writes[t.dst[i]];
+  ++w.in_flight;
+  if (t.is_memory) ++w.mem_in_flight;
+  if (t.is_membar && w.mem_in_flight > 0) w.membar_wait = true;
+
+  if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
+    complete_at(now + 1, slot, pc, false);
+  } else {
+    Collector* c = free_collector(scheduler, collector_class(t.pipe));
+    c->busy = true;
+    c->slot = slot;
+    c->pc = pc;
+    c->reads_left = 0;
+    const uint32_t num_regs = launch_.ctx->kernel->num_regs;
+    const uint32_t nbanks = uint32_t(banks_.size());
+    for (uint8_t i = 0; i < t.num_src; ++i) {
+      if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
+      c->banks[c->reads_left++] = (t.src[i] + slot) % nbanks;
+    }
+    c->has_access = t.is_memory && active != 0 && warp.last_access().mask != 0;
+    if (c->has_access) c->access = warp.last_access();
+  }
+
+  schedulers::IssueEvent ev;
+  ev.cycle = now;
+  ev.slot = slot;
+  ev.pc = pc;
+  ev.unit = t.unit;
+  ev.op = info.inst->op;
+  ev.active_mask = info.active_mask;
+  ev.is_branch = t.is_branch;
+  ev.taken = info.branch_taken;
+  ev.backward = info.backward;
+  ev.is_setp = t.is_setp;
+  schedulers_[scheduler]->notify_issue(ev);
+  return true;
+}
+
+void StreamingMultiprocessor::flush(WarpSlot& w) {
+  if (w.ib_count) ++icache_flushes_;
+  w.ib_count = 0;
+  w.fetch_pending = false;
+  ++w.fetch_generation;
+  w.fetch_pc = w.warp->pc();
+}
+
+// ------------------------------------------------------------------ fetch
+
+void StreamingMultiprocessor::fetch(uint64_t now) {
+  const uint32_t n = uint32_t(warps_.size());
+  const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, 8);
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t slot = (fetch_rr_ + k) % n;
+    WarpSlot& w = warps_[slot];
+    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished()) continue;
+    if (w.membar_wait && w.mem_in_flight == 0) w.membar_wait = false;
+    if (w.fetch_pc >= launch_.ctx->kernel->end_pc) continue;
+    memory::LineAccess a;
+    a.kind = memory::AccessKind::InstructionFetch;
+    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
+    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
+    a.sector_mask = 0xffffffffu;
+    a.warp = slot;
+    a.id = kFetchTag | (uint64_t(slot) << 32) | w.fetch_generation;
+    active_ = true;
+    if (l1i_->try_access(a, now)) {
+      w.fetch_pending = true;
+      fetch_rr_ = slot + 1;
+    }
+    return;  // one fetch per cycle
+  }
+}
+
+void StreamingMultiprocessor::finish_warps(uint64_t now) {
+  for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+    WarpSlot& w = warps_[slot];
+    if (!w.active) continue;
+    if (w.membar_wait && w.mem_in_flight == 0) w.membar_wait = false;
+    if (!w.warp->finished() || w.in_flight != 0) continue;
+    w.active = false;
+    schedulers_[slot % schedulers_.size()]->warp_finished(slot, now);
+    CtaSlot& c = ctas_[w.cta_slot];
+    if (++c.warps_done < launch_.warps_per_cta) continue;
+    c.valid = false;
+    --live_ctas_;
+    used_threads_ -= launch_.warps_per_cta * ptx::kWarpSize;
+    used_warps_ -= launch_.warps_per_cta;
+    used_regs_ -= launch_.regs_per_cta;
+    used_shared_ -= launch_.shared_per_cta;
+    active_ = true;
+    ++ctas_finished_;
+    dispatcher_->cta_finished(index_, c.cta_id, now);
+  }
+}
+
+// ------------------------------------------------------------------ stats
+
+bool StreamingMultiprocessor::waiting_on_memory() const {
+  if (line_queue_head_ != line_queue_.size()) return true;
+  for (const MemoryOp& op : memory_ops_)
+    if (op.valid) return true;
+  for (const WarpSlot& w : warps_)
+    if (w.active && w.fetch_pending) return true;
+  return !responses_.empty();
+}
+
+uint64_t StreamingMultiprocessor::progress_events() const {
+  uint64_t p = ctas_finished_;
+  for (const CtaSlot& c : ctas_) {
+    if (!c.valid) continue;
+    p += c.cta->barrier_releases();
+    for (uint32_t k = 0; k < c.cta->num_warps(); ++k) p += c.cta->warp(k).progress_events();
+  }
+  return p;
+}
+
+std::string StreamingMultiprocessor::describe_warps() const {
+  std::string out;
+  for (const CtaSlot& c : ctas_) {
+    if (!c.valid) continue;
+    for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
+      if (c.cta->warp(k).finished()) continue;
+      out += "\n  " + std::string(name()) + " " + c.cta->name() + " " + c.cta->warp(k).describe();
+    }
+  }
+  return out;
+}
+
+void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
+  out["warp_insts"] = double(warp_insts_);
+  out["thread_insts"] = double(thread_insts_);
+  out["shared_accesses"] = double(shared_accesses_);
+  out["shared_bank_cycles"] = double(shared_bank_cycles_);
+  out["ibuffer_flushes"] = double(icache_flushes_);
+}
+
+void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {
+  for (auto& s : schedulers_) s->enable_trace(tf);
+}
+
+}  // namespace tlmgpu::sm

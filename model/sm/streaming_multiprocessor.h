@@ -1,0 +1,225 @@
+// One streaming multiprocessor: fetch from the L1 instruction cache, decode
+// into per-warp instruction buffers, scoreboard, warp schedulers, operand
+// collectors over banked registers, SP / SFU / DP / LD-ST pipelines, shared
+// memory, L1 data cache, writeback. Instructions execute functionally when
+// they issue (Warp::step); the pipeline models their timing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "memory/memory_interfaces.h"
+#include "model/exec/cta.h"
+#include "model/sm/instruction_timing.h"
+#include "model/sm/register_file_bank.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+#include "schedulers/warp_scheduler_policy.h"
+
+namespace tlmgpu::memory {
+class L1Cache;
+}
+namespace tlmgpu::schedulers {
+class WarpScheduler;
+}
+
+namespace tlmgpu::sm {
+
+/// Everything an SM needs to run CTAs of one launch.
+struct SmLaunch {
+  const exec::KernelContext* ctx = nullptr;
+  const std::vector<InstructionTiming>* timing = nullptr;
+  uint32_t warps_per_cta = 0;
+  uint32_t threads_per_cta = 0;
+  uint32_t regs_per_cta = 0;
+  uint32_t shared_per_cta = 0;
+};
+
+/// The CTA dispatcher's side: the SM reports a finished CTA.
+class CtaCompletionIf {
+ public:
+  virtual ~CtaCompletionIf() = default;
+  virtual void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) = 0;
+};
+
+/// Dispatcher signals the policies see.
+struct KernelPhase {
+  bool ctas_waiting = false;
+  bool last_cta_dispatched = false;
+};
+
+class StreamingMultiprocessor : public sc_core::sc_module,
+                                public memory::CacheResponseIf,
+                                public stats::StatsProvider {
+ public:
+  /// Instruction addresses for the L1I: PC * 8 above this base.
+  static constexpr uint64_t kCodeBase = 0x0000600000000000ull;
+
+  StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const platform::GpuConfig& config);
+  ~StreamingMultiprocessor() override;
+
+  memory::L1Cache& l1d();
+  memory::L1Cache& l1i();
+
+  // --- CTA dispatch ---
+  void begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher, const KernelPhase* phase);
+  /// Whether another CTA of the current launch fits (threads, warps, registers, shared memory, CTA slots).
+  bool can_accept_cta() const;
+  void start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle);
+  bool busy() const { return live_ctas_ != 0; }
+
+  // --- clocking (called by the GPU top in SM index order) ---
+  /// Runs one core cycle. Returns true when the SM did or may do something
+  /// next cycle; false when it only waits for an event (a completion at
+  /// next_event_cycle(), or a memory response).
+  bool cycle(uint64_t now);
+  /// Earliest future cycle with a known event (UINT64_MAX: none).
+  uint64_t next_event_cycle() const;
+  /// Accounts cycles the GPU skipped while this SM was quiet.
+  void skip_cycles(uint64_t n);
+
+  // CacheResponseIf
+  void access_done(uint64_t id, uint64_t cycle) override;
+  /// Set by access_done: a response arrived while the GPU may be asleep.
+  sc_core::sc_event& response_event() { return response_event_; }
+
+  /// Line requests or fetches outstanding in the memory system.
+  bool waiting_on_memory() const;
+  /// Forward progress so far (value-changing stores and atomics, exits,
+  /// barrier releases, finished CTAs): the watchdog compares it over time.
+  uint64_t progress_events() const;
+  /// Every live warp's PC and state, for watchdog and deadlock reports.
+  std::string describe_warps() const;
+
+  void report_stats(stats::StatMap& out) const override;
+  void trace(sc_core::sc_trace_file* tf);
+
+  uint32_t index() const { return index_; }
+  uint64_t warp_insts() const { return warp_insts_; }
+  uint64_t thread_insts() const { return thread_insts_; }
+
+ private:
+  struct BufferedInstruction {
+    uint32_t pc;
+    uint64_t ready_cycle;
+  };
+  struct WarpSlot {
+    exec::Warp* warp = nullptr;
+    uint32_t cta_slot = 0;
+    bool active = false;
+    uint64_t age = 0;
+    std::array<BufferedInstruction, 8> ibuffer{};
+    uint8_t ib_head = 0, ib_count = 0;
+    uint32_t fetch_pc = 0;
+    bool fetch_pending = false;
+    uint32_t fetch_generation = 0;   // bumps on a flush: stale fetches are dropped
+    std::vector<uint16_t> pending_writes;  // scoreboard: per register id
+    uint32_t in_flight = 0;          // issued, not written back
+    uint32_t mem_in_flight = 0;
+    bool membar_wait = false;
+    uint64_t insts_issued = 0;
+    uint64_t progress = 0;
+  };
+  struct CtaSlot {
+    std::unique_ptr<exec::Cta> cta;
+    uint64_t cta_id = 0;
+    uint32_t first_warp = 0;
+    uint32_t warps_done = 0;
+    uint64_t start_cycle = 0;
+    bool valid = false;
+  };
+  struct Collector {
+    bool busy = false;
+    uint32_t slot = 0;
+    uint32_t pc = 0;
+    uint8_t reads_left = 0;
+    std::array<uint32_t, InstructionTiming::kMaxSrc> banks{};  // bank of each unread operand
+    bool has_access = false;
+    exec::MemAccess access;
+  };
+  enum CollectorClass : uint8_t { kSpCollector, kSfuCollector, kDpCollector, kMemCollector, kCollectorClasses };
+  struct Completion {
+    uint64_t cycle;
+    uint64_t seq;
+    uint32_t slot;
+    uint32_t pc;
+    bool memory;
+    bool operator>(const Completion& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
+  };
+  struct MemoryOp {  // a global / local / atomic instruction waiting for its lines
+    uint32_t slot = 0;
+    uint32_t pc = 0;
+    uint32_t lines_left = 0;
+    bool valid = false;
+  };
+  struct QueuedLine {
+    memory::LineAccess access;
+  };
+  struct Response {
+    uint64_t id;
+    uint64_t cycle;
+  };
+
+  static CollectorClass collector_class(Pipe pipe);
+  schedulers::WarpWait classify(const WarpSlot& w, uint32_t scheduler, uint64_t now) const;
+  void writeback(uint64_t now);
+  void handle_responses(uint64_t now);
+  void read_operands_and_dispatch(uint64_t now);
+  void dispatch(Collector& c, uint32_t scheduler, uint64_t now);
+  void send_lines(uint64_t now);
+  void issue(uint64_t now);
+  bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
+  void fetch(uint64_t now);
+  void flush(WarpSlot& w);
+  void finish_warps(uint64_t now);
+  Collector* free_collector(uint32_t scheduler, CollectorClass cls);
+  void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
+
+  uint32_t index_;
+  const platform::GpuConfig& config_;
+  const platform::SmConfig& smc_;
+  std::unique_ptr<memory::L1Cache> l1i_, l1d_;
+  std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
+  std::vector<std::unique_ptr<RegisterFileBank>> banks_;
+
+  SmLaunch launch_;
+  CtaCompletionIf* dispatcher_ = nullptr;
+  const KernelPhase* phase_ = nullptr;
+  std::vector<WarpSlot> warps_;
+  std::vector<CtaSlot> ctas_;
+  uint32_t live_ctas_ = 0;
+  uint32_t used_threads_ = 0, used_warps_ = 0, used_regs_ = 0, used_shared_ = 0;
+  uint64_t next_age_ = 0;
+
+  // per scheduler
+  std::vector<schedulers::SchedulerView> views_;
+  std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
+  std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
+  std::vector<int> last_class_;                     // for skipped cycles
+
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+  uint64_t completion_seq_ = 0;
+  std::vector<MemoryOp> memory_ops_;
+  std::vector<uint32_t> free_memory_ops_;
+  std::vector<QueuedLine> line_queue_;  // FIFO to the L1D
+  size_t line_queue_head_ = 0;
+  std::vector<Response> responses_;
+  sc_core::sc_event response_event_;
+  uint32_t fetch_rr_ = 0;
+  uint32_t collector_rr_ = 0;
+  bool active_ = false;  // did something this cycle
+
+  uint64_t warp_insts_ = 0, thread_insts_ = 0;
+  uint64_t ctas_finished_ = 0;
+  uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
+  uint64_t icache_flushes_ = 0;
+  std::vector<uint32_t> order_;
+};
+
+}  // namespace tlmgpu::sm

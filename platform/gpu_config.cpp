@@ -1,0 +1,663 @@
+#include "platform/gpu_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <variant>
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+
+namespace tlmgpu::platform {
+namespace {
+
+// ---------------------------------------------------------------------------
+// The key table: one row per key, used by every function below, so a new field
+// in gpu_config.h needs exactly one row here (and one line in CONFIGURATION.md).
+
+/// Where a key's value lives inside a GpuConfig.
+using FieldRef = std::variant<uint32_t*, double*, bool*, std::string*>;
+using Locator = std::function<FieldRef(GpuConfig&)>;
+
+enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy };
+
+struct KeySpec {
+  std::string key;  ///< "section.name"
+  std::string description;
+  std::string unit;
+  Locator field;
+  Rule rule = Rule::kRange;
+  double min = 0, max = 0;           ///< kRange, kPowerOfTwo, kReal (inclusive)
+  std::vector<std::string> choices;  ///< kChoice
+};
+
+template <class Member>
+Locator top(Member GpuConfig::*member) {
+  return [member](GpuConfig& c) -> FieldRef { return &(c.*member); };
+}
+
+template <class Section, class Member>
+Locator at(Section GpuConfig::*section, Member Section::*member) {
+  return [section, member](GpuConfig& c) -> FieldRef { return &((c.*section).*member); };
+}
+
+Locator timing(UnitTiming SmConfig::*unit, uint32_t UnitTiming::*member) {
+  return [unit, member](GpuConfig& c) -> FieldRef { return &((c.sm.*unit).*member); };
+}
+
+KeySpec range(std::string key, std::string unit, double min, double max, Locator field,
+              std::string description) {
+  return {std::move(key), std::move(description), std::move(unit), std::move(field), Rule::kRange,
+          min, max, {}};
+}
+KeySpec pow2(std::string key, std::string unit, double min, double max, Locator field,
+             std::string description) {
+  return {std::move(key), std::move(description), std::move(unit), std::move(field),
+          Rule::kPowerOfTwo, min, max, {}};
+}
+KeySpec flag(std::string key, Locator field, std::string description) {
+  return {std::move(key), std::move(description), "", std::move(field), Rule::kBool, 0, 0, {}};
+}
+
+std::vector<KeySpec> build_key_table() {
+  const double kMaxCycles = 100000;
+  std::vector<KeySpec> t;
+
+  t.push_back(range("gpu.num_sms", "", 1, 1024, top(&GpuConfig::num_sms),
+                    "streaming multiprocessors (SMs)"));
+  t.push_back({"gpu.core_clock_mhz", "clock of the whole GPU: one warp instruction per scheduler per cycle",
+               "MHz", top(&GpuConfig::core_clock_mhz), Rule::kReal, 1, 100000, {}});
+  t.push_back({"gpu.scheduler",
+               "warp-scheduling policy of every scheduler, with parameters (e.g. two_level:group=8)", "",
+               top(&GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});
+
+  t.push_back(range("sm.max_threads", "", 32, 8192, at(&GpuConfig::sm, &SmConfig::max_threads),
+                    "resident threads per SM (occupancy limit)"));
+  t.push_back(range("sm.max_ctas", "", 1, 256, at(&GpuConfig::sm, &SmConfig::max_ctas),
+                    "resident CTAs (thread blocks) per SM"));
+  t.push_back(range("sm.max_warps", "", 1, 256, at(&GpuConfig::sm, &SmConfig::max_warps),
+                    "warp slots per SM"));
+  t.push_back(range("sm.registers", "", 256, 1 << 22, at(&GpuConfig::sm, &SmConfig::registers),
+                    "32-bit registers per SM (occupancy limit)"));
+  t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&GpuConfig::sm, &SmConfig::shared_bytes),
+                    "shared memory per SM (occupancy limit)"));
+  t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),
+                    "warp schedulers per SM; warp w belongs to scheduler w mod N"));
+  t.push_back(range("sm.ibuffer_depth", "", 1, 64, at(&GpuConfig::sm, &SmConfig::ibuffer_depth),
+                    "decoded instructions buffered per warp"));
+  t.push_back(range("sm.fetch_width", "", 1, 8, at(&GpuConfig::sm, &SmConfig::fetch_width),
+                    "warps fetched per cycle"));
+  t.push_back({"sm.fetch_policy", "which warp fetches next (loose round robin, greedy variants)", "",
+               at(&GpuConfig::sm, &SmConfig::fetch_policy), Rule::kChoice, 0, 0,
+               {"lrr", "gtlrr", "gto"}});
+  t.push_back(range("sm.decode_latency", "cycles", 1, 64, at(&GpuConfig::sm, &SmConfig::decode_latency),
+                    "fetch to instruction buffer, after the L1I hit"));
+  t.push_back(range("sm.issue_width", "", 1, 4, at(&GpuConfig::sm, &SmConfig::issue_width),
+                    "instructions issued per scheduler per cycle"));
+  t.push_back(range("sm.collectors_sp", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_sp),
+                    "operand collector units for the SP pipeline, per scheduler"));
+  t.push_back(range("sm.collectors_sfu", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_sfu),
+                    "operand collector units for the SFU, per scheduler"));
+  t.push_back(range("sm.collectors_mem", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_mem),
+                    "operand collector units for the LD/ST unit, per scheduler"));
+  t.push_back(range("sm.collectors_dp", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_dp),
+                    "operand collector units for the DP unit, per scheduler (with sm.has_dp_unit)"));
+  t.push_back(range("sm.register_banks", "", 1, 64, at(&GpuConfig::sm, &SmConfig::register_banks),
+                    "register-file banks per scheduler; one read per bank per cycle"));
+  t.push_back(pow2("sm.shared_banks", "", 1, 64, at(&GpuConfig::sm, &SmConfig::shared_banks),
+                   "shared-memory banks (4 bytes wide)"));
+  t.push_back(range("sm.shared_latency", "cycles", 1, kMaxCycles,
+                    at(&GpuConfig::sm, &SmConfig::shared_latency),
+                    "shared-memory access without bank conflicts"));
+  t.push_back(flag("sm.has_dp_unit", at(&GpuConfig::sm, &SmConfig::has_dp_unit),
+                   "a separate DP unit; else DP instructions run on the SP pipeline with the dp timing"));
+
+  struct UnitRow {
+    const char* name;
+    UnitTiming SmConfig::*unit;
+    const char* what;
+  };
+  const UnitRow units[] = {
+      {"sp", &SmConfig::sp, "SP pipeline (integer and f32 add / mul / fma)"},
+      {"sfu", &SmConfig::sfu, "SFU (sin, cos, ex2, lg2, rcp, rsqrt)"},
+      {"dp", &SmConfig::dp, "f64 arithmetic"},
+      {"int_div", &SmConfig::int_div, "integer div / rem"},
+      {"fp_div_sqrt", &SmConfig::fp_div_sqrt, "f32 div / sqrt"},
+      {"ldst", &SmConfig::ldst, "LD/ST address generation (memory latency comes from the caches)"},
+      {"cvt", &SmConfig::cvt, "cvt conversions"},
+  };
+  for (const UnitRow& u : units) {
+    const std::string base = std::string("sm.") + u.name;
+    t.push_back(range(base + "_latency", "cycles", 1, kMaxCycles,
+                      timing(u.unit, &UnitTiming::latency),
+                      std::string(u.what) + ": issue to result"));
+    t.push_back(range(base + "_ii", "cycles", 1, kMaxCycles,
+                      timing(u.unit, &UnitTiming::initiation_interval),
+                      std::string(u.what) + ": initiation interval (1 = pipelined, = latency: not pipelined)"));
+  }
+
+  struct CacheRow {
+    const char* section;
+    CacheConfig GpuConfig::*cache;
+    const char* what;
+  };
+  const CacheRow caches[] = {{"l1i", &GpuConfig::l1i, "L1 instruction cache (per SM)"},
+                             {"l1d", &GpuConfig::l1d, "L1 data cache (per SM)"},
+                             {"l2", &GpuConfig::l2, "L2 slice"}};
+  for (const CacheRow& c : caches) {
+    const std::string s = std::string(c.section) + ".";
+    const std::string w = c.what;
+    t.push_back(range(s + "size_bytes", "bytes", 64, 64 << 20, at(c.cache, &CacheConfig::size_bytes),
+                      w + ": capacity"));
+    t.push_back(range(s + "ways", "", 1, 1024, at(c.cache, &CacheConfig::ways), w + ": associativity"));
+    t.push_back(pow2(s + "line_bytes", "bytes", 32, 1024, at(c.cache, &CacheConfig::line_bytes),
+                     w + ": line (tag) size"));
+    t.push_back(pow2(s + "sector_bytes", "bytes", 4, 1024, at(c.cache, &CacheConfig::sector_bytes),
+                     w + ": sector size (fill / valid granule)"));
+    t.push_back(range(s + "hit_latency", "cycles", 1, kMaxCycles, at(c.cache, &CacheConfig::hit_latency),
+                      w + ": hit latency"));
+    t.push_back(range(s + "mshrs", "", 1, 4096, at(c.cache, &CacheConfig::mshrs),
+                      w + ": MSHRs (outstanding line misses)"));
+    t.push_back(range(s + "mshr_merges", "", 1, 1024, at(c.cache, &CacheConfig::mshr_merges),
+                      w + ": requests merged into one MSHR"));
+    t.push_back(flag(s + "write_back", at(c.cache, &CacheConfig::write_back),
+                     w + ": write-back + write-allocate (else write-through, evict on write hit, no allocate)"));
+  }
+  t.push_back(range("l2.slices", "", 1, 256, top(&GpuConfig::l2_slices), "L2 slices (banks) on the interconnect"));
+  t.push_back(pow2("l2.interleave_bytes", "bytes", 32, 1 << 20, top(&GpuConfig::l2_interleave_bytes),
+                   "consecutive bytes mapped to one L2 slice"));
+
+  t.push_back(range("icnt.latency", "cycles", 1, kMaxCycles, at(&GpuConfig::icnt, &InterconnectConfig::latency),
+                    "crossbar latency, each direction"));
+  t.push_back(range("icnt.bytes_per_cycle", "bytes", 1, 4096,
+                    at(&GpuConfig::icnt, &InterconnectConfig::bytes_per_cycle),
+                    "crossbar bandwidth per port, each direction"));
+
+  t.push_back(range("dram.channels", "", 1, 64, at(&GpuConfig::dram, &DramConfig::channels),
+                    "DRAM channels (memory controllers), each with an FR-FCFS scheduler"));
+  t.push_back(pow2("dram.banks", "", 1, 64, at(&GpuConfig::dram, &DramConfig::banks), "banks per channel"));
+  t.push_back(pow2("dram.row_bytes", "bytes", 256, 1 << 16, at(&GpuConfig::dram, &DramConfig::row_bytes),
+                   "row (page) size per bank"));
+  t.push_back(range("dram.tRCD", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRCD),
+                    "activate to read / write"));
+  t.push_back(range("dram.tRP", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRP),
+                    "precharge to activate"));
+  t.push_back(range("dram.tCL", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tCL),
+                    "read command to first data (CAS latency)"));
+  t.push_back(range("dram.tRAS", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRAS),
+                    "activate to precharge"));
+  t.push_back(range("dram.burst_cycles", "cycles", 1, 256, at(&GpuConfig::dram, &DramConfig::burst_cycles),
+                    "data-bus cycles per L2 sector"));
+  t.push_back(range("dram.bus_bytes", "bytes", 1, 256, at(&GpuConfig::dram, &DramConfig::bus_bytes),
+                    "data bytes per cycle per channel"));
+  t.push_back(range("dram.queue_depth", "", 1, 4096, at(&GpuConfig::dram, &DramConfig::queue_depth),
+                    "requests the channel's scheduler can hold"));
+  t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20,
+                   at(&GpuConfig::dram, &DramConfig::interleave_bytes),
+                   "consecutive bytes mapped to one channel"));
+  return t;
+}
+
+const std::vector<KeySpec>& key_table() {
+  static const std::vector<KeySpec> table = build_key_table();
+  return table;
+}
+
+const KeySpec* find_key(const std::string& key) {
+  for (const KeySpec& k : key_table())
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Formatting and parsing of values.
+
+std::string format_number(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string allowed_text(const KeySpec& k) {
+  switch (k.rule) {
+    case Rule::kRange:
+    case Rule::kReal:
+      return format_number(k.min) + ".." + format_number(k.max);
+    case Rule::kPowerOfTwo:
+      return "power of two, " + format_number(k.min) + ".." + format_number(k.max);
+    case Rule::kBool:
+      return "true, false";
+    case Rule::kChoice: {
+      std::string s;
+      for (const std::string& c : k.choices) s += (s.empty() ? "" : ", ") + c;
+      return s;
+    }
+    case Rule::kPolicy:
+      return "policy[:param=value,...]";
+  }
+  return "";
+}
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// An unsigned integer; byte-sized keys also accept K / KB / KiB and M / MB / MiB (x1024).
+bool parse_unsigned(const std::string& text, bool bytes, uint64_t& out) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 18) return false;
+  uint64_t v = std::stoull(text.substr(0, digits));
+  const std::string suffix = lower(trim(text.substr(digits)));
+  if (!suffix.empty()) {
+    if (!bytes) return false;
+    if (suffix == "k" || suffix == "kb" || suffix == "kib")
+      v *= 1024;
+    else if (suffix == "m" || suffix == "mb" || suffix == "mib")
+      v *= 1024 * 1024;
+    else
+      return false;
+  }
+  out = v;
+  return true;
+}
+
+bool parse_bool(const std::string& text, bool& out) {
+  const std::string t = lower(text);
+  if (t == "true" || t == "1" || t == "yes" || t == "on") {
+    out = true;
+    return true;
+  }
+  if (t == "false" || t == "0" || t == "no" || t == "off") {
+    out = false;
+    return true;
+  }
+  return false;
+}
+
+bool parse_real(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  double v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v)) return false;
+  out = v;
+  return true;
+}
+
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+/// "name" or "name:param=value[,param=value...]" (':' also separates parameters).
+bool valid_policy_spec(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) return false;
+  if (colon == std::string::npos) return true;
+  std::string params = spec.substr(colon + 1);
+  std::replace(params.begin(), params.end(), ':', ',');
+  std::istringstream in(params);
+  std::string param;
+  int count = 0;
+  while (std::getline(in, param, ',')) {
+    const size_t eq = param.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == param.size()) return false;
+    const std::string value = param.substr(eq + 1);
+    if (!std::all_of(param.begin(), param.begin() + static_cast<long>(eq), is_name_char)) return false;
+    if (!std::all_of(value.begin(), value.end(), [](char c) { return is_name_char(c) || c == '.'; }))
+      return false;
+    ++count;
+  }
+  return count > 0 && params.back() != ',';
+}
+
+bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+/// Checks a value already in the config (used by set and by validate_config);
+/// returns the message for a bad one, else "".
+std::string check_value(const KeySpec& k, GpuConfig& config, const std::string& as_written) {
+  const FieldRef f = k.field(config);
+  switch (k.rule) {
+    case Rule::kRange:
+    case Rule::kReal: {
+      const double v = k.rule == Rule::kReal ? *std::get<double*>(f) : *std::get<uint32_t*>(f);
+      if (v < k.min || v > k.max)
+        return k.key + " = " + as_written + " is out of range (allowed: " + allowed_text(k) +
+               (k.unit.empty() ? "" : " " + k.unit) + ")";
+      return "";
+    }
+    case Rule::kPowerOfTwo: {
+      const uint32_t v = *std::get<uint32_t*>(f);
+      if (!is_power_of_two(v) || v < k.min || v > k.max)
+        return k.key + " = " + as_written + ": must be a power of two between " + format_number(k.min) +
+               " and " + format_number(k.max);
+      return "";
+    }
+    case Rule::kBool:
+      return "";
+    case Rule::kChoice: {
+      const std::string& v = *std::get<std::string*>(f);
+      if (std::find(k.choices.begin(), k.choices.end(), v) == k.choices.end())
+        return k.key + " = " + quoted(v) + " is not allowed (allowed: " + allowed_text(k) + ")";
+      return "";
+    }
+    case Rule::kPolicy: {
+      const std::string& v = *std::get<std::string*>(f);
+      if (!valid_policy_spec(v))
+        return k.key + " = " + quoted(v) +
+               ": expected a policy name with optional parameters, e.g. lrr or two_level:group=8";
+      return "";
+    }
+  }
+  return "";
+}
+
+std::string value_text(const KeySpec& k, GpuConfig& config) {
+  const FieldRef f = k.field(config);
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, uint32_t>)
+          return std::to_string(*p);
+        else if constexpr (std::is_same_v<T, double>)
+          return format_number(*p);
+        else if constexpr (std::is_same_v<T, bool>)
+          return *p ? "true" : "false";
+        else
+          return *p;
+      },
+      f);
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram"};
+
+std::string unknown_key_message(const std::string& key) {
+  const std::string wanted = lower(key);
+  const bool has_section = key.find('.') != std::string::npos;
+  const std::string* best = nullptr;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (const KeySpec& k : key_table()) {
+    // A key given without its section is compared with the name alone.
+    const std::string candidate = has_section ? k.key : k.key.substr(k.key.find('.') + 1);
+    const size_t d = edit_distance(wanted, lower(candidate));
+    if (d < best_distance) {
+      best_distance = d;
+      best = &k.key;
+    }
+  }
+  std::string msg = "unknown configuration key " + quoted(key);
+  if (best && best_distance <= 2 + key.size() / 8) return msg + " (did you mean " + quoted(*best) + "?)";
+  msg += " (keys are section.name with sections";
+  for (const char* s : kSections) msg += std::string(" ") + s;
+  return msg + "; --dump-config lists them)";
+}
+
+/// Parses `value` into a copy of the field, checks it, then stores it.
+void set_value(const KeySpec& k, GpuConfig& config, const std::string& raw) {
+  const std::string value = trim(raw);
+  const FieldRef f = k.field(config);
+  GpuConfig probe = config;  // checked on a copy so a bad value leaves `config` untouched
+  const FieldRef pf = k.field(probe);
+  if (auto* p = std::get_if<uint32_t*>(&pf)) {
+    uint64_t v = 0;
+    if (!parse_unsigned(value, k.unit == "bytes", v))
+      throw ConfigError(k.key + " = " + quoted(value) + ": expected an unsigned integer" +
+                        (k.unit == "bytes" ? " (optionally with K or M)" : "") +
+                        " (allowed: " + allowed_text(k) + ")");
+    if (v > std::numeric_limits<uint32_t>::max())
+      throw ConfigError(k.key + " = " + value + " is out of range (allowed: " + allowed_text(k) + ")");
+    **p = static_cast<uint32_t>(v);
+  } else if (auto* d = std::get_if<double*>(&pf)) {
+    if (!parse_real(value, **d))
+      throw ConfigError(k.key + " = " + quoted(value) + ": expected a number (allowed: " + allowed_text(k) + ")");
+  } else if (auto* b = std::get_if<bool*>(&pf)) {
+    if (!parse_bool(value, **b))
+      throw ConfigError(k.key + " = " + quoted(value) + ": expected true or false");
+  } else {
+    *std::get<std::string*>(pf) = value;
+  }
+  const std::string error = check_value(k, probe, value);
+  if (!error.empty()) throw ConfigError(error);
+  std::visit([&](auto* target) { *target = *std::get<decltype(target)>(pf); }, f);
+}
+
+// ---------------------------------------------------------------------------
+// Cross-key checks.
+
+void check_cache(const GpuConfig& c, const CacheConfig GpuConfig::*member, const std::string& s,
+                 std::vector<std::string>& errors) {
+  const CacheConfig& cache = c.*member;
+  const uint64_t set_bytes = uint64_t{cache.ways} * cache.line_bytes;
+  if (set_bytes == 0 || cache.size_bytes % set_bytes != 0)
+    errors.push_back(s + ".size_bytes = " + std::to_string(cache.size_bytes) + " is not a multiple of " + s +
+                     ".ways x " + s + ".line_bytes = " + std::to_string(cache.ways) + " x " +
+                     std::to_string(cache.line_bytes) + " = " + std::to_string(set_bytes) +
+                     " (every set holds `ways` lines)");
+  if (cache.sector_bytes > cache.line_bytes)
+    errors.push_back(s + ".sector_bytes = " + std::to_string(cache.sector_bytes) + " must divide " + s +
+                     ".line_bytes = " + std::to_string(cache.line_bytes));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+std::vector<ConfigKeyInfo> config_keys() {
+  std::vector<ConfigKeyInfo> keys;
+  for (const KeySpec& k : key_table()) keys.push_back({k.key, k.description, allowed_text(k), k.unit});
+  return keys;
+}
+
+void set_config_value(GpuConfig& config, const std::string& key, const std::string& value) {
+  const std::string name = trim(key);
+  const KeySpec* k = find_key(name);
+  if (!k) throw ConfigError(unknown_key_message(name));
+  set_value(*k, config, value);
+}
+
+void apply_config_assignment(GpuConfig& config, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos)
+    throw ConfigError("expected key=value (e.g. sm.num_schedulers=4), got " + quoted(assignment));
+  set_config_value(config, assignment.substr(0, eq), assignment.substr(eq + 1));
+}
+
+std::string get_config_value(const GpuConfig& config, const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (!k) throw ConfigError(unknown_key_message(key));
+  GpuConfig copy = config;  // locators hand out mutable pointers
+  return value_text(*k, copy);
+}
+
+std::vector<std::pair<std::string, std::string>> config_values(const GpuConfig& config) {
+  GpuConfig copy = config;
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const KeySpec& k : key_table()) values.emplace_back(k.key, value_text(k, copy));
+  return values;
+}
+
+void load_config_text(GpuConfig& config, const std::string& text, const std::string& source_name) {
+  // Boost's parser reports neither line numbers nor which section is unknown,
+  // so one pass over the lines (with Boost's rules: '#' starts a comment,
+  // blanks are trimmed) checks the syntax and remembers each assignment's line.
+  std::vector<int> assignment_lines;
+  {
+    std::istringstream in(text);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const std::string where = source_name + ":" + std::to_string(number) + ": ";
+      std::string s = line.substr(0, line.find('#'));
+      s = trim(s);
+      if (s.empty()) continue;
+      if (s.front() == '[') {
+        const std::string section = s.back() == ']' ? s.substr(1, s.size() - 2) : "";
+        if (section.empty() || !std::all_of(section.begin(), section.end(), is_name_char))
+          throw ConfigError(where + "bad section header " + quoted(s) + " (expected [name], e.g. [sm])");
+        const bool known = std::any_of(std::begin(kSections), std::end(kSections),
+                                       [&](const char* k) { return section == k; });
+        if (!known) {
+          std::string list;
+          for (const char* k : kSections) list += (list.empty() ? "" : ", ") + std::string(k);
+          throw ConfigError(where + "unknown section [" + section + "] (sections: " + list + ")");
+        }
+        continue;
+      }
+      const size_t eq = s.find('=');
+      if (eq == std::string::npos)
+        throw ConfigError(where + "expected 'key = value' or '[section]', got " + quoted(s));
+      if (trim(s.substr(0, eq)).empty()) throw ConfigError(where + "missing key before '=' in " + quoted(s));
+      assignment_lines.push_back(number);
+    }
+  }
+
+  namespace po = boost::program_options;
+  po::parsed_options parsed(nullptr);
+  try {
+    std::istringstream in(text);
+    const po::options_description no_registered_options;
+    parsed = po::parse_config_file(in, no_registered_options, /*allow_unregistered=*/true);
+  } catch (const po::error& e) {
+    throw ConfigError(source_name + ": " + e.what());
+  }
+  size_t index = 0;
+  for (const po::option& option : parsed.options) {
+    const int line = index < assignment_lines.size() ? assignment_lines[index] : 0;
+    ++index;
+    const std::string value = option.value.empty() ? std::string() : option.value.front();
+    try {
+      set_config_value(config, option.string_key, value);
+    } catch (const ConfigError& e) {
+      throw ConfigError(source_name + ":" + std::to_string(line) + ": " + e.what());
+    }
+  }
+}
+
+void load_config_file(GpuConfig& config, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot read configuration file " + quoted(path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  load_config_text(config, text.str(), path);
+}
+
+std::string dump_config(const GpuConfig& config) {
+  GpuConfig copy = config;
+  std::ostringstream out;
+  out << "# tlmgpu configuration (base preset: " << config.preset << ")\n"
+      << "# Timings in core-clock cycles; sizes in bytes. Load with --config FILE.\n";
+  std::string section;
+  for (const KeySpec& k : key_table()) {
+    const size_t dot = k.key.find('.');
+    const std::string this_section = k.key.substr(0, dot);
+    if (this_section != section) {
+      section = this_section;
+      out << "\n[" << section << "]\n";
+    }
+    out << "# " << k.description << (k.unit.empty() ? "" : " [" + k.unit + "]") << " (" << allowed_text(k)
+        << ")\n"
+        << k.key.substr(dot + 1) << " = " << value_text(k, copy) << "\n";
+  }
+  return out.str();
+}
+
+void validate_config(const GpuConfig& config) {
+  std::vector<std::string> errors;
+  GpuConfig copy = config;
+  for (const KeySpec& k : key_table()) {
+    const std::string error = check_value(k, copy, value_text(k, copy));
+    if (!error.empty()) errors.push_back(error);
+  }
+
+  check_cache(config, &GpuConfig::l1i, "l1i", errors);
+  check_cache(config, &GpuConfig::l1d, "l1d", errors);
+  check_cache(config, &GpuConfig::l2, "l2", errors);
+  if (config.l1i.write_back) errors.push_back("l1i.write_back = true: the instruction cache is read-only");
+
+  const SmConfig& sm = config.sm;
+  if (sm.max_threads % 32 != 0)
+    errors.push_back("sm.max_threads = " + std::to_string(sm.max_threads) +
+                     " must be a multiple of 32 (threads come in warps of 32)");
+  if (uint64_t{sm.max_warps} * 32 < sm.max_threads)
+    errors.push_back("sm.max_warps x 32 = " + std::to_string(sm.max_warps) + " x 32 is less than sm.max_threads = " +
+                     std::to_string(sm.max_threads) + " (need sm.max_warps >= " +
+                     std::to_string((sm.max_threads + 31) / 32) + ")");
+  if (sm.num_schedulers != 0 && sm.max_warps % sm.num_schedulers != 0)
+    errors.push_back("sm.num_schedulers = " + std::to_string(sm.num_schedulers) +
+                     " must divide sm.max_warps = " + std::to_string(sm.max_warps) +
+                     " (warp w belongs to scheduler w mod N; every scheduler gets the same share)");
+
+  const uint32_t line = config.l2.line_bytes;
+  if (line != 0 && config.l2_interleave_bytes % line != 0)
+    errors.push_back("l2.interleave_bytes = " + std::to_string(config.l2_interleave_bytes) +
+                     " must be a multiple of l2.line_bytes = " + std::to_string(line) +
+                     " (a line lives in one slice)");
+  if (line != 0 && config.dram.interleave_bytes % line != 0)
+    errors.push_back("dram.interleave_bytes = " + std::to_string(config.dram.interleave_bytes) +
+                     " must be a multiple of l2.line_bytes = " + std::to_string(line) +
+                     " (a line lives in one channel)");
+  if (config.dram.channels != 0 && config.l2_slices % config.dram.channels != 0)
+    errors.push_back("l2.slices = " + std::to_string(config.l2_slices) + " must be a multiple of dram.channels = " +
+                     std::to_string(config.dram.channels) + " (every channel sits behind the same number of slices)");
+  if (uint64_t{config.dram.burst_cycles} * config.dram.bus_bytes != config.l2.sector_bytes)
+    errors.push_back("dram.burst_cycles x dram.bus_bytes = " + std::to_string(config.dram.burst_cycles) + " x " +
+                     std::to_string(config.dram.bus_bytes) + " must equal l2.sector_bytes = " +
+                     std::to_string(config.l2.sector_bytes) + " (one burst carries one L2 sector)");
+  if (config.dram.row_bytes < config.l2.line_bytes)
+    errors.push_back("dram.row_bytes = " + std::to_string(config.dram.row_bytes) +
+                     " must be at least l2.line_bytes = " + std::to_string(config.l2.line_bytes));
+
+  if (errors.empty()) return;
+  std::string message = "invalid configuration:";
+  for (const std::string& e : errors) message += "\n  " + e;
+  throw ConfigError(message);
+}
+
+GpuConfig resolve_config(const std::string& preset, const std::vector<std::string>& ini_files,
+                         const std::vector<std::string>& set_overrides) {
+  GpuConfig config = preset_config(preset.empty() ? "gtx480" : preset);
+  for (const std::string& file : ini_files) load_config_file(config, file);
+  for (const std::string& assignment : set_overrides) {
+    try {
+      apply_config_assignment(config, assignment);
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string("--set: ") + e.what());
+    }
+  }
+  validate_config(config);
+  return config;
+}
+
+}  // namespace tlmgpu::platform

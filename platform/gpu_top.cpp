@@ -1,0 +1,270 @@
+#include "platform/gpu_top.h"
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+
+#include "memory/l1_cache.h"
+#include "memory/memory_system.h"
+#include "platform/gpu_device.h"
+
+namespace tlmgpu::platform {
+
+namespace {
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// How often (in ticks) the watchdog compares forward progress.
+constexpr uint64_t kWatchdogInterval = 4096;
+
+void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
+  if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
+    stats::StatMap mine;
+    p->report_stats(mine);
+    const std::string prefix = std::string(obj->name()) + ".";
+    for (const auto& [k, v] : mine) out[prefix + k] = v;
+  }
+  for (const sc_core::sc_object* child : obj->get_child_objects()) walk(child, out);
+}
+}  // namespace
+
+// ------------------------------------------------------------ CTA dispatcher
+
+CtaDispatcher::CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms)
+    : sc_core::sc_module(name), sms_(std::move(sms)) {}
+
+void CtaDispatcher::begin_launch(const exec::Dim3& grid, uint64_t cycle) {
+  grid_ = grid;
+  total_ctas_ = grid.count();
+  next_cta_ = 0;
+  running_ = 0;
+  rr_ = 0;
+  launch_cycle_ = cycle;
+  records_.assign(total_ctas_, CtaRecord{});
+  update_signals();
+}
+
+bool CtaDispatcher::cycle(uint64_t now) {
+  bool any = false;
+  // At most one CTA per SM per cycle, SMs in rotating order so the first
+  // SMs do not always get the tail of the grid.
+  const uint32_t n = uint32_t(sms_.size());
+  for (uint32_t k = 0; k < n && next_cta_ < total_ctas_; ++k) {
+    sm::StreamingMultiprocessor& sm = *sms_[(rr_ + k) % n];
+    if (!sm.can_accept_cta()) continue;
+    const uint64_t i = next_cta_++;
+    const exec::Dim3 id{uint32_t(i % grid_.x), uint32_t(i / grid_.x % grid_.y),
+                        uint32_t(i / (uint64_t(grid_.x) * grid_.y))};
+    records_[i].sm = sm.index();
+    records_[i].start = now;
+    if (next_cta_ == total_ctas_) last_cta_start_ = now;
+    sm.start_cta(i, id, now);
+    ++running_;
+    any = true;
+  }
+  if (any) {
+    rr_ = (rr_ + 1) % n;
+    update_signals();
+  }
+  return any;
+}
+
+void CtaDispatcher::cta_finished(uint32_t, uint64_t cta_id, uint64_t cycle) {
+  records_[cta_id].end = cycle;
+  --running_;
+  if (next_cta_ == total_ctas_ && running_ == 0) last_cta_end_ = cycle;
+}
+
+void CtaDispatcher::update_signals() {
+  phase_.ctas_waiting = next_cta_ < total_ctas_;
+  phase_.last_cta_dispatched = total_ctas_ != 0 && next_cta_ == total_ctas_;
+  if (ctas_waiting.read() != phase_.ctas_waiting) ctas_waiting.write(phase_.ctas_waiting);
+  if (last_cta_dispatched.read() != phase_.last_cta_dispatched) last_cta_dispatched.write(phase_.last_cta_dispatched);
+}
+
+void CtaDispatcher::report_stats(stats::StatMap& out) const {
+  out["ctas"] = double(total_ctas_);
+  out["last_cta_start_cycle"] = double(last_cta_start_ - launch_cycle_);
+  out["last_cta_end_cycle"] = double(last_cta_end_ - launch_cycle_);
+  // Seed 002's metric: from the dispatch of the last CTA to the end of the kernel.
+  out["last_cta_execution_time"] = double(last_cta_end_ - last_cta_start_);
+}
+
+// ------------------------------------------------------------------ GPU top
+
+GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
+    : sc_core::sc_module(name),
+      config_(config),
+      period_(sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS)) {
+  std::vector<sm::StreamingMultiprocessor*> raw;
+  for (uint32_t i = 0; i < config_.num_sms; ++i) {
+    sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
+    raw.push_back(sms_.back().get());
+  }
+  memory_ = std::make_unique<memory::MemorySystem>("memory", config_, period_);
+  for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
+  dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
+  for (auto& sm : sms_) wake_any_ |= sm->response_event();
+  wake_any_ |= wake_;
+
+  SC_HAS_PROCESS(GpuTop);
+  SC_METHOD(tick);
+  sensitive << clk.pos();
+}
+
+GpuTop::~GpuTop() {
+  if (vcd_) sc_core::sc_close_vcd_trace_file(vcd_);
+}
+
+uint64_t GpuTop::now_cycle() const { return uint64_t(sc_core::sc_time_stamp() / period_); }
+
+void GpuTop::enable_vcd(const std::string& path) {
+  std::string base = path;
+  if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+  vcd_ = sc_core::sc_create_vcd_trace_file(base.c_str());
+  sc_core::sc_trace(vcd_, dispatcher_->ctas_waiting, dispatcher_->ctas_waiting.name());
+  sc_core::sc_trace(vcd_, dispatcher_->last_cta_dispatched, dispatcher_->last_cta_dispatched.name());
+  for (auto& sm : sms_) sm->trace(vcd_);
+}
+
+void GpuTop::tick() {
+  if (!running_) {
+    next_trigger(wake_);
+    return;
+  }
+  const sc_core::sc_time t = sc_core::sc_time_stamp();
+  const uint64_t now = now_cycle();
+  // Woken by a memory response between edges, or twice at one edge: wait for the next edge.
+  if (t != period_ * double(now) || (ticked_ && now == last_tick_cycle_)) {
+    next_trigger(clk.posedge_event());
+    return;
+  }
+  if (ticked_ && now > last_tick_cycle_ + 1) {
+    for (auto& sm : sms_) sm->skip_cycles(now - last_tick_cycle_ - 1);
+  }
+  ticked_ = true;
+  last_tick_cycle_ = now;
+
+  bool active = false;
+  try {
+    active = dispatcher_->cycle(now);
+    for (auto& sm : sms_) active |= sm->cycle(now);
+    watchdog(now);
+  } catch (...) {
+    failure_ = std::current_exception();
+    running_ = false;
+    sc_core::sc_pause();
+    next_trigger(wake_);
+    return;
+  }
+  if (dispatcher_->all_done()) {
+    running_ = false;
+    end_cycle_ = now;
+    sc_core::sc_pause();
+    next_trigger(wake_);
+    return;
+  }
+  if (active) return;  // next edge (static sensitivity)
+
+  // Nothing moves until an event: sleep through the cycles in between.
+  uint64_t next = kNever;
+  bool memory_pending = false;
+  for (auto& sm : sms_) {
+    next = std::min(next, sm->next_event_cycle());
+    memory_pending |= sm->waiting_on_memory();
+  }
+  if (next == kNever && !memory_pending) {
+    std::string states;
+    for (auto& sm : sms_) states += sm->describe_warps();
+    failure_ = std::make_exception_ptr(exec::DeviceFault(
+        exec::FaultKind::Deadlock,
+        "deadlock in kernel " + kernel_name_ + " at cycle " + std::to_string(now - start_cycle_) +
+            ": no warp can issue and nothing is in flight (a barrier that can never complete?)" + states));
+    running_ = false;
+    sc_core::sc_pause();
+    next_trigger(wake_);
+    return;
+  }
+  if (next == kNever) {
+    next_trigger(wake_any_);
+  } else {
+    const uint64_t at = std::max(next, now + 1);
+    next_trigger(period_ * double(at - now), wake_any_);
+  }
+}
+
+void GpuTop::watchdog(uint64_t now) {
+  if (++watchdog_ticks_ % kWatchdogInterval != 0) return;
+  uint64_t progress = 0, insts = 0;
+  for (auto& sm : sms_) {
+    progress += sm->progress_events();
+    insts += sm->warp_insts();
+  }
+  if (progress != watchdog_progress_) {
+    watchdog_progress_ = progress;
+    watchdog_insts_ = insts;
+    return;
+  }
+  if (insts - watchdog_insts_ <= watchdog_limit_) return;
+  std::string states;
+  for (auto& sm : sms_) states += sm->describe_warps();
+  throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
+                          "watchdog: no forward progress in kernel " + kernel_name_ + " for " +
+                              std::to_string(insts - watchdog_insts_) + " warp instructions (cycle " +
+                              std::to_string(now - start_cycle_) +
+                              "; no store or atomic changed memory, no thread exited, no barrier completed). Warps:" +
+                              states);
+}
+
+TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
+                              uint32_t regs_per_thread, uint64_t watchdog_instructions) {
+  sm::SmLaunch launch;
+  launch.ctx = &ctx;
+  launch.timing = &timing;
+  launch.threads_per_cta = uint32_t(ctx.block.count());
+  launch.warps_per_cta = (launch.threads_per_cta + ptx::kWarpSize - 1) / ptx::kWarpSize;
+  launch.regs_per_cta = regs_per_thread * launch.warps_per_cta * ptx::kWarpSize;
+  launch.shared_per_cta = ctx.shared_bytes;
+  const SmConfig& smc = config_.sm;
+  if (launch.warps_per_cta > smc.max_warps || launch.threads_per_cta > smc.max_threads ||
+      launch.regs_per_cta > smc.registers || launch.shared_per_cta > smc.shared_bytes) {
+    throw LaunchError("a CTA of '" + ctx.kernel->name + "' (" + std::to_string(launch.threads_per_cta) +
+                      " threads, " + std::to_string(launch.regs_per_cta) + " registers, " +
+                      std::to_string(launch.shared_per_cta) + " bytes of shared memory) does not fit in an SM of " +
+                      config_.preset + " (sm.max_threads " + std::to_string(smc.max_threads) + ", sm.registers " +
+                      std::to_string(smc.registers) + ", sm.shared_bytes " + std::to_string(smc.shared_bytes) + ")");
+  }
+  for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
+
+  uint64_t insts_before = 0, thread_before = 0;
+  for (auto& sm : sms_) {
+    insts_before += sm->warp_insts();
+    thread_before += sm->thread_insts();
+  }
+  kernel_name_ = ctx.kernel->name;
+  watchdog_limit_ = watchdog_instructions;
+  watchdog_progress_ = ~0ull;
+  start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
+  dispatcher_->begin_launch(ctx.grid, start_cycle_);
+  running_ = true;
+  failure_ = nullptr;
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) wake_.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  if (failure_) std::rethrow_exception(failure_);
+
+  TimingLaunchStats s;
+  s.sim_cycles = end_cycle_ - start_cycle_ + 1;
+  for (auto& sm : sms_) {
+    s.warp_insts += sm->warp_insts();
+    s.thread_insts += sm->thread_insts();
+  }
+  s.warp_insts -= insts_before;
+  s.thread_insts -= thread_before;
+  return s;
+}
+
+stats::StatMap GpuTop::collect_stats() const {
+  stats::StatMap out;
+  walk(this, out);
+  return out;
+}
+
+}  // namespace tlmgpu::platform

@@ -1,0 +1,112 @@
+// The cycle-level GPU: SMs, the CTA dispatcher, interconnect, L2 slices and
+// DRAM channels under one sc_module, on one shared clock.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "model/sm/streaming_multiprocessor.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+class MemorySystem;
+}
+
+namespace tlmgpu::platform {
+
+/// Hands CTAs to SMs: fills every SM up to its occupancy, then one CTA at a
+/// time as CTAs finish. Drives `ctas_waiting` (CTAs still wait: seed 000's
+/// fast phase) and `last_cta_dispatched` (seed 002's switch point).
+class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, public stats::StatsProvider {
+ public:
+  sc_core::sc_signal<bool> ctas_waiting{"ctas_waiting"};
+  sc_core::sc_signal<bool> last_cta_dispatched{"last_cta_dispatched"};
+
+  CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms);
+
+  void begin_launch(const exec::Dim3& grid, uint64_t cycle);
+  /// Dispatches what fits this cycle (at most one CTA per SM per cycle).
+  /// Returns true when it dispatched something.
+  bool cycle(uint64_t now);
+  bool all_done() const { return next_cta_ == total_ctas_ && running_ == 0; }
+  bool has_waiting() const { return next_cta_ < total_ctas_; }
+  const sm::KernelPhase& phase() const { return phase_; }
+
+  void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) override;
+  void report_stats(stats::StatMap& out) const override;
+
+  struct CtaRecord {
+    uint32_t sm = 0;
+    uint64_t start = 0, end = 0;
+  };
+  const std::vector<CtaRecord>& cta_records() const { return records_; }
+
+ private:
+  void update_signals();
+
+  std::vector<sm::StreamingMultiprocessor*> sms_;
+  exec::Dim3 grid_;
+  uint64_t total_ctas_ = 0, next_cta_ = 0, running_ = 0;
+  uint64_t launch_cycle_ = 0;
+  uint64_t last_cta_start_ = 0, last_cta_end_ = 0;
+  uint32_t rr_ = 0;
+  sm::KernelPhase phase_;
+  std::vector<CtaRecord> records_;
+};
+
+/// Statistics of one timing-mode launch.
+struct TimingLaunchStats {
+  uint64_t sim_cycles = 0;
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+};
+
+class GpuTop : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clk{"clk"};
+
+  GpuTop(sc_core::sc_module_name name, const GpuConfig& config);
+  ~GpuTop() override;
+
+  /// Runs one launch to completion (sc_start until the last CTA finishes).
+  /// Throws LaunchError when a CTA cannot fit in an SM, exec::DeviceFault
+  /// on a fault, a deadlock or no forward progress.
+  TimingLaunchStats run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
+                        uint32_t regs_per_thread, uint64_t watchdog_instructions);
+
+  /// Every module's statistics by hierarchical name.
+  stats::StatMap collect_stats() const;
+  const GpuConfig& config() const { return config_; }
+  sc_core::sc_time period() const { return period_; }
+  void enable_vcd(const std::string& path);
+  CtaDispatcher& dispatcher() { return *dispatcher_; }
+
+ private:
+  void tick();
+  void watchdog(uint64_t now);
+  uint64_t now_cycle() const;
+
+  GpuConfig config_;
+  sc_core::sc_time period_;
+  std::vector<std::unique_ptr<sm::StreamingMultiprocessor>> sms_;
+  std::unique_ptr<memory::MemorySystem> memory_;
+  std::unique_ptr<CtaDispatcher> dispatcher_;
+  sc_core::sc_event wake_;
+  sc_core::sc_event_or_list wake_any_;
+  bool running_ = false;
+  bool ticked_ = false;
+  uint64_t last_tick_cycle_ = 0;
+  std::exception_ptr failure_;
+  std::string kernel_name_;
+  uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;
+  uint64_t start_cycle_ = 0, end_cycle_ = 0;
+  sc_core::sc_trace_file* vcd_ = nullptr;
+};
+
+}  // namespace tlmgpu::platform

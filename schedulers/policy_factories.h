@@ -1,0 +1,21 @@
+// Factory of each policy, one line per policy file; the registry table in
+// policy_registry.cpp refers to them.
+#pragma once
+
+#include <memory>
+
+#include "schedulers/policy_registry.h"
+
+namespace tlmgpu::schedulers {
+
+using PolicyFactory = std::unique_ptr<WarpSchedulerPolicy> (*)(const PolicyParams&, const PolicyContext&);
+
+std::unique_ptr<WarpSchedulerPolicy> make_srr_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_lrr_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_gto_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_gtlrr_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_oldest_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_two_level_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_gty_policy(const PolicyParams&, const PolicyContext&);
+
+}  // namespace tlmgpu::schedulers

@@ -1,0 +1,59 @@
+// Building blocks shared by the baseline policies. view.warps is in ascending
+// slot order (the SM builds it that way); every helper is O(warps) per call
+// and reuses its storage, so policies allocate nothing per cycle.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedulers/warp_scheduler_policy.h"
+
+namespace tlmgpu::schedulers {
+
+/// Index in view.warps of the warp in `slot`, or -1.
+int index_of_slot(const SchedulerView& view, uint32_t slot);
+
+/// Index of the first warp whose slot is greater than `slot`, wrapping to 0.
+uint32_t first_index_after_slot(const SchedulerView& view, uint32_t slot);
+
+/// Appends 0..n-1 to `order`, starting at `start` and wrapping around.
+void append_circular(uint32_t n, uint32_t start, std::vector<uint32_t>& order);
+
+/// The warp a greedy policy sticks to: the one that issued last. Forgotten
+/// when that warp finishes, so a new warp reusing the slot starts fresh.
+class LastIssuedWarp {
+ public:
+  void issued(uint32_t slot) {
+    slot_ = slot;
+    valid_ = true;
+  }
+  void finished(uint32_t slot) {
+    if (valid_ && slot == slot_) valid_ = false;
+  }
+  bool valid() const { return valid_; }
+  uint32_t slot() const { return slot_; }
+
+ private:
+  uint32_t slot_ = 0;
+  bool valid_ = false;
+};
+
+/// View indices sorted by (age, slot), oldest first. Ages change only when
+/// warps start or finish, so the sort is redone only when the (slot, age)
+/// sequence of the view differs from the last one: O(warps) per cycle.
+class AgeRanking {
+ public:
+  const std::vector<uint32_t>& oldest_first(const SchedulerView& view);
+
+ private:
+  std::vector<uint64_t> key_slots_;
+  std::vector<uint64_t> key_ages_;
+  std::vector<uint32_t> sorted_;
+};
+
+/// Greedy-then-X orders: the last issued warp (if still in the view), then
+/// the others in `ranking` order (or reversed).
+void append_greedy_then(const SchedulerView& view, const LastIssuedWarp& last, const std::vector<uint32_t>& ranking,
+                        bool reversed, std::vector<uint32_t>& order);
+
+}  // namespace tlmgpu::schedulers

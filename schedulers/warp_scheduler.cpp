@@ -1,0 +1,37 @@
+#include "schedulers/warp_scheduler.h"
+
+namespace tlmgpu::schedulers {
+
+WarpScheduler::WarpScheduler(sc_core::sc_module_name name, std::unique_ptr<WarpSchedulerPolicy> policy)
+    : sc_core::sc_module(name), arbiter_(std::move(policy)) {}
+
+WarpScheduler::WarpScheduler(sc_core::sc_module_name name, const std::string& policy_spec,
+                             const PolicyContext& context)
+    : sc_core::sc_module(name), arbiter_(make_policy(policy_spec, context)) {}
+
+int WarpScheduler::select(const SchedulerView& view) {
+  const int chosen = arbiter_.select(view);
+  if (tracing_) {
+    traced_warp_ = chosen >= 0 ? static_cast<int>(view.warps[static_cast<size_t>(chosen)].slot) : -1;
+    traced_class_ = static_cast<int>(arbiter_.last_class());
+  }
+  return chosen;
+}
+
+void WarpScheduler::account_cycles(IssueSlotClass cls, uint64_t n) {
+  arbiter_.account_cycles(cls, n);
+  if (tracing_ && n) {
+    traced_warp_ = -1;
+    traced_class_ = static_cast<int>(cls);
+  }
+}
+
+void WarpScheduler::enable_trace(sc_core::sc_trace_file* tf) {
+  if (!tf) return;
+  tracing_ = true;
+  const std::string prefix = std::string(name()) + ".";
+  sc_core::sc_trace(tf, traced_warp_, prefix + "issued_warp");
+  sc_core::sc_trace(tf, traced_class_, prefix + "stall_class");
+}
+
+}  // namespace tlmgpu::schedulers

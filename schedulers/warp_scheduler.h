@@ -1,0 +1,59 @@
+// One warp scheduler slot of an SM (gpu.smN.schedK). It has no clocked
+// process of its own: the SM's clocked process calls select() once per cycle,
+// schedulers in index order, which keeps results independent of SystemC's
+// process order and costs no extra activation (docs/SCHEDULERS.md).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <systemc>
+
+#include "model/stats/stats_provider.h"
+#include "schedulers/issue_arbiter.h"
+#include "schedulers/policy_registry.h"
+
+namespace tlmgpu::schedulers {
+
+class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
+ public:
+  /// Owns `policy`.
+  WarpScheduler(sc_core::sc_module_name name, std::unique_ptr<WarpSchedulerPolicy> policy);
+  /// Creates the policy from its spec ("gto", "two_level:group=8"); throws
+  /// std::invalid_argument as make_policy() does.
+  WarpScheduler(sc_core::sc_module_name name, const std::string& policy_spec, const PolicyContext& context);
+
+  /// This cycle's issue: index into view.warps, or -1. Counts the cycle's class.
+  int select(const SchedulerView& view);
+  /// Another issue in the same cycle (issue width > 1); counts no cycle.
+  int select_again(const SchedulerView& view) { return arbiter_.select_again(view); }
+
+  void notify_issue(const IssueEvent& e) { arbiter_.notify_issue(e); }
+  void notify_complete(const CompleteEvent& e) { arbiter_.notify_complete(e); }
+  void warp_started(uint32_t slot, uint64_t cycle) { arbiter_.warp_started(slot, cycle); }
+  void warp_finished(uint32_t slot, uint64_t cycle) { arbiter_.warp_finished(slot, cycle); }
+
+  /// Cycles the SM skipped without calling select() (nothing could issue).
+  void account_idle_cycles(uint64_t n) { account_cycles(IssueSlotClass::Idle, n); }
+  void account_cycles(IssueSlotClass cls, uint64_t n);
+
+  /// Adds `<name>.issued_warp` (slot or -1) and `<name>.stall_class`
+  /// (IssueSlotClass as int) to `tf`. Call before sc_start; without it the
+  /// scheduler does no trace work at all.
+  void enable_trace(sc_core::sc_trace_file* tf);
+
+  std::string policy_name() const { return arbiter_.policy().name(); }
+  const IssueArbiter& arbiter() const { return arbiter_; }
+
+  void report_stats(stats::StatMap& out) const override { arbiter_.report_stats(out); }
+
+ private:
+  IssueArbiter arbiter_;
+  bool tracing_ = false;
+  // Traced as plain values: the trace file samples them every time step, so
+  // no sc_signal update (and no delta cycle) is needed to make them visible.
+  int traced_warp_ = -1;
+  int traced_class_ = static_cast<int>(IssueSlotClass::Idle);
+};
+
+}  // namespace tlmgpu::schedulers
