@@ -7,14 +7,13 @@
 #include "model/exec/cta.h"
 #include "model/ptx/ptx_parser.h"
 #include "platform/functional_engine.h"
-#include "platform/gpu_top.h"
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::platform {
 
 struct GpuDevice::LoadedModule {
   ptx::Module module;
-  std::vector<sm::InstructionTiming> timing;  // timing mode: per PC, worked out at the first launch
+  std::shared_ptr<void> timing;  // timing mode: per-PC pipeline facts, worked out at the first launch
   uint64_t global_segment = 0;       // device address of the module's .global variables
   std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
 };
@@ -213,10 +212,7 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    GpuTop& top = timing_gpu(options_.config);
-    if (lm.timing.empty()) lm.timing = sm::analyse_module(mod, k.num_regs);
-    const uint32_t regs = options_.regs_per_thread ? options_.regs_per_thread : std::max(k.regs_per_thread, 1u);
-    const TimingLaunchStats t = top.run(ctx, lm.timing, regs, options_.watchdog_instructions);
+    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing);
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     stats_.sim_cycles += t.sim_cycles;

@@ -13,6 +13,7 @@
 #include "model/sm/streaming_multiprocessor.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
+#include "platform/timing_gpu.h"
 
 namespace tlmgpu::memory {
 class MemorySystem;
@@ -60,12 +61,6 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
   std::vector<CtaRecord> records_;
 };
 
-/// Statistics of one timing-mode launch.
-struct TimingLaunchStats {
-  uint64_t sim_cycles = 0;
-  uint64_t warp_insts = 0;
-  uint64_t thread_insts = 0;
-};
 
 class GpuTop : public sc_core::sc_module {
  public:

@@ -1,17 +1,29 @@
 // The process-wide cycle-level GPU. SystemC elaborates once per process, so
-// every GpuDevice in timing mode shares one GpuTop (and one configuration).
+// every GpuDevice in timing mode shares one GPU (and one configuration).
 #pragma once
 
+#include <cstdint>
+#include <memory>
+
+#include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
-#include "platform/gpu_top.h"
 
 namespace tlmgpu::platform {
 
-/// The GPU for `config`, elaborated at the first call. Throws LaunchError if
-/// a later call asks for a different configuration.
-GpuTop& timing_gpu(const GpuConfig& config);
+struct DeviceOptions;
 
-/// The GPU if one was elaborated, else nullptr.
-GpuTop* existing_timing_gpu();
+/// Statistics of one timing-mode launch.
+struct TimingLaunchStats {
+  uint64_t sim_cycles = 0;
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+};
+
+/// Runs one launch on the process-wide GPU for options.config (elaborated at
+/// the first call). `module_cache` keeps per-module analysis between launches.
+/// Throws LaunchError (CTA does not fit, another configuration was already
+/// elaborated) or exec::DeviceFault.
+TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                                    std::shared_ptr<void>& module_cache);
 
 }  // namespace tlmgpu::platform

@@ -1,0 +1,52 @@
+#include "platform/timing_gpu.h"
+
+#include <memory>
+#include <string>
+
+#include "model/sm/instruction_timing.h"
+#include "platform/gpu_device.h"
+#include "platform/gpu_top.h"
+
+namespace tlmgpu::platform {
+
+namespace {
+struct TimingGpu {
+  std::string config_text;
+  std::unique_ptr<sc_core::sc_clock> clock;
+  std::unique_ptr<GpuTop> top;
+};
+TimingGpu& instance() {
+  static TimingGpu gpu;
+  return gpu;
+}
+
+GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
+  TimingGpu& g = instance();
+  const std::string text = dump_config(config);
+  if (g.top) {
+    if (text != g.config_text)
+      throw LaunchError("this process already elaborated a GPU with another configuration (SystemC elaborates once)");
+    return *g.top;
+  }
+  g.config_text = text;
+  g.top = std::make_unique<GpuTop>("gpu", config);
+  g.clock = std::make_unique<sc_core::sc_clock>("clk", g.top->period());
+  g.top->clk(*g.clock);
+  if (!vcd_path.empty()) g.top->enable_vcd(vcd_path);
+  return *g.top;
+}
+}  // namespace
+
+TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                                    std::shared_ptr<void>& module_cache) {
+  GpuTop& top = timing_gpu(options.config, options.vcd_path);
+  if (!module_cache) {
+    module_cache = std::make_shared<std::vector<sm::InstructionTiming>>(
+        sm::analyse_module(*ctx.module, ctx.kernel->num_regs));
+  }
+  const auto& timing = *static_cast<const std::vector<sm::InstructionTiming>*>(module_cache.get());
+  const uint32_t regs = options.regs_per_thread ? options.regs_per_thread : std::max(ctx.kernel->regs_per_thread, 1u);
+  return top.run(ctx, timing, regs, options.watchdog_instructions);
+}
+
+}  // namespace tlmgpu::platform
