@@ -18,7 +18,9 @@
 #include "platform/cli_support.h"
 #include "platform/gpu_device.h"
 #include "platform/launch_file.h"
+#include "platform/gpu_config.h"
 #include "platform/presets.h"
+#include "platform/timing_gpu.h"
 #include "schedulers/policy_registry.h"
 #include "workloads/workload.h"
 
@@ -166,7 +168,19 @@ Command run_command() {
       ("divergence", po::value<std::string>()->value_name("MODE"),
        "ipdom or its (default: ipdom if the workload is ipdom-safe, else its; "
        "launch files: its unless the file says)")
-      ("mode", po::value<std::string>()->value_name("MODE"), "simulation mode: functional (default: functional)")
+      ("mode", po::value<std::string>()->value_name("MODE"),
+       "functional (in-order per warp, no timing) or timing (the cycle-level GPU) (default: functional)")
+      ("preset", po::value<std::string>()->value_name("NAME"), "GPU configuration ('tlmgpu list presets'; default: gtx480)")
+      ("config", po::value<std::vector<std::string>>()->value_name("FILE")->composing(),
+       "INI file applied on top of the preset (repeatable)")
+      ("set", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
+       "override one configuration key, e.g. sm.num_schedulers=4 (repeatable)")
+      ("scheduler", po::value<std::string>()->value_name("SPEC"),
+       "warp scheduler policy with parameters, e.g. gto or two_level:group=8 (= --set gpu.scheduler=SPEC)")
+      ("dump-config", "print the effective configuration as INI and exit")
+      ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
+      ("regs-per-thread", po::value<std::string>()->value_name("N"),
+       "timing mode: registers per thread for occupancy (default: from the PTX .reg declarations)")
       ("watchdog", po::value<std::string>()->value_name("N"),
        "stop after N warp instructions without forward progress (default: 20000000)")
       ("stats", po::value<std::string>()->value_name("FILE"), "write statistics as JSON to FILE")
@@ -179,9 +193,25 @@ Command run_command() {
 struct RunSettings {
   std::string mode = "functional";
   std::optional<DivergenceMode> divergence;
-  uint64_t watchdog = tlmgpu::platform::DeviceOptions{}.watchdog_instructions;
+  uint64_t watchdog = 0;
   std::string stats_file;
+  /// Mode, GPU configuration, VCD: everything but the divergence mode.
+  tlmgpu::platform::DeviceOptions device;
 };
+
+// Timing mode adds the cycle count and every module's statistics.
+void add_timing_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats& s) {
+  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
+  j["preset"] = rs.device.config.preset;
+  j["scheduler"] = rs.device.config.scheduler;
+  j["sim_cycles"] = s.sim_cycles;
+  j["ipc"] = s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0;
+  rows.emplace_back("sim_cycles", std::to_string(s.sim_cycles));
+  rows.emplace_back("ipc", cli::format_number(s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0));
+  json modules = json::object();
+  for (const auto& [k, v] : tlmgpu::platform::timing_stats()) modules[k] = v;
+  j["modules"] = modules;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -237,9 +267,8 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
   }
   const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
 
-  tlmgpu::platform::DeviceOptions options;
+  tlmgpu::platform::DeviceOptions options = rs.device;
   options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
-  options.watchdog_instructions = rs.watchdog;
 
   json stats = {{"workload", name},
                 {"size", size_name},
@@ -269,6 +298,7 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
   rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") +
                                     (result.detail.empty() ? "" : " (" + result.detail + ")"));
   add_counters(stats, rows, device.stats(), host_seconds);
+  add_timing_stats(rs, stats, rows, device.stats());
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
 }
 
@@ -286,13 +316,13 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
 
   std::vector<std::vector<std::string>> table = {
-      {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "host s", "warp insts/s"}};
+      {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "cycles", "IPC", "host s",
+       "warp insts/s"}};
   json runs = json::array();
   bool all_ok = true;
   for (const wl::WorkloadInfo* info : wl::all_workloads()) {
-    tlmgpu::platform::DeviceOptions options;
+    tlmgpu::platform::DeviceOptions options = rs.device;
     options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
-    options.watchdog_instructions = rs.watchdog;
     tlmgpu::platform::GpuDevice device(options);
     wl::WorkloadResult result;
     std::string fault;
@@ -308,6 +338,8 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
     table.push_back({info->name, cli::divergence_name(options.divergence),
                      ok ? "yes" : (fault.empty() ? "NO" : "FAULT"), std::to_string(st.kernels_launched),
                      std::to_string(st.ctas), std::to_string(st.warp_insts), std::to_string(st.thread_insts),
+                     std::to_string(st.sim_cycles),
+                     st.sim_cycles ? cli::format_number(double(st.thread_insts) / double(st.sim_cycles)) : "-",
                      cli::format_number(secs), cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0)});
     json r = {{"workload", info->name},
               {"divergence", cli::divergence_name(options.divergence)},
@@ -317,6 +349,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
               {"ctas", st.ctas},
               {"warp_insts", st.warp_insts},
               {"thread_insts", st.thread_insts},
+              {"sim_cycles", st.sim_cycles},
               {"kernel_host_seconds", secs}};
     runs.push_back(r);
     if (!ok) std::cerr << "tlmgpu: " << info->name << ": " << (fault.empty() ? result.detail : fault) << '\n';
@@ -343,10 +376,9 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   namespace pf = tlmgpu::platform;
   pf::LaunchFile file = pf::LaunchFile::load(path);
 
-  pf::DeviceOptions options;
+  pf::DeviceOptions options = rs.device;
   // Launch files run arbitrary sm_75 PTX, which may rely on Volta's independent thread scheduling.
   options.divergence = rs.divergence.value_or(file.divergence().value_or(DivergenceMode::Its));
-  options.watchdog_instructions = rs.watchdog;
   pf::LaunchFileOptions lf_options;
   if (vm.count("output-dir")) lf_options.output_dir = vm["output-dir"].as<std::string>();
 
@@ -399,6 +431,7 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   stats["detail"] = result.detail;
   rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");
   add_counters(stats, rows, device.stats(), host_seconds);
+  add_timing_stats(rs, stats, rows, device.stats());
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
 }
 
@@ -416,10 +449,32 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("extra")) throw UsageError("unexpected argument '" + vm["extra"].as<std::vector<std::string>>()[0] + "'");
 
   RunSettings rs;
+  rs.watchdog = rs.device.watchdog_instructions;
   if (vm.count("mode")) {
     rs.mode = vm["mode"].as<std::string>();
-    // Only the functional engine exists; the cycle-level modes arrive with the timing model.
-    if (rs.mode != "functional") throw UsageError(allowed_error("mode", rs.mode, "functional"));
+    if (rs.mode == "timing") rs.device.mode = tlmgpu::platform::SimulationMode::Timing;
+    else if (rs.mode != "functional") throw UsageError(allowed_error("mode", rs.mode, "functional, timing"));
+  }
+  {
+    const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : "gtx480";
+    std::vector<std::string> files, sets;
+    if (vm.count("config")) files = vm["config"].as<std::vector<std::string>>();
+    if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+    if (vm.count("scheduler")) sets.push_back("gpu.scheduler=" + vm["scheduler"].as<std::string>());
+    rs.device.config = tlmgpu::platform::resolve_config(preset, files, sets);
+    // The policy name and its parameters are checked before anything runs.
+    tlmgpu::schedulers::make_policy(rs.device.config.scheduler, tlmgpu::schedulers::PolicyContext{});
+    if (vm.count("dump-config")) {
+      std::cout << tlmgpu::platform::dump_config(rs.device.config);
+      return cli::kExitOk;
+    }
+  }
+  if (vm.count("vcd")) rs.device.vcd_path = vm["vcd"].as<std::string>();
+  if (vm.count("regs-per-thread"))
+    rs.device.regs_per_thread = uint32_t(parse_u64("regs-per-thread", vm["regs-per-thread"].as<std::string>(), 1));
+  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) {
+    for (const char* o : {"vcd", "regs-per-thread"})
+      if (vm.count(o)) throw UsageError(std::string("--") + o + " applies to --mode timing only");
   }
   if (vm.count("divergence")) {
     const std::string d = vm["divergence"].as<std::string>();
@@ -427,6 +482,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (!rs.divergence) throw UsageError(allowed_error("divergence", d, "ipdom, its"));
   }
   if (vm.count("watchdog")) rs.watchdog = parse_u64("watchdog", vm["watchdog"].as<std::string>(), 1);
+  rs.device.watchdog_instructions = rs.watchdog;
   if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
 
   const bool workload = vm.count("workload") != 0, launch = vm.count("launch") != 0;

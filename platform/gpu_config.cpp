@@ -14,6 +14,8 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
 
+#include "schedulers/policy_registry.h"
+
 namespace tlmgpu::platform {
 namespace {
 
@@ -74,7 +76,7 @@ std::vector<KeySpec> build_key_table() {
   t.push_back({"gpu.core_clock_mhz", "clock of the whole GPU: one warp instruction per scheduler per cycle",
                "MHz", top(&GpuConfig::core_clock_mhz), Rule::kReal, 1, 100000, {}});
   t.push_back({"gpu.scheduler",
-               "warp-scheduling policy of every scheduler, with parameters (e.g. two_level:group=8)", "",
+               "warp-scheduling policy of every scheduler, with its parameters", "",
                top(&GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});
 
   t.push_back(range("sm.max_threads", "", 32, 8192, at(&GpuConfig::sm, &SmConfig::max_threads),
@@ -139,7 +141,7 @@ std::vector<KeySpec> build_key_table() {
                       std::string(u.what) + ": issue to result"));
     t.push_back(range(base + "_ii", "cycles", 1, kMaxCycles,
                       timing(u.unit, &UnitTiming::initiation_interval),
-                      std::string(u.what) + ": initiation interval (1 = pipelined, = latency: not pipelined)"));
+                      std::string(u.what) + ": cycles between issues (1: pipelined; the latency: not pipelined)"));
   }
 
   struct CacheRow {
@@ -219,6 +221,8 @@ const KeySpec* find_key(const std::string& key) {
 // Formatting and parsing of values.
 
 std::string format_number(double v) {
+  // Whole numbers in plain digits (to_chars' shortest form writes 1e+05).
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
@@ -238,8 +242,11 @@ std::string allowed_text(const KeySpec& k) {
       for (const std::string& c : k.choices) s += (s.empty() ? "" : ", ") + c;
       return s;
     }
-    case Rule::kPolicy:
-      return "policy[:param=value,...]";
+    case Rule::kPolicy: {
+      std::string s;
+      for (const auto& p : schedulers::registered_policies()) s += (s.empty() ? "" : ", ") + p.name;
+      return s + "; optionally :param=value,...";
+    }
   }
   return "";
 }
@@ -302,29 +309,6 @@ bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
 }
 
-/// "name" or "name:param=value[,param=value...]" (':' also separates parameters).
-bool valid_policy_spec(const std::string& spec) {
-  const size_t colon = spec.find(':');
-  const std::string name = spec.substr(0, colon);
-  if (name.empty() || !std::all_of(name.begin(), name.end(), is_name_char)) return false;
-  if (colon == std::string::npos) return true;
-  std::string params = spec.substr(colon + 1);
-  std::replace(params.begin(), params.end(), ':', ',');
-  std::istringstream in(params);
-  std::string param;
-  int count = 0;
-  while (std::getline(in, param, ',')) {
-    const size_t eq = param.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == param.size()) return false;
-    const std::string value = param.substr(eq + 1);
-    if (!std::all_of(param.begin(), param.begin() + static_cast<long>(eq), is_name_char)) return false;
-    if (!std::all_of(value.begin(), value.end(), [](char c) { return is_name_char(c) || c == '.'; }))
-      return false;
-    ++count;
-  }
-  return count > 0 && params.back() != ',';
-}
-
 bool is_power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
@@ -358,10 +342,17 @@ std::string check_value(const KeySpec& k, GpuConfig& config, const std::string& 
       return "";
     }
     case Rule::kPolicy: {
+      // The name and syntax here; the parameters need the final SM shape, so
+      // validate_config checks them by building the policy.
       const std::string& v = *std::get<std::string*>(f);
-      if (!valid_policy_spec(v))
-        return k.key + " = " + quoted(v) +
-               ": expected a policy name with optional parameters, e.g. lrr or two_level:group=8";
+      try {
+        const std::string name = schedulers::parse_policy_spec(v).name;
+        const auto known = schedulers::registered_policies();
+        if (std::none_of(known.begin(), known.end(), [&](const auto& p) { return p.name == name; }))
+          return k.key + " = " + quoted(v) + ": unknown policy '" + name + "' (allowed: " + allowed_text(k) + ")";
+      } catch (const std::invalid_argument& e) {
+        return k.key + ": " + e.what();
+      }
       return "";
     }
   }
@@ -405,7 +396,7 @@ const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram"
 std::string unknown_key_message(const std::string& key) {
   const std::string wanted = lower(key);
   const bool has_section = key.find('.') != std::string::npos;
-  const std::string* best = nullptr;
+  std::vector<std::string> best;  // every key at the smallest distance
   size_t best_distance = std::numeric_limits<size_t>::max();
   for (const KeySpec& k : key_table()) {
     // A key given without its section is compared with the name alone.
@@ -413,11 +404,17 @@ std::string unknown_key_message(const std::string& key) {
     const size_t d = edit_distance(wanted, lower(candidate));
     if (d < best_distance) {
       best_distance = d;
-      best = &k.key;
+      best.clear();
     }
+    if (d == best_distance) best.push_back(k.key);
   }
   std::string msg = "unknown configuration key " + quoted(key);
-  if (best && best_distance <= 2 + key.size() / 8) return msg + " (did you mean " + quoted(*best) + "?)";
+  if (!best.empty() && best.size() <= 4 && best_distance <= 2 + key.size() / 8) {
+    msg += " (did you mean ";
+    for (size_t i = 0; i < best.size(); ++i)
+      msg += (i == 0 ? "" : i + 1 == best.size() ? " or " : ", ") + quoted(best[i]);
+    return msg + "?)";
+  }
   msg += " (keys are section.name with sections";
   for (const char* s : kSections) msg += std::string(" ") + s;
   return msg + "; --dump-config lists them)";
@@ -586,8 +583,7 @@ std::string dump_config(const GpuConfig& config) {
       section = this_section;
       out << "\n[" << section << "]\n";
     }
-    out << "# " << k.description << (k.unit.empty() ? "" : " [" + k.unit + "]") << " (" << allowed_text(k)
-        << ")\n"
+    out << "# " << k.description << " (" << (k.unit.empty() ? "" : k.unit + "; ") << allowed_text(k) << ")\n"
         << k.key.substr(dot + 1) << " = " << value_text(k, copy) << "\n";
   }
   return out.str();
@@ -600,6 +596,7 @@ void validate_config(const GpuConfig& config) {
     const std::string error = check_value(k, copy, value_text(k, copy));
     if (!error.empty()) errors.push_back(error);
   }
+  const bool ranges_ok = errors.empty();
 
   check_cache(config, &GpuConfig::l1i, "l1i", errors);
   check_cache(config, &GpuConfig::l1d, "l1d", errors);
@@ -628,9 +625,9 @@ void validate_config(const GpuConfig& config) {
     errors.push_back("dram.interleave_bytes = " + std::to_string(config.dram.interleave_bytes) +
                      " must be a multiple of l2.line_bytes = " + std::to_string(line) +
                      " (a line lives in one channel)");
-  if (config.dram.channels != 0 && config.l2_slices % config.dram.channels != 0)
-    errors.push_back("l2.slices = " + std::to_string(config.l2_slices) + " must be a multiple of dram.channels = " +
-                     std::to_string(config.dram.channels) + " (every channel sits behind the same number of slices)");
+  if (config.l2_slices < config.dram.channels)
+    errors.push_back("l2.slices = " + std::to_string(config.l2_slices) + " is less than dram.channels = " +
+                     std::to_string(config.dram.channels) + " (a channel without a slice in front of it stays idle)");
   if (uint64_t{config.dram.burst_cycles} * config.dram.bus_bytes != config.l2.sector_bytes)
     errors.push_back("dram.burst_cycles x dram.bus_bytes = " + std::to_string(config.dram.burst_cycles) + " x " +
                      std::to_string(config.dram.bus_bytes) + " must equal l2.sector_bytes = " +
@@ -638,6 +635,17 @@ void validate_config(const GpuConfig& config) {
   if (config.dram.row_bytes < config.l2.line_bytes)
     errors.push_back("dram.row_bytes = " + std::to_string(config.dram.row_bytes) +
                      " must be at least l2.line_bytes = " + std::to_string(config.l2.line_bytes));
+
+  if (ranges_ok && sm.max_warps % sm.num_schedulers == 0) {
+    try {
+      schedulers::PolicyContext context;
+      context.num_schedulers = sm.num_schedulers;
+      context.max_warps_per_scheduler = sm.max_warps / sm.num_schedulers;
+      schedulers::make_policy(config.scheduler, context);
+    } catch (const std::invalid_argument& e) {
+      errors.push_back("gpu.scheduler = " + quoted(config.scheduler) + ": " + e.what());
+    }
+  }
 
   if (errors.empty()) return;
   std::string message = "invalid configuration:";

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
@@ -25,5 +27,9 @@ struct TimingLaunchStats {
 /// elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache);
+
+/// Statistics of every module of the process-wide GPU, by hierarchical name
+/// (empty when no GPU was elaborated).
+std::map<std::string, double> timing_stats();
 
 }  // namespace tlmgpu::platform

@@ -1,5 +1,6 @@
 #include "platform/timing_gpu.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -45,8 +46,20 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
         sm::analyse_module(*ctx.module, ctx.kernel->num_regs));
   }
   const auto& timing = *static_cast<const std::vector<sm::InstructionTiming>*>(module_cache.get());
-  const uint32_t regs = options.regs_per_thread ? options.regs_per_thread : std::max(ctx.kernel->regs_per_thread, 1u);
+  // nvcc's .reg declarations name every virtual register; ptxas later packs
+  // them into far fewer. Counting declarations overstates the need, so the
+  // estimate is capped at the per-thread limit of the architecture (63 on
+  // Fermi-class presets). --regs-per-thread gives the real count when known.
+  constexpr uint32_t kMaxRegsPerThread = 63;
+  const uint32_t regs = options.regs_per_thread
+                            ? options.regs_per_thread
+                            : std::clamp(ctx.kernel->regs_per_thread, 1u, kMaxRegsPerThread);
   return top.run(ctx, timing, regs, options.watchdog_instructions);
+}
+
+std::map<std::string, double> timing_stats() {
+  TimingGpu& g = instance();
+  return g.top ? g.top->collect_stats() : std::map<std::string, double>{};
 }
 
 }  // namespace tlmgpu::platform

@@ -99,7 +99,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
     raw.push_back(sms_.back().get());
   }
-  memory_ = std::make_unique<memory::MemorySystem>("memory", config_, period_);
+  memory_ = std::make_unique<memory::MemorySystem>(config_, period_);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
   for (auto& sm : sms_) wake_any_ |= sm->response_event();
