@@ -1,5 +1,6 @@
 #include "memory/l1_cache.h"
 
+#include <algorithm>
 #include <bitset>
 
 namespace tlmgpu::memory {
@@ -16,9 +17,6 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& conf
   if (config_.mshr_merges == 0) config_.mshr_merges = 1;
   access_export.bind(*this);
   socket.register_nb_transport_bw(this, &L1Cache::nb_transport_bw);
-  SC_METHOD(response_process);
-  sensitive << response_event_;
-  dont_initialize();
 }
 
 L1Cache::~L1Cache() = default;
@@ -29,7 +27,7 @@ L1Cache::Transaction& L1Cache::new_transaction() {
     Transaction* tx = transactions_.back().get();
     tx->ext = new MemRequestExtension;
     tx->payload.set_extension(tx->ext);  // owned (and freed) by the payload
-    by_payload_[&tx->payload] = tx;
+    tx->ext->tag = uint32_t(transactions_.size() - 1);
     free_.push_back(tx);
   }
   Transaction* tx = free_.back();
@@ -55,15 +53,20 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tx.ext->issue_cycle = cycle;
   // The request reaches the interconnect in the next cycle (tag check).
   const uint64_t now = current_cycle(period_);
-  sc_core::sc_time delay = cycles_delay(cycle + 1 > now ? cycle + 1 - now : 1, period_);
+  sc_core::sc_time delay = cycle + 1 > now + 1 ? cycles_delay(cycle + 1 - now, period_) : period_;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   socket->nb_transport_fw(p, phase, delay);
 }
 
+uint64_t L1Cache::data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const {
+  // Data reaches the pipeline hit_latency cycles after it reaches the cache.
+  return std::max(now, entry.ready_of(units)) + config_.hit_latency;
+}
+
 bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
-  // Fills due by now are applied first: the access sees the same cache state
-  // whichever of the SM and this cache ran first in this cycle.
-  deliver_responses(cycle);
+  // Answers that arrived by now are applied first, so the access sees the same
+  // cache state whichever process ran first in this cycle.
+  apply_responses(cycle);
   const uint32_t units = tags_.expand(access.sector_mask);
   const uint64_t line = access.line_addr - access.line_addr % tags_.line_bytes();
 
@@ -99,66 +102,69 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     response_port->access_done(access.id, cycle + config_.hit_latency);
     return true;
   }
-  if (auto* entry = mshrs_.find(line)) {
-    if (entry->waiters.size() >= config_.mshr_merges) return reservation_fail();
-    const uint32_t extra = missing & ~entry->requested;
-    if (extra) {
-      // Sectors nobody asked for yet: one more request for the same entry.
-      if (outstanding_ >= config_.mshrs) return reservation_fail();
-      Transaction& tx = new_transaction();
-      tx.fill = true;
-      tx.line = line;
-      tx.units = extra;
-      entry->requested |= extra;
-      ++entry->outstanding;
-      ++misses_;
-      send(tx, AccessKind::Load, cycle);
-    } else {
-      ++mshr_merges_;
-    }
-    entry->waiters.push_back({access.id});
-    ++accesses_;
-    return true;
-  }
-  if (outstanding_ >= config_.mshrs) return reservation_fail();
-  auto& entry = mshrs_.allocate(line);
-  entry.requested = missing;
-  entry.outstanding = 1;
-  entry.waiters.push_back({access.id});
-  Transaction& tx = new_transaction();
-  tx.fill = true;
-  tx.line = line;
-  tx.units = missing;
+  Mshrs::Entry* entry = mshrs_.find(line);
+  const uint32_t extra = entry ? missing & ~entry->requested : missing;
+  if (entry && entry->requests >= config_.mshr_merges) return reservation_fail();
+  if (extra && outstanding_ >= config_.mshrs) return reservation_fail();
+  if (!entry) entry = &mshrs_.allocate(line);
   ++accesses_;
-  ++misses_;
-  send(tx, access.kind == AccessKind::InstructionFetch ? AccessKind::InstructionFetch : AccessKind::Load, cycle);
+  ++entry->requests;
+  if (extra) {
+    // A new line, or sectors nobody asked for yet: one request for them.
+    Transaction& tx = new_transaction();
+    tx.fill = true;
+    tx.line = line;
+    tx.units = extra;
+    entry->requested |= extra;
+    ++entry->unapplied;
+    ++misses_;
+    send(tx, access.kind == AccessKind::InstructionFetch ? AccessKind::InstructionFetch : AccessKind::Load, cycle);
+  } else {
+    ++mshr_merges_;
+  }
+  if ((missing & ~entry->known) == 0)
+    response_port->access_done(access.id, data_cycle(*entry, missing, cycle));
+  else
+    entry->waiters.push_back({access.id, missing});
   return true;
 }
 
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
-  auto it = by_payload_.find(&payload);
-  if (it == by_payload_.end()) SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
+  const auto* ext = payload.get_extension<MemRequestExtension>();
+  if (!ext || ext->tag >= transactions_.size() || &transactions_[ext->tag]->payload != &payload)
+    SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
+  Transaction& tx = *transactions_[ext->tag];
   const uint64_t now = current_cycle(period_);
   const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
-  responses_.push(ready, 0, it->second);
-  notify_at_cycle(response_event_, ready, period_);
+  // The arrival cycle is known now, so whoever waits is told at once; the
+  // cache state changes at `ready` (applied lazily).
+  if (tx.fill) {
+    Mshrs::Entry& entry = *mshrs_.find(tx.line);
+    entry.set_ready(tx.units, ready);
+    size_t kept = 0;
+    for (size_t i = 0; i < entry.waiters.size(); ++i) {
+      const Waiter w = entry.waiters[i];
+      if ((w.units & ~entry.known) == 0)
+        response_port->access_done(w.access_id, data_cycle(entry, w.units, now));
+      else
+        entry.waiters[kept++] = w;
+    }
+    entry.waiters.resize(kept);
+  } else {
+    response_port->access_done(tx.access_id, ready + config_.hit_latency);
+  }
+  responses_.push(ready, 0, &tx);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
 
-void L1Cache::deliver_responses(uint64_t cycle) {
-  while (responses_.ready(cycle)) {
-    uint64_t ready = 0;
-    Transaction* tx = responses_.pop(&ready);
-    complete(*tx, ready);
-  }
+void L1Cache::apply_responses(uint64_t cycle) {
+  while (responses_.ready(cycle)) apply(*responses_.pop());
 }
 
-void L1Cache::complete(Transaction& tx, uint64_t ready) {
-  // Data reaches the pipeline hit_latency cycles after it reaches the cache.
-  const uint64_t done = ready + config_.hit_latency;
+void L1Cache::apply(Transaction& tx) {
   if (tx.fill) {
     ++fills_;
     CacheLine* way = tags_.find(tx.line);
@@ -170,26 +176,16 @@ void L1Cache::complete(Transaction& tx, uint64_t ready) {
       tags_.touch(*way);
     }
     way->valid |= tx.units;
-    if (auto* entry = mshrs_.find(tx.line)) {
-      if (--entry->outstanding == 0) {
-        const std::vector<Waiter> waiters = std::move(entry->waiters);
-        mshrs_.release(tx.line);
-        for (const Waiter& w : waiters) response_port->access_done(w.access_id, done);
-      }
-    }
-  } else {
-    response_port->access_done(tx.access_id, done);
+    Mshrs::Entry* entry = mshrs_.find(tx.line);
+    if (entry && --entry->unapplied == 0) mshrs_.release(*entry);
   }
   --outstanding_;
   free_.push_back(&tx);
 }
 
-void L1Cache::response_process() {
-  deliver_responses(current_cycle(period_));
-  if (!responses_.empty()) notify_at_cycle(response_event_, responses_.next_ready(), period_);
-}
-
 void L1Cache::report_stats(stats::StatMap& out) const {
+  // Fills that arrived by now count even if no access has looked since.
+  const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
   out["accesses"] = double(accesses_);
   out["hits"] = double(hits_);
   out["misses"] = double(misses_);

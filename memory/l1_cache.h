@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -20,11 +19,14 @@
 namespace tlmgpu::memory {
 
 /// The SM offers accesses through `access_export` from its clocked process;
-/// completions go to `response_port` (possibly from inside try_access, always
-/// for a later cycle). Misses, stores, atomics and bypassing loads go down
-/// through `socket` (BEGIN_REQ annotated with >= 1 cycle; the response comes
-/// back as BEGIN_RESP on the backward path and is answered TLM_COMPLETED).
-/// See docs/MEMORY.md for the timing.
+/// completions go to `response_port`, always for a cycle later than the
+/// current one, called from try_access (hits) or when the answer from below
+/// arrives (misses: the data's cycle is known then). Misses, stores, atomics
+/// and bypassing loads go down through `socket` (BEGIN_REQ annotated with
+/// >= 1 cycle; the answer comes back as BEGIN_RESP on the backward path,
+/// annotated with its arrival cycle, and is answered TLM_COMPLETED). The cache
+/// has no process: fills are applied when the next access (or the statistics)
+/// looks at a cycle at or after their arrival. See docs/MEMORY.md.
 class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::StatsProvider {
  public:
   sc_core::sc_export<CacheAccessIf> access_export{"access"};
@@ -37,11 +39,14 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   bool try_access(const LineAccess& access, uint64_t cycle) override;
   void report_stats(stats::StatMap& out) const override;
 
-  /// Transactions below the cache not yet answered (bounded by config.mshrs).
-  uint32_t outstanding() const { return outstanding_; }
+  /// Transactions below the cache whose answer has not arrived by now
+  /// (bounded by config.mshrs).
+  uint32_t outstanding() const {
+    const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
+    return outstanding_;
+  }
 
  private:
-  SC_HAS_PROCESS(L1Cache);
 
   struct Transaction {
     tlm::tlm_generic_payload payload;
@@ -53,15 +58,18 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   };
   struct Waiter {
     uint64_t access_id;
+    uint32_t units;  ///< sectors it needs from this entry
   };
+  using Mshrs = MshrTable<Waiter>;
 
   Transaction& new_transaction();
   void send(Transaction& tx, AccessKind kind, uint64_t cycle);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void deliver_responses(uint64_t cycle);
-  void complete(Transaction& tx, uint64_t ready);
-  void response_process();
+  void apply_responses(uint64_t cycle);
+  void apply(Transaction& tx);
+  /// Completion cycle of `units` of an entry whose sectors are all known.
+  uint64_t data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const;
   bool reservation_fail() {
     ++reservation_fails_;
     return false;
@@ -70,12 +78,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   platform::CacheConfig config_;
   sc_core::sc_time period_;
   SectorTags tags_;
-  MshrTable<Waiter> mshrs_;
+  Mshrs mshrs_;
   std::vector<std::unique_ptr<Transaction>> transactions_;
   std::vector<Transaction*> free_;
-  std::unordered_map<const tlm::tlm_generic_payload*, Transaction*> by_payload_;
-  TimedQueue<Transaction*> responses_;
-  sc_core::sc_event response_event_;
+  TimedQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
   uint32_t outstanding_ = 0;
   uint64_t next_request_id_ = 0;
 

@@ -54,6 +54,7 @@ struct MemRequestExtension : tlm::tlm_extension<MemRequestExtension> {
   uint64_t id = 0;             ///< unique per source
   uint32_t sector_mask = 0;
   uint64_t issue_cycle = 0;
+  uint32_t tag = 0;            ///< the initiator's own bookkeeping (its transaction slot)
 
   tlm::tlm_extension_base* clone() const override { return new MemRequestExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {

@@ -2,8 +2,10 @@
 // table of miss status holding registers keyed by line; shared by L1 and L2.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
-#include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "platform/gpu_config.h"
@@ -69,6 +71,13 @@ class SectorTags {
     return *best;
   }
 
+  bool set_has_dirty(uint64_t line) {
+    CacheLine* set = set_of(line);
+    for (uint32_t w = 0; w < ways_; ++w)
+      if (set[w].present && set[w].dirty) return true;
+    return false;
+  }
+
   void install(CacheLine& way, uint64_t line) {
     way = CacheLine{};
     way.line = line;
@@ -86,27 +95,72 @@ class SectorTags {
   uint64_t use_clock_ = 0;
 };
 
-/// Outstanding line misses. An entry remembers which units were requested,
-/// how many requests below are still out, and who waits for the line.
+/// Outstanding line misses, few enough to search linearly (no hashing, no
+/// allocation once warm). An entry remembers the units requested below, the
+/// arrival cycle of those already answered, the transactions not yet applied
+/// to the tags, the requests merged into it, and who still waits.
 template <class Waiter>
 class MshrTable {
  public:
   struct Entry {
+    uint64_t line = 0;
+    bool active = false;
     uint32_t requested = 0;
-    uint32_t outstanding = 0;
+    uint32_t known = 0;
+    uint32_t unapplied = 0;
+    uint32_t requests = 0;
+    uint32_t dirty = 0;  ///< units atomics modify (L2)
+    std::array<uint64_t, 32> ready{};  ///< per 32-byte unit
     std::vector<Waiter> waiters;
+
+    /// Latest arrival among `units` (all known).
+    uint64_t ready_of(uint32_t units) const {
+      uint64_t r = 0;
+      for (; units; units &= units - 1) r = std::max(r, ready[__builtin_ctz(units)]);
+      return r;
+    }
+    void set_ready(uint32_t units, uint64_t cycle) {
+      known |= units;
+      for (; units; units &= units - 1) ready[__builtin_ctz(units)] = cycle;
+    }
   };
 
   Entry* find(uint64_t line) {
-    auto it = entries_.find(line);
-    return it == entries_.end() ? nullptr : &it->second;
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] == line) return &entries_[i];
+    return nullptr;
   }
-  Entry& allocate(uint64_t line) { return entries_[line]; }
-  void release(uint64_t line) { entries_.erase(line); }
-  size_t size() const { return entries_.size(); }
+  Entry& allocate(uint64_t line) {
+    size_t i = 0;
+    while (i < keys_.size() && keys_[i] != kFree) ++i;
+    if (i == keys_.size()) {
+      keys_.push_back(kFree);
+      entries_.emplace_back();
+    }
+    Entry& slot = entries_[i];
+    std::vector<Waiter> keep = std::move(slot.waiters);  // keeps its capacity
+    keep.clear();
+    slot = Entry{};
+    slot.waiters = std::move(keep);
+    slot.line = line;
+    slot.active = true;
+    keys_[i] = line;
+    ++active_;
+    return slot;
+  }
+  void release(Entry& e) {
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (&entries_[i] == &e) keys_[i] = kFree;
+    e.active = false;
+    --active_;
+  }
+  size_t size() const { return active_; }
 
  private:
-  std::unordered_map<uint64_t, Entry> entries_;
+  static constexpr uint64_t kFree = ~uint64_t(0);  // never a line address (lines are aligned)
+  std::vector<uint64_t> keys_;  ///< line of each entry, kFree when unused
+  std::deque<Entry> entries_;  ///< stable addresses
+  size_t active_ = 0;
 };
 
 }  // namespace tlmgpu::memory

@@ -18,6 +18,7 @@ struct GpuDevice::LoadedModule {
   std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
 };
 
+GpuDevice::GpuDevice() = default;
 GpuDevice::GpuDevice(const DeviceOptions& options) : options_(options) {}
 GpuDevice::~GpuDevice() = default;
 

@@ -97,7 +97,8 @@ struct ModuleHandle {
 
 class GpuDevice {
  public:
-  explicit GpuDevice(const DeviceOptions& options = {});
+  GpuDevice();
+  explicit GpuDevice(const DeviceOptions& options);
   ~GpuDevice();
   GpuDevice(const GpuDevice&) = delete;
   GpuDevice& operator=(const GpuDevice&) = delete;

@@ -4,12 +4,12 @@
 
 namespace tlmgpu::schedulers {
 
-const char* to_string(IssueSlotClass c) {
+const char* to_string(StallClass c) {
   switch (c) {
-    case IssueSlotClass::Issued: return "issued";
-    case IssueSlotClass::Idle: return "idle";
-    case IssueSlotClass::Scoreboard: return "scoreboard";
-    case IssueSlotClass::Pipeline: return "pipeline";
+    case StallClass::Issued: return "issued";
+    case StallClass::Idle: return "idle";
+    case StallClass::Scoreboard: return "scoreboard";
+    case StallClass::Pipeline: return "pipeline";
   }
   return "?";
 }
@@ -18,23 +18,27 @@ IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) : policy
   if (!policy_) throw std::invalid_argument("IssueArbiter: no policy");
 }
 
-int IssueArbiter::pick(const SchedulerView& view, IssueSlotClass& cls) {
+int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
   order_.clear();
   policy_->order(view, order_);
-  bool unit_busy = false;
-  bool operands_pending = false;
   for (const uint32_t i : order_) {
     if (i >= view.warps.size()) continue;  // a policy bug must not crash the SM
-    switch (view.warps[i].wait) {
-      case WarpWait::Ready:
-        cls = IssueSlotClass::Issued;
-        return static_cast<int>(i);
-      case WarpWait::UnitBusy: unit_busy = true; break;
-      case WarpWait::Scoreboard: operands_pending = true; break;
-      default: break;
+    if (view.warps[i].wait == WarpWait::Ready) {
+      cls = StallClass::Issued;
+      return static_cast<int>(i);
     }
   }
-  cls = unit_busy ? IssueSlotClass::Pipeline : operands_pending ? IssueSlotClass::Scoreboard : IssueSlotClass::Idle;
+  // Nothing issued: judge over every warp of the scheduler, so the classes
+  // mean the same under every policy. A Ready warp the policy held back
+  // (srr, two_level's pending set) had a valid instruction with its operands
+  // ready and did not issue: a pipeline cycle, as seed 000 words it.
+  bool operands_ready = false;
+  bool operands_pending = false;
+  for (const auto& w : view.warps) {
+    operands_ready |= w.wait == WarpWait::UnitBusy || w.wait == WarpWait::Ready;
+    operands_pending |= w.wait == WarpWait::Scoreboard;
+  }
+  cls = operands_ready ? StallClass::Pipeline : operands_pending ? StallClass::Scoreboard : StallClass::Idle;
   return -1;
 }
 
@@ -46,20 +50,20 @@ int IssueArbiter::select(const SchedulerView& view) {
 }
 
 int IssueArbiter::select_again(const SchedulerView& view) {
-  IssueSlotClass cls;
+  StallClass cls;
   const int chosen = pick(view, cls);
   if (chosen >= 0) ++warp_insts_;
   return chosen;
 }
 
-void IssueArbiter::account_cycles(IssueSlotClass cls, uint64_t n) {
+void IssueArbiter::account_cycles(StallClass cls, uint64_t n) {
   cycles_[static_cast<size_t>(cls)] += n;
   if (n) last_class_ = cls;
 }
 
 void IssueArbiter::report_stats(stats::StatMap& out) const {
-  for (const auto c : {IssueSlotClass::Issued, IssueSlotClass::Idle, IssueSlotClass::Scoreboard,
-                       IssueSlotClass::Pipeline})
+  for (const auto c : {StallClass::Issued, StallClass::Idle, StallClass::Scoreboard,
+                       StallClass::Pipeline})
     out[to_string(c)] = static_cast<double>(cycles(c));
   out["warp_insts"] = static_cast<double>(warp_insts_);
   for (const auto& [key, value] : policy_->stats()) out.emplace(key, value);

@@ -12,38 +12,40 @@
 
 namespace tlmgpu::schedulers {
 
-/// What one scheduler did in one cycle (seed 000 section II.B).
-enum class IssueSlotClass : uint8_t {
-  Issued = 0,      ///< a warp issued
-  Idle = 1,        ///< no competing warp had a valid instruction
+/// What one scheduler did in one cycle (seed 000 section II.B). Idle is 0
+/// so that a zero-initialized class means "nothing happened".
+enum class StallClass : uint8_t {
+  Idle = 0,        ///< no warp had a valid instruction (barrier, empty buffer, finished)
+  Issued = 1,      ///< a warp issued
   Scoreboard = 2,  ///< valid instructions, but none with its operands ready
-  Pipeline = 3,    ///< some warp had its operands ready but its unit / collector was busy
+  Pipeline = 3,    ///< some warp had its operands ready but could not issue (unit / collector busy)
 };
 
-const char* to_string(IssueSlotClass c);
+const char* to_string(StallClass c);
 
 class IssueArbiter {
  public:
   explicit IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy);
 
   /// One issue decision: index into view.warps of the warp to issue, or -1.
-  /// Counts the cycle in its class. The class is judged over the warps in
-  /// the policy's order (the ones allowed to compete this cycle).
+  /// Counts the cycle in its class; without an issue the class is judged
+  /// over all of view.warps (a Ready warp the policy held back counts as
+  /// Pipeline).
   int select(const SchedulerView& view);
   /// A further issue in the same cycle (issue width > 1): does not count a
   /// cycle, only the instruction.
   int select_again(const SchedulerView& view);
 
   /// Cycles that passed without a select() call (the SM skipped them).
-  void account_cycles(IssueSlotClass cls, uint64_t n);
+  void account_cycles(StallClass cls, uint64_t n);
 
   void notify_issue(const IssueEvent& e) { policy_->on_issue(e); }
   void notify_complete(const CompleteEvent& e) { policy_->on_complete(e); }
   void warp_started(uint32_t slot, uint64_t cycle) { policy_->on_warp_start(slot, cycle); }
   void warp_finished(uint32_t slot, uint64_t cycle) { policy_->on_warp_finish(slot, cycle); }
 
-  IssueSlotClass last_class() const { return last_class_; }
-  uint64_t cycles(IssueSlotClass c) const { return cycles_[static_cast<size_t>(c)]; }
+  StallClass last_class() const { return last_class_; }
+  uint64_t cycles(StallClass c) const { return cycles_[static_cast<size_t>(c)]; }
   uint64_t warp_insts() const { return warp_insts_; }
   const WarpSchedulerPolicy& policy() const { return *policy_; }
   WarpSchedulerPolicy& policy() { return *policy_; }
@@ -53,13 +55,13 @@ class IssueArbiter {
   void report_stats(stats::StatMap& out) const;
 
  private:
-  int pick(const SchedulerView& view, IssueSlotClass& cls);
+  int pick(const SchedulerView& view, StallClass& cls);
 
   std::unique_ptr<WarpSchedulerPolicy> policy_;
   std::vector<uint32_t> order_;  ///< reused every cycle
   uint64_t cycles_[4] = {0, 0, 0, 0};
   uint64_t warp_insts_ = 0;
-  IssueSlotClass last_class_ = IssueSlotClass::Idle;
+  StallClass last_class_ = StallClass::Idle;
 };
 
 }  // namespace tlmgpu::schedulers

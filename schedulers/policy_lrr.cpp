@@ -1,5 +1,11 @@
 // lrr: loose round robin. Priority starts at the warp after the last one
 // that issued and wraps around; a warp that is not ready is skipped.
+//
+// probe=K (default 0 = every warp) limits how many warps the scheduler may
+// examine in one cycle, starting at the round-robin pointer; if none of them
+// issues, the pointer still moves past them. probe=2 ("look at the turn warp,
+// switch to the next one if it is hung") is the reading that reproduces the
+// 39 cycles of seed 004 Fig. 1(b); see docs/SCHEDULERS.md.
 #include "schedulers/policy_factories.h"
 #include "schedulers/policy_support.h"
 
@@ -7,30 +13,50 @@ namespace tlmgpu::schedulers {
 
 namespace {
 
+bool in_rotation(WarpWait wait) { return wait != WarpWait::Unused && wait != WarpWait::Finished; }
+
 class LooseRoundRobin final : public WarpSchedulerPolicy {
  public:
+  explicit LooseRoundRobin(uint32_t probe) : probe_(probe) {}
+
   std::string name() const override { return "lrr"; }
 
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
+    const auto n = static_cast<uint32_t>(view.warps.size());
     // Before any issue, start at the lowest slot.
-    const uint32_t start = issued_any_ ? first_index_after_slot(view, last_slot_) : 0;
-    append_circular(static_cast<uint32_t>(view.warps.size()), start, order);
+    const uint32_t start = moved_ ? first_index_after_slot(view, pointer_after_) : 0;
+    if (probe_ == 0) {
+      append_circular(n, start, order);
+      return;
+    }
+    uint32_t examined = 0;
+    for (uint32_t k = 0; k < n && examined < probe_; ++k) {
+      const uint32_t i = (start + k) % n;
+      if (!in_rotation(view.warps[i].wait)) continue;
+      order.push_back(i);
+      ++examined;
+    }
+    if (!order.empty()) {
+      pointer_after_ = view.warps[order.back()].slot;  // on_issue corrects this when one issues
+      moved_ = true;
+    }
   }
 
   void on_issue(const IssueEvent& e) override {
-    last_slot_ = e.slot;
-    issued_any_ = true;
+    pointer_after_ = e.slot;
+    moved_ = true;
   }
 
  private:
-  uint32_t last_slot_ = 0;
-  bool issued_any_ = false;
+  uint32_t probe_;
+  uint32_t pointer_after_ = 0;  ///< the next round starts after this slot
+  bool moved_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<WarpSchedulerPolicy> make_lrr_policy(const PolicyParams&, const PolicyContext&) {
-  return std::make_unique<LooseRoundRobin>();
+std::unique_ptr<WarpSchedulerPolicy> make_lrr_policy(const PolicyParams& params, const PolicyContext&) {
+  return std::make_unique<LooseRoundRobin>(static_cast<uint32_t>(policy_param_uint("lrr", params, "probe", 0, 0, 1024)));
 }
 
 }  // namespace tlmgpu::schedulers

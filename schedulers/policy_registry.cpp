@@ -26,7 +26,8 @@ struct PolicyEntry {
 const std::vector<PolicyEntry>& policy_table() {
   static const std::vector<PolicyEntry> table = {
       {"srr", "strict round robin: the turn stays on one warp until it issues", {}, &make_srr_policy},
-      {"lrr", "loose round robin: first ready warp after the last issued one", {}, &make_lrr_policy},
+      {"lrr", "loose round robin: first ready warp after the last issued one",
+       {{"probe", "0", "warps examined per cycle, 0 = all"}}, &make_lrr_policy},
       {"gto", "greedy then oldest (GTLO): last issued warp while ready, else oldest", {}, &make_gto_policy},
       {"gtlrr", "greedy then loose round robin: last issued warp, then the ones after it", {}, &make_gtlrr_policy},
       {"oldest", "oldest ready warp first (smallest dispatch age)", {}, &make_oldest_policy},

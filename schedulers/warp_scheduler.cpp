@@ -1,5 +1,7 @@
 #include "schedulers/warp_scheduler.h"
 
+#include <stdexcept>
+
 namespace tlmgpu::schedulers {
 
 WarpScheduler::WarpScheduler(sc_core::sc_module_name name, std::unique_ptr<WarpSchedulerPolicy> policy)
@@ -18,12 +20,18 @@ int WarpScheduler::select(const SchedulerView& view) {
   return chosen;
 }
 
-void WarpScheduler::account_cycles(IssueSlotClass cls, uint64_t n) {
+void WarpScheduler::account_cycles(StallClass cls, uint64_t n) {
   arbiter_.account_cycles(cls, n);
   if (tracing_ && n) {
     traced_warp_ = -1;
     traced_class_ = static_cast<int>(cls);
   }
+}
+
+void WarpScheduler::account_cycles(int cls, uint64_t n) {
+  if (cls < 0 || cls > static_cast<int>(StallClass::Pipeline))
+    throw std::invalid_argument(std::string(name()) + ": no stall class " + std::to_string(cls));
+  account_cycles(static_cast<StallClass>(cls), n);
 }
 
 void WarpScheduler::enable_trace(sc_core::sc_trace_file* tf) {

@@ -34,11 +34,19 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   void warp_finished(uint32_t slot, uint64_t cycle) { arbiter_.warp_finished(slot, cycle); }
 
   /// Cycles the SM skipped without calling select() (nothing could issue).
-  void account_idle_cycles(uint64_t n) { account_cycles(IssueSlotClass::Idle, n); }
-  void account_cycles(IssueSlotClass cls, uint64_t n);
+  void account_idle_cycles(uint64_t n) { account_cycles(StallClass::Idle, n); }
+  void account_cycles(StallClass cls, uint64_t n);
+  /// Same, with the class as int (as last_class() returns it).
+  void account_cycles(int cls, uint64_t n);
+
+  /// Class of the last cycle accounted, as int (StallClass values), so the
+  /// SM can keep it for the cycles it skips.
+  int last_class() const { return static_cast<int>(arbiter_.last_class()); }
+  /// Whether the policy reads view.ctas (the SM may skip building it).
+  bool wants_cta_view() const { return arbiter_.policy().wants_cta_view(); }
 
   /// Adds `<name>.issued_warp` (slot or -1) and `<name>.stall_class`
-  /// (IssueSlotClass as int) to `tf`. Call before sc_start; without it the
+  /// (StallClass as int) to `tf`. Call before sc_start; without it the
   /// scheduler does no trace work at all.
   void enable_trace(sc_core::sc_trace_file* tf);
 
@@ -53,7 +61,7 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   // Traced as plain values: the trace file samples them every time step, so
   // no sc_signal update (and no delta cycle) is needed to make them visible.
   int traced_warp_ = -1;
-  int traced_class_ = static_cast<int>(IssueSlotClass::Idle);
+  int traced_class_ = static_cast<int>(StallClass::Idle);
 };
 
 }  // namespace tlmgpu::schedulers

@@ -109,6 +109,8 @@ class WarpSchedulerPolicy {
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   /// Policy statistics (e.g. spin detections), merged into --stats.
   virtual std::map<std::string, double> stats() const { return {}; }
+  /// True if order() reads view.ctas; otherwise the SM may leave it empty.
+  virtual bool wants_cta_view() const { return false; }
 };
 
 /// "name:key=value,key=value" split into the name and its parameters.

@@ -146,7 +146,7 @@ TEST_F(Cli, ListAllGroups) {
   ASSERT_NE(p, std::string::npos);
   EXPECT_LT(w, s);
   EXPECT_LT(s, p);
-  EXPECT_NE(r.out.find("  functional"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  gtx480"), std::string::npos) << r.out;
   for (const auto* info : tlmgpu::workloads::all_workloads())
     EXPECT_NE(r.out.find("  " + info->name + " "), std::string::npos) << info->name;
 }
@@ -156,7 +156,7 @@ TEST_F(Cli, ListOneGroupIsAligned) {
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> lines = lines_of(r.out);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines[0].rfind("functional ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[0].rfind("gtx480 ", 0), 0u) << lines[0];
 
   r = run("list workloads");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -214,7 +214,7 @@ TEST_F(Cli, RunBadOptionValues) {
   const std::pair<const char*, const char*> cases[] = {
       {"--size huge", "small, default"},
       {"--divergence simt", "ipdom, its"},
-      {"--mode cycle", "functional"},
+      {"--mode cycle", "functional, timing"},
       {"--seed abc", "--seed"},
       {"--watchdog 0", "--watchdog"},
   };

@@ -291,6 +291,17 @@ std::vector<AluCase> integer_cases() {
        per_lane([](unsigned l) { return l == 0 ? kM1_64 : uint64_t(l); }), per_lane([](unsigned l) { return l; })},
       {"set_u32", "set.lt.u32.s32 %r31, %r25, 0;", Out::R32, {kM1_32}, {uint32_t(-3)}},
       {"set_f32", "set.gt.f32.s32 %f31, %r25, 0;", Out::F32, {0}, {uint32_t(-3)}},
+      {"slct_f32_selector", "slct.u32.f32 %r31, 11, 22, %f25;", Out::R32,
+       per_lane([](unsigned l) { return uint64_t(l % 4 == 0 || l % 4 == 1 ? 11 : 22); }),
+       per_lane([](unsigned l) { return l % 4 == 0 ? fb(-0.0f) : l % 4 == 1 ? fb(3.0f) : l % 4 == 2 ? fb(-1.0f) : kNaN32; })},
+      {"set_unordered_nan", "set.ltu.u32.f32 %r31, %f25, 0f3F800000;", Out::R32, {kM1_32}, {kNaN32}},
+      {"set_and_predicate", "setp.eq.u32 %p1, %r1, 4; set.lt.and.u32.s32 %r31, %r25, 10, %p1;", Out::R32,
+       per_lane([](unsigned l) { return l == 4 ? kM1_32 : 0; }), {3}},
+      {"setp_f16", "mov.b16 %rs2, 0x3c00; setp.lt.f16 %p1, %rs25, %rs2; selp.u32 %r31, 1, 0, %p1;", Out::R32,
+       per_lane([](unsigned l) { return uint64_t(l < 16); }),
+       per_lane([](unsigned l) { return uint64_t(l < 16 ? 0x3800u : 0x4000u); })},
+      {"bfi_b64", "bfi.b64 %rd31, %rd25, 0, 60, 8;", Out::R64, {0xf000000000000000ull}, {0xffu}},
+      {"rem_s64_negative", "rem.s64 %rd31, %rd25, 10;", Out::R64, {uint64_t(-7)}, {uint64_t(-17)}},
       {"slct_s32", "slct.u32.s32 %r31, 11, 22, %r25;", Out::R32,
        per_lane([](unsigned l) { return uint64_t(l < 16 ? 11 : 22); }),
        per_lane([](unsigned l) { return uint64_t(l < 16 ? l : uint32_t(-int(l))); })},
@@ -393,6 +404,15 @@ std::vector<AluCase> float_cases() {
        {fb(1e-20f)}},
       {"mul_no_ftz_keeps_subnormal_result", "mul.f32 %f31, %f25, " + F(0.5f) + ";", Out::F32, {0x8b61u}, {sub}},
       {"min_ftz", "min.ftz.f32 %f31, %f25, 0f00000000;", Out::F32, {fb(-0.0f)}, {fb(-1e-40f)}},
+      {"mul_ftz_flushes_negative_input", "mul.ftz.f32 %f31, %f25, 0f3F800000;", Out::F32, {fb(-0.0f)},
+       {fb(-1e-40f)}},
+      {"fma_ftz_flushes_input", "fma.rn.ftz.f32 %f31, %f25, 0f3F800000, 0f00000000;", Out::F32, {0}, {sub}},
+      {"fma_keeps_subnormal_input", "fma.rn.f32 %f31, %f25, 0f3F800000, 0f00000000;", Out::F32, {sub}, {sub}},
+      {"fma_ftz_flushes_result", "fma.rn.ftz.f32 %f31, %f25, %f25, 0f00000000;", Out::F32, {0}, {fb(1e-20f)}},
+      {"fma_ftz_partial_warp", "setp.lt.u32 %p1, %r1, 3; @%p1 fma.rn.ftz.f32 %f31, %f25, 0f40000000, %f25;",
+       Out::F32, per_lane([](unsigned l) { return l < 3 ? fb(3.0f) : 0; }), {one}},
+      {"fma_ftz_partial_warp_subnormal", "setp.lt.u32 %p1, %r1, 3; @%p1 fma.rn.ftz.f32 %f31, %f25, 0f40000000, %f25;",
+       Out::F32, {0}, {sub}},
       {"setp_ftz", "setp.eq.ftz.f32 %p1, %f25, 0f00000000; selp.u32 %r31, 1, 0, %p1;", Out::R32, {1}, {sub}},
       {"add_sat_clamps_high", "add.sat.f32 %f31, %f25, " + F(0.5f) + ";", Out::F32, {one}, {fb(0.75f)}},
       {"mul_sat_clamps_low", "mul.sat.f32 %f31, %f25, " + F(-2.0f) + ";", Out::F32, {fb(0.0f)}, {fb(0.75f)}},
@@ -529,6 +549,8 @@ std::vector<AluCase> cvt_cases() {
       {"cvt_rn_f16_f64", "cvt.rn.f16.f64 %rs31, %fd25;", Out::H16, {0x3c00u}, {db(1.0 + 0x1p-11)}},
       {"cvt_rn_f16_s32", "cvt.rn.f16.s32 %rs31, %r25;", Out::H16, {0xc900u}, {uint32_t(-10)}},
       {"cvt_rzi_s32_f16", "cvt.rzi.s32.f16 %r31, %rs25;", Out::R32, {uint32_t(-2)}, {0xc100u}},  // -2.5
+      {"abs_neg_f16", "abs.f16 %rs2, %rs25; neg.f16 %rs31, %rs2;", Out::H16, {0xc100u}, {0xc100u}},
+      {"min_f16_nan", "mov.b16 %rs2, 0x7e00; min.f16 %rs31, %rs25, %rs2;", Out::H16, {0x3c00u}, {0x3c00u}},
       {"add_f16", "mov.b16 %rs2, 0x1000; add.rn.f16 %rs31, %rs25, %rs2;", Out::H16, {0x3c00u}, {0x3c00u}},
       {"mul_f16", "mul.rn.f16 %rs31, %rs25, %rs25;", Out::H16, {0x4640u}, {0x4100u}},  // 2.5^2 = 6.25
       {"fma_f16", "fma.rn.f16 %rs31, %rs25, %rs25, %rs25;", Out::H16, {0x4860u}, {0x4100u}},  // 6.25+2.5=8.75
@@ -565,6 +587,14 @@ std::string mem_kernel(const std::string& decls, const std::string& body) {
 }
 
 struct MemRun {
+  explicit MemRun(exec::DivergenceMode mode = exec::DivergenceMode::Ipdom, uint64_t watchdog = 20'000'000)
+      : dev(options(mode, watchdog)) {}
+  static platform::DeviceOptions options(exec::DivergenceMode mode, uint64_t watchdog) {
+    platform::DeviceOptions o;
+    o.divergence = mode;
+    o.watchdog_instructions = watchdog;
+    return o;
+  }
   GpuDevice dev;
   uint64_t out = 0, in = 0;
   void run(const std::string& src, const std::vector<uint8_t>& input, size_t out_bytes, uint32_t threads = 32) {
@@ -860,8 +890,8 @@ TEST(SemanticsAtomics, FloatAndSharedAtomics) {
 // ------------------------------------------------------------------ warp-level
 
 /// Runs `body` for 32 threads; it leaves a per-lane u32 in %r31, stored to out[tid].
-std::vector<uint32_t> run_warp(const std::string& body) {
-  MemRun r;
+std::vector<uint32_t> run_warp(const std::string& body, exec::DivergenceMode mode = exec::DivergenceMode::Ipdom) {
+  MemRun r(mode);
   r.run(mem_kernel("", "  mov.u32 %r31, 0xdeadbeef;\n" + body + R"(
   mul.wide.u32 %rd30, %r1, 4;
   add.s64 %rd30, %rd20, %rd30;
@@ -871,7 +901,17 @@ std::vector<uint32_t> run_warp(const std::string& body) {
   return r.result<uint32_t>(32);
 }
 
-TEST(SemanticsWarp, ShflDownUpBflyIdx) {
+/// Warp-level instructions behave the same under both divergence models.
+class SemanticsWarp : public ::testing::TestWithParam<exec::DivergenceMode> {};
+
+INSTANTIATE_TEST_SUITE_P(Divergence, SemanticsWarp,
+                         ::testing::Values(exec::DivergenceMode::Ipdom, exec::DivergenceMode::Its),
+                         [](const ::testing::TestParamInfo<exec::DivergenceMode>& i) {
+                           return std::string(i.param == exec::DivergenceMode::Ipdom ? "ipdom" : "its");
+                         });
+
+TEST_P(SemanticsWarp, ShflDownUpBflyIdx) {
+  auto run_warp = [](const std::string& body) { return tlmgpu::run_warp(body, GetParam()); };
   // Values 100 + lane; the predicate output goes into bit 16.
   const std::string pre = "add.u32 %r2, %r1, 100;\n";
   auto with_pred = "selp.u32 %r4, 0x10000, 0, %p1; or.b32 %r31, %r3, %r4;";
@@ -898,7 +938,8 @@ TEST(SemanticsWarp, ShflDownUpBflyIdx) {
   }
 }
 
-TEST(SemanticsWarp, ShflWithPartialMaskKeepsOwnValueForAbsentSource) {
+TEST_P(SemanticsWarp, ShflWithPartialMaskKeepsOwnValueForAbsentSource) {
+  auto run_warp = [](const std::string& body) { return tlmgpu::run_warp(body, GetParam()); };
   auto out = run_warp(R"(
   add.u32 %r2, %r1, 100;
   setp.lt.u32 %p2, %r1, 16;
@@ -911,7 +952,8 @@ TEST(SemanticsWarp, ShflWithPartialMaskKeepsOwnValueForAbsentSource) {
   for (unsigned l = 16; l < 32; ++l) EXPECT_EQ(out[l], 0xdeadbeefu) << l;
 }
 
-TEST(SemanticsWarp, VoteWithPartialMask) {
+TEST_P(SemanticsWarp, VoteWithPartialMask) {
+  auto run_warp = [](const std::string& body) { return tlmgpu::run_warp(body, GetParam()); };
   // Lanes 0..19 execute; the voted predicate is (lane % 4 == 1) or (lane < 30).
   auto body = [](const std::string& vote) {
     return R"(
@@ -951,7 +993,8 @@ TEST(SemanticsWarp, VoteWithPartialMask) {
   }
 }
 
-TEST(SemanticsWarp, MatchAny) {
+TEST_P(SemanticsWarp, MatchAny) {
+  auto run_warp = [](const std::string& body) { return tlmgpu::run_warp(body, GetParam()); };
   auto out = run_warp(R"(
   shr.u32 %r2, %r1, 2;
   match.any.sync.b32 %r31, %r2, 0xffffffff;
@@ -973,6 +1016,108 @@ TEST(SemanticsWarp, MatchAny) {
     if (l == 5) EXPECT_EQ(partial[l], 0xdeadbeefu);
     else EXPECT_EQ(partial[l], (0xfu << (4 * (l / 4))) & ~0x20u) << l;
   }
+}
+
+TEST_P(SemanticsWarp, MatchAll) {
+  auto run_warp = [](const std::string& body) { return tlmgpu::run_warp(body, GetParam()); };
+  const std::string sel = "@%p2 selp.u32 %r4, 0x100, 0, %p1; @%p2 or.b32 %r31, %r3, %r4;";
+  // Lanes 0..7 hold equal values; lane 8 differs.
+  auto equal = run_warp(R"(
+  setp.lt.u32 %p2, %r1, 8;
+  mov.u32 %r2, 42;
+  @%p2 match.all.sync.b32 %r3|%p1, %r2, 0xff;
+  )" + sel);
+  auto differ = run_warp(R"(
+  setp.lt.u32 %p2, %r1, 9;
+  setp.eq.u32 %p3, %r1, 8;
+  selp.u32 %r2, 7, 42, %p3;
+  @%p2 match.all.sync.b32 %r3|%p1, %r2, 0x1ff;
+  )" + sel);
+  for (unsigned l = 0; l < 32; ++l) {
+    EXPECT_EQ(equal[l], l < 8 ? 0xffu | 0x100u : 0xdeadbeefu) << l;
+    EXPECT_EQ(differ[l], l < 9 ? 0u : 0xdeadbeefu) << l;
+  }
+}
+
+TEST_P(SemanticsWarp, ShflAfterDivergenceReconverges) {
+  // Both halves of the warp take different paths, then shuffle together.
+  auto out = tlmgpu::run_warp(R"(
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra LOW;
+  mul.lo.u32 %r2, %r1, 3;
+  bra.uni JOIN;
+LOW:
+  mul.lo.u32 %r2, %r1, 5;
+JOIN:
+  shfl.sync.bfly.b32 %r31, %r2, 16, 0x1f, 0xffffffff;
+)",
+                              GetParam());
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned src = l ^ 16;
+    EXPECT_EQ(out[l], src < 16 ? src * 5 : src * 3) << l;
+  }
+}
+
+TEST(SemanticsMemory, PrmtModesAndReductions) {
+  MemRun r;
+  r.run(mem_kernel("", R"(
+  mov.u32 %r2, 0x33221100;
+  mov.u32 %r3, 0x77665544;
+  and.b32 %r4, %r1, 3;
+  prmt.b32.f4e %r5, %r2, %r3, %r4;
+  prmt.b32.rc8 %r6, %r2, %r3, %r4;
+  setp.lt.u32 %p1, %r1, 4;
+  selp.b32 %r7, %r5, %r6, %p1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd20, %rd2;
+  st.global.u32 [%rd3], %r7;
+  sub.s32 %r8, 0, %r1;
+  red.global.add.u32 [%rd21], %r1;
+  red.global.min.s32 [%rd21+4], %r8;
+  red.global.add.f32 [%rd21+8], 0f3F000000;
+)"),
+        std::vector<uint8_t>(12), 128);
+  auto out = r.result<uint32_t>(32);
+  const uint32_t bytes[8] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77};
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned s = l & 3;
+    const uint32_t f4e = bytes[s] | bytes[s + 1] << 8 | bytes[s + 2] << 16 | bytes[s + 3] << 24;
+    const uint32_t rc8 = bytes[s] * 0x01010101u;
+    EXPECT_EQ(out[l], l < 4 ? f4e : rc8) << l;
+  }
+  auto red = r.dev.download<uint32_t>(r.in, 3);
+  EXPECT_EQ(red[0], 496u);
+  EXPECT_EQ(red[1], uint32_t(-31));
+  EXPECT_EQ(red[2], fb(16.0f));
+}
+
+TEST(SemanticsMemory, RepeatedSameValueStoreIsNoProgress) {
+  // A spin loop that keeps storing the value already in memory must trip the
+  // watchdog; the same loop storing a changing value must not (it ends).
+  const std::string spin = R"(
+  mov.u32 %r2, 0;
+SPIN:
+  st.global.u32 [%rd20], %r2;
+  bra.uni SPIN;
+)";
+  MemRun r(exec::DivergenceMode::Ipdom, 20000);
+  try {
+    r.run(mem_kernel("", spin), {}, 4);
+    FAIL() << "expected the watchdog to end the kernel";
+  } catch (const exec::DeviceFault& e) {
+    EXPECT_EQ(e.kind(), exec::FaultKind::NoForwardProgress) << e.what();
+  }
+  MemRun counting(exec::DivergenceMode::Ipdom, 20000);
+  counting.run(mem_kernel("", R"(
+  mov.u32 %r2, 0;
+COUNT:
+  add.u32 %r2, %r2, 1;
+  st.global.u32 [%rd20], %r2;
+  setp.lt.u32 %p1, %r2, 100000;
+  @%p1 bra COUNT;
+)"),
+               {}, 4);
+  EXPECT_EQ(counting.result<uint32_t>(1)[0], 100000u);
 }
 
 // ------------------------------------------------------------------ faults

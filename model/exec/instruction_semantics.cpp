@@ -1,10 +1,11 @@
 // Functional semantics of every PTX data instruction, per the PTX ISA.
 //
 // Register convention: a register holds 64 bits per lane whatever its
-// declared type. Writers store the value extended per the instruction's type
-// (sign-extended for signed integer types, zero-extended otherwise); readers
-// always truncate to the instruction's type. So narrow-register reads and
-// wide-register writes (ld.s8 into %rd, st.u32 of %rd) come out right.
+// declared type. Readers always truncate to the instruction's type; writers
+// store the value zero-extended from the type's width, except where PTX lets
+// the destination register be wider than the type (ld, cvt), where signed
+// types are sign-extended to 64 bits. So ld.s8 into %rd, st.u32 of %rd and
+// cvt.s32.s8 come out right.
 //
 // Speed: the opcode/type dispatch happens once per instruction; the lane
 // loops below are small lambdas over raw lane arrays (full warps take a
@@ -70,13 +71,21 @@ inline T get(uint64_t v) {
   else return T(v);
 }
 
+/// Register bits of a value: zero-extended from its width.
 template <typename T>
 inline uint64_t put(T v) {
   if constexpr (std::is_same_v<T, float>) return fp::bits(v);
   else if constexpr (std::is_same_v<T, double>) return fp::bits(v);
   else if constexpr (std::is_same_v<T, Half>) return v.bits;
-  else if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
-  else return uint64_t(v);
+  else return uint64_t(std::make_unsigned_t<T>(v));
+}
+
+/// Register bits for a destination that may be wider than the type (cvt):
+/// signed integers sign-extended to 64 bits.
+template <typename T>
+inline uint64_t put_wide(T v) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return uint64_t(int64_t(v));
+  else return put(v);
 }
 
 /// A float-like value widened for computation (f16 -> float).
@@ -129,7 +138,8 @@ bool with_any(DataType t, F&& f) {
 
 // ------------------------------------------------------------ operands
 
-[[noreturn]] void unsupported(const Instruction& in, uint32_t mask, Warp& w, const std::string& why) {
+[[noreturn]] __attribute__((cold, noinline)) void unsupported(const Instruction& in, uint32_t mask, Warp& w,
+                                                               const std::string& why) {
   std::string what = std::string("unsupported instruction ") + ptx::opcode_name(in.op);
   if (in.type != DataType::None) what += std::string(".") + ptx::type_name(in.type);
   if (in.type2 != DataType::None) what += std::string(".") + ptx::type_name(in.type2);
@@ -185,7 +195,7 @@ inline const uint64_t* lanes_of(const Instruction& in, const Operand& o, uint32_
   return lanes_of_slow(in, o, mask, w, scratch);
 }
 
-inline uint64_t* dst_reg(const Instruction& in, uint32_t mask, Warp& w) {
+inline __attribute__((always_inline)) uint64_t* dst_reg(const Instruction& in, uint32_t mask, Warp& w) {
   if (in.dst.kind != OperandKind::Reg || in.dst.reg == ptx::kNoReg)
     unsupported(in, mask, w, "destination must be a register");
   return w.reg(in.dst.reg);
@@ -263,6 +273,10 @@ void float_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
     run([](T v) { return v; }, [](T r) { return r; });
     return;
   }
+  if (flush && !sat && !pin) {  // fast-math code: .ftz everywhere
+    run([](T v) { return fp::ftz(v); }, [](T r) { return fp::ftz(r); });
+    return;
+  }
   // Under a directed rounding mode values are pinned (fp::opaque) so that
   // the operation happens inside the RoundingScope.
   auto cond = [flush, pin](T v) {
@@ -330,18 +344,27 @@ void half_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
 #define TLMGPU_FMA_CLONES
 #endif
 
+/// fma.rn.f32 (flush: fma.rn.ftz.f32, inputs and result flushed).
 TLMGPU_FMA_CLONES
-void fma_f32_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, uint32_t mask) {
+void fma_f32_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, uint32_t mask,
+                   bool flush) {
+  auto in = [](uint64_t v) { return fp::f32(uint32_t(v)); };
+  auto in_ftz = [](uint64_t v) { return fp::ftz(fp::f32(uint32_t(v))); };
   if (mask == kAllLanes) {
     float r[kLanes];
-    for (unsigned l = 0; l < kLanes; ++l)
-      r[l] = __builtin_fmaf(fp::f32(uint32_t(a[l])), fp::f32(uint32_t(b[l])), fp::f32(uint32_t(c[l])));
+    if (flush) {
+      for (unsigned l = 0; l < kLanes; ++l) r[l] = fp::ftz(__builtin_fmaf(in_ftz(a[l]), in_ftz(b[l]), in_ftz(c[l])));
+    } else {
+      for (unsigned l = 0; l < kLanes; ++l) r[l] = __builtin_fmaf(in(a[l]), in(b[l]), in(c[l]));
+    }
     for (unsigned l = 0; l < kLanes; ++l) d[l] = fp::bits(r[l]);
     return;
   }
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned l = unsigned(__builtin_ctz(m));
-    d[l] = fp::bits(__builtin_fmaf(fp::f32(uint32_t(a[l])), fp::f32(uint32_t(b[l])), fp::f32(uint32_t(c[l]))));
+    const float r = flush ? fp::ftz(__builtin_fmaf(in_ftz(a[l]), in_ftz(b[l]), in_ftz(c[l])))
+                          : __builtin_fmaf(in(a[l]), in(b[l]), in(c[l]));
+    d[l] = fp::bits(r);
   }
 }
 
@@ -351,14 +374,13 @@ void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint
 }
 
 void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
-  if (!fp::is_directed(in.rnd) && !in.sat && !(in.ftz && in.type == DataType::F32) &&
-      (in.type == DataType::F32 || in.type == DataType::F64)) {
+  if (!fp::is_directed(in.rnd) && !in.sat && (in.type == DataType::F32 || in.type == DataType::F64)) {
     alignas(64) Scratch s0, s1, s2;
     const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
     const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
     const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
     uint64_t* d = dst_reg(in, mask, w);
-    if (in.type == DataType::F32) fma_f32_lanes(a, b, c, d, mask);
+    if (in.type == DataType::F32) fma_f32_lanes(a, b, c, d, mask, in.ftz);
     else fma_f64_lanes(a, b, c, d, mask);
     return;
   }
@@ -757,29 +779,6 @@ void exec_bits(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ compare and select
 
-/// Outcome classes of a comparison; a CmpOp is the set of classes it accepts.
-enum : unsigned { kLt = 1, kEq = 2, kGt = 4, kUn = 8 };
-
-unsigned accept_set(CmpOp c) {
-  switch (c) {
-    case CmpOp::Eq: return kEq;
-    case CmpOp::Ne: return kLt | kGt;
-    case CmpOp::Lt: case CmpOp::Lo: return kLt;
-    case CmpOp::Le: case CmpOp::Ls: return kLt | kEq;
-    case CmpOp::Gt: case CmpOp::Hi: return kGt;
-    case CmpOp::Ge: case CmpOp::Hs: return kGt | kEq;
-    case CmpOp::Equ: return kEq | kUn;
-    case CmpOp::Neu: return kLt | kGt | kUn;
-    case CmpOp::Ltu: return kLt | kUn;
-    case CmpOp::Leu: return kLt | kEq | kUn;
-    case CmpOp::Gtu: return kGt | kUn;
-    case CmpOp::Geu: return kGt | kEq | kUn;
-    case CmpOp::Num: return kLt | kEq | kGt;
-    case CmpOp::Nan: return kUn;
-  }
-  return 0;
-}
-
 /// Packs 32 bytes of 0/1 into a lane mask.
 inline uint32_t pack_bits(const uint8_t* r) {
 #if defined(__SSE2__)
@@ -793,39 +792,55 @@ inline uint32_t pack_bits(const uint8_t* r) {
 #endif
 }
 
-/// Lane mask of `a cmp b` for the lanes in mask, compared as `type`. All 32
-/// lanes are compared (branch-free, so it vectorises) and then masked: a
-/// comparison has no side effects.
+/// r[l] = cmp(a[l], b[l]) as T for all 32 lanes (a comparison has no side
+/// effects, so inactive lanes are compared too and masked off later).
+template <typename T, bool kFlush, typename Cmp>
+inline void compare_fill(const uint64_t* a, const uint64_t* b, uint8_t* r, Cmp cmp) {
+  for (unsigned l = 0; l < kLanes; ++l) {
+    auto x = widen(get<T>(a[l]));
+    auto y = widen(get<T>(b[l]));
+    if constexpr (kFlush) {
+      x = fp::ftz(x);
+      y = fp::ftz(y);
+    }
+    r[l] = uint8_t(cmp(x, y));
+  }
+}
+
+/// Dispatches the comparison once; each case is a plain loop that vectorises.
+/// Unordered float comparisons are the negations of the ordered ones (true
+/// when either operand is NaN); for integers they coincide.
+template <typename T, bool kFlush>
+void compare_all(CmpOp op, const uint64_t* a, const uint64_t* b, uint8_t* r) {
+  switch (op) {
+    case CmpOp::Eq: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return x == y; }); break;
+    case CmpOp::Ne: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return (x < y) | (x > y); }); break;
+    case CmpOp::Lt: case CmpOp::Lo: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return x < y; }); break;
+    case CmpOp::Le: case CmpOp::Ls: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return x <= y; }); break;
+    case CmpOp::Gt: case CmpOp::Hi: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return x > y; }); break;
+    case CmpOp::Ge: case CmpOp::Hs: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return x >= y; }); break;
+    case CmpOp::Equ: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !((x < y) | (x > y)); }); break;
+    case CmpOp::Neu: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !(x == y); }); break;
+    case CmpOp::Ltu: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !(x >= y); }); break;
+    case CmpOp::Leu: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !(x > y); }); break;
+    case CmpOp::Gtu: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !(x <= y); }); break;
+    case CmpOp::Geu: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return !(x < y); }); break;
+    case CmpOp::Num: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return (x == x) & (y == y); }); break;
+    case CmpOp::Nan: compare_fill<T, kFlush>(a, b, r, [](auto x, auto y) { return (x != x) | (y != y); }); break;
+  }
+}
+
+/// Lane mask of `a cmp b` for the lanes in mask, compared as `type`.
 uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp& w) {
   alignas(64) Scratch s0, s1;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
-  const unsigned accept = accept_set(in.cmp);
-  const uint8_t m_lt = (accept & kLt) ? 1 : 0, m_eq = (accept & kEq) ? 1 : 0, m_gt = (accept & kGt) ? 1 : 0,
-                m_un = (accept & kUn) ? 1 : 0;
   alignas(16) uint8_t r[kLanes];
-  auto run = [&](auto tag, auto flush) {
-    using T = typename decltype(tag)::type;
-    for (unsigned l = 0; l < kLanes; ++l) {
-      auto x = widen(get<T>(a[l]));
-      auto y = widen(get<T>(b[l]));
-      if constexpr (decltype(flush)::value) {
-        x = fp::ftz(x);
-        y = fp::ftz(y);
-      }
-      uint8_t v = uint8_t(((x < y) & m_lt) | ((x == y) & m_eq) | ((x > y) & m_gt));
-      if constexpr (kIsFloat<T>) v = uint8_t(v | (((x != x) | (y != y)) & m_un));
-      r[l] = v;
-    }
-  };
-  bool ok;
   if (in.ftz && type == DataType::F32) {
-    run(Tag<float>{}, std::true_type{});
-    ok = true;
-  } else {
-    ok = with_any(type, [&](auto tag) { run(tag, std::false_type{}); });
+    compare_all<float, true>(in.cmp, a, b, r);
+  } else if (!with_any(type, [&](auto tag) { compare_all<typename decltype(tag)::type, false>(in.cmp, a, b, r); })) {
+    unsupported(in, mask, w, "comparison type");
   }
-  if (!ok) unsupported(in, mask, w, "comparison type");
   return pack_bits(r) & mask;
 }
 
@@ -981,8 +996,8 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
   const bool sat = in.sat;
   if constexpr (!kIsFloat<D> && !kIsFloat<S>) {
     // int -> int: truncate or extend; .sat clamps to the destination range.
-    if (sat) map1(in, mask, w, [](uint64_t a) { return put(int_saturate<D>(__int128(get<S>(a)))); });
-    else map1(in, mask, w, [](uint64_t a) { return put(D(get<S>(a))); });
+    if (sat) map1(in, mask, w, [](uint64_t a) { return put_wide(int_saturate<D>(__int128(get<S>(a)))); });
+    else map1(in, mask, w, [](uint64_t a) { return put_wide(D(get<S>(a))); });
   } else if constexpr (!kIsFloat<D>) {
     // float -> int.
     map1(in, mask, w, [r, flush](uint64_t a) {
@@ -990,7 +1005,7 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
       if constexpr (std::is_same_v<S, float>) {
         if (flush) v = fp::ftz(v);
       }
-      return put(float_to_int<D>(double(v), r));
+      return put_wide(float_to_int<D>(double(v), r));
     });
   } else if constexpr (std::is_same_v<D, Half>) {
     // -> f16: exact rounding from the double value (ints beyond 2^53 overflow half anyway).
@@ -1039,7 +1054,10 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
       };
     };
     constexpr bool may_round = sizeof(D) < sizeof(S) || (!kIsFloat<S> && sizeof(S) >= sizeof(D));
-    if (may_round && fp::is_directed(r)) {
+    if (!flush && !sat && !irnd && !(may_round && fp::is_directed(r))) {
+      // The common case (cvt.rn.f32.s32, cvt.f64.f32, ...): one plain conversion.
+      map1(in, mask, w, [](uint64_t a) { return put(D(widen(get<S>(a)))); });
+    } else if (may_round && fp::is_directed(r)) {
       fp::RoundingScope scope(r);
       map1(in, mask, w, convert(std::true_type{}));
     } else {
@@ -1048,17 +1066,11 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
   }
 }
 
-/// f(Tag<T>) for every cvt operand type (f16 as Half).
-template <typename F>
-bool with_cvt_type(DataType t, F&& f) {
-  return with_any(t, f);
-}
-
 void exec_cvt(const Instruction& in, uint32_t mask, Warp& w) {
   bool ok = false;
-  with_cvt_type(in.type, [&](auto dtag) {
+  with_any(in.type, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    ok = with_cvt_type(in.type2, [&](auto stag) {
+    ok = with_any(in.type2, [&](auto stag) {
       using S = typename decltype(stag)::type;
       cvt_typed<D, S>(in, mask, w);
     });

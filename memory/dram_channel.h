@@ -1,0 +1,91 @@
+// One DRAM channel: banks with open-row buffers, an FR-FCFS request queue,
+// and one shared data bus.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "memory/memory_interfaces.h"
+#include "memory/timed_queue.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+
+/// Requests arrive on `port(i)` (one per L2 slice sharing the channel) as
+/// BEGIN_REQ with a channel-local address; they are accepted at once and the
+/// answer is a BEGIN_RESP on the same port, annotated with the cycle the last
+/// data beat leaves the bus. Timing is in core cycles (docs/MEMORY.md).
+class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
+ public:
+  using TargetSocket = tlm_utils::simple_target_socket_tagged<DramChannel>;
+
+  DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, const sc_core::sc_time& clock_period,
+              uint32_t ports = 1);
+  ~DramChannel() override;
+
+  TargetSocket& port(uint32_t index) { return *ports_[index]; }
+  uint32_t ports() const { return uint32_t(ports_.size()); }
+
+  /// Where a channel-local address lives: column = addr mod row_bytes,
+  /// bank = (addr / row_bytes) mod banks, row = addr / (row_bytes * banks).
+  struct Location {
+    uint32_t bank = 0;
+    uint64_t row = 0;
+    uint32_t column = 0;
+  };
+  Location locate(uint64_t addr) const;
+
+  /// Requests not yet scheduled (the FR-FCFS queue and those waiting for room in it).
+  uint32_t pending() const { return uint32_t(queue_.size() + overflow_.size()); }
+
+  void report_stats(stats::StatMap& out) const override;
+
+ private:
+  SC_HAS_PROCESS(DramChannel);
+
+  struct Request {
+    tlm::tlm_generic_payload* payload = nullptr;
+    uint32_t port = 0;
+    Location where;
+    uint32_t bus_cycles = 0;
+    bool write = false;
+    uint64_t arrive = 0;
+  };
+  struct Bank {
+    bool open = false;
+    uint64_t row = 0;
+    uint64_t activated = 0;   ///< cycle of the last activate (tRAS)
+    uint64_t next_cmd = 0;    ///< first cycle the bank takes another request
+    uint64_t busy_until = 0;  ///< end of its last data transfer
+  };
+
+  tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void channel_process();
+  void sample_queue(uint64_t now);
+  void schedule(const Request& request, uint64_t now);
+
+  platform::DramConfig config_;
+  sc_core::sc_time period_;
+  std::vector<std::unique_ptr<TargetSocket>> ports_;
+  TimedQueue<Request> arrivals_;
+  std::deque<Request> overflow_;
+  std::vector<Request> queue_;  ///< oldest first
+  std::vector<Bank> banks_;
+  uint64_t command_free_ = 0, bus_free_ = 0;
+  CycleWaker waker_;
+
+  uint64_t row_hits_ = 0, row_misses_ = 0, reads_ = 0, writes_ = 0;
+  uint64_t last_sample_ = 0, queue_area_ = 0, queue_cycles_ = 0;
+  uint64_t bank_busy_cycles_ = 0, any_busy_cycles_ = 0, any_busy_until_ = 0;
+  uint64_t latency_sum_ = 0, bus_busy_cycles_ = 0;
+};
+
+}  // namespace tlmgpu::memory

@@ -1,0 +1,196 @@
+#include "memory/interconnect.h"
+
+#include <algorithm>
+#include <bitset>
+#include <limits>
+#include <string>
+
+namespace tlmgpu::memory {
+
+namespace {
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint32_t kHeaderBytes = 8;
+uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
+}  // namespace
+
+uint32_t Interconnect::request_bytes(AccessKind kind, uint32_t units) {
+  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount(units) * 32;
+  return kHeaderBytes;
+}
+
+uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
+  if (kind == AccessKind::Store) return kHeaderBytes;
+  return std::max<uint32_t>(popcount(units) * 32, kHeaderBytes);
+}
+
+void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
+  srcs = sources;
+  dsts = destinations;
+  queues.assign(size_t(srcs) * dsts, {});
+  in_free.assign(srcs, 0);
+  out_free.assign(dsts, 0);
+  last_src.assign(dsts, srcs - 1);  // the first grant goes to source 0
+  waiting.assign(dsts, 0);
+  src_bytes.assign(srcs, 0);
+  dst_bytes.assign(dsts, 0);
+}
+
+uint64_t Interconnect::Direction::next_event() const {
+  uint64_t next = arrivals.empty() ? kNever : arrivals.next_ready();
+  for (uint32_t d = 0; d < dsts; ++d) {
+    if (!waiting[d]) continue;
+    uint64_t head = kNever;
+    for (uint32_t s = 0; s < srcs; ++s) {
+      const auto& q = queues[size_t(d) * srcs + s];
+      if (!q.empty()) head = std::min(head, q.front().in_cycle);
+    }
+    next = std::min(next, std::max(head, out_free[d]));
+  }
+  return next;
+}
+
+Interconnect::Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config,
+                           uint32_t upstream_ports, uint32_t downstream_ports, uint32_t interleave_bytes,
+                           const sc_core::sc_time& clock_period)
+    : sc_module(name), config_(config), period_(clock_period), waker_(clock_period) {
+  map_.slices = std::max<uint32_t>(downstream_ports, 1);
+  map_.interleave_bytes = std::max<uint32_t>(interleave_bytes, 1);
+  init(upstream_ports, downstream_ports);
+}
+
+Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config,
+                           const sc_core::sc_time& clock_period)
+    : sc_module(name), config_(config.icnt), period_(clock_period), waker_(clock_period) {
+  map_.slices = std::max<uint32_t>(config.l2_slices, 1);
+  map_.interleave_bytes = std::max<uint32_t>(config.l2_interleave_bytes, 1);
+  init(2 * config.num_sms, config.l2_slices);
+}
+
+Interconnect::~Interconnect() = default;
+
+void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
+  if (config_.latency == 0) config_.latency = 1;  // hand-offs are registered
+  if (config_.bytes_per_cycle == 0) config_.bytes_per_cycle = 1;
+  for (uint32_t p = 0; p < upstream_ports; ++p) {
+    upstream_.push_back(std::make_unique<TargetSocket>(("up" + std::to_string(p)).c_str()));
+    upstream_.back()->register_nb_transport_fw(this, &Interconnect::nb_transport_fw, int(p));
+  }
+  for (uint32_t s = 0; s < downstream_ports; ++s) {
+    downstream_.push_back(std::make_unique<InitiatorSocket>(("down" + std::to_string(s)).c_str()));
+    downstream_.back()->register_nb_transport_bw(this, &Interconnect::nb_transport_bw, int(s));
+  }
+  request_dir_.init(upstream_ports, downstream_ports);
+  response_dir_.init(downstream_ports, upstream_ports);
+  SC_METHOD(crossbar_process);
+  sensitive << waker_.event();
+  dont_initialize();
+}
+
+uint32_t Interconnect::flits(uint32_t bytes) const {
+  return std::max<uint32_t>((bytes + config_.bytes_per_cycle - 1) / config_.bytes_per_cycle, 1);
+}
+
+tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                                 sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
+  auto* ext = payload.get_extension<MemRequestExtension>();
+  if (!ext) SC_REPORT_FATAL(name(), "request without MemRequestExtension");
+  ext->source = uint32_t(port);
+  Packet p;
+  p.payload = &payload;
+  p.src = uint32_t(port);
+  p.dst = map_.slice_of(payload.get_address());
+  p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
+  const uint64_t now = waker_.now();
+  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  request_dir_.arrivals.push(p.arrive, p.src, p, ext->id);
+  waker_.wake_at(p.arrive, now);
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                                 sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
+  auto* ext = payload.get_extension<MemRequestExtension>();
+  Packet p;
+  p.payload = &payload;
+  p.src = uint32_t(slice);
+  p.dst = ext->source;
+  p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
+  const uint64_t now = waker_.now();
+  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  // A slice answers from its own process and from its DRAM channel's: order
+  // same-cycle answers by requester and request, not by call order.
+  response_dir_.arrivals.push(p.arrive, p.src, p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)));
+  waker_.wake_at(p.arrive, now);
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
+  // Arrivals enter their input link in (cycle, source, order) order.
+  while (dir.arrivals.ready(now)) {
+    Packet p = dir.arrivals.pop();
+    p.in_cycle = std::max(p.arrive, dir.in_free[p.src]);
+    dir.in_free[p.src] = p.in_cycle + p.flits;
+    dir.queues[size_t(p.dst) * dir.srcs + p.src].push_back(p);
+    ++dir.waiting[p.dst];
+  }
+  for (uint32_t d = 0; d < dir.dsts; ++d) {
+    if (!dir.waiting[d] || dir.out_free[d] > now) continue;
+    // Round robin over sources, starting after the last one served.
+    for (uint32_t k = 1; k <= dir.srcs; ++k) {
+      const uint32_t s = (dir.last_src[d] + k) % dir.srcs;
+      auto& q = dir.queues[size_t(d) * dir.srcs + s];
+      if (q.empty() || q.front().in_cycle > now) continue;
+      const Packet p = q.front();
+      q.pop_front();
+      --dir.waiting[d];
+      dir.last_src[d] = s;
+      dir.out_free[d] = now + p.flits;
+      dir.stall_cycles += now - p.arrive;
+      ++dir.packets;
+      const uint32_t bytes = p.flits * config_.bytes_per_cycle;
+      dir.src_bytes[s] += bytes;
+      dir.dst_bytes[d] += bytes;
+      // The last flit reaches the far side latency + flits - 1 cycles later.
+      sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
+      if (requests) {
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
+      } else {
+        tlm::tlm_phase phase = tlm::BEGIN_RESP;
+        (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
+      }
+      break;
+    }
+  }
+}
+
+void Interconnect::crossbar_process() {
+  waker_.fired();
+  const uint64_t now = waker_.now();
+  arbitrate(request_dir_, true, now);
+  arbitrate(response_dir_, false, now);
+  const uint64_t next = std::min(request_dir_.next_event(), response_dir_.next_event());
+  if (next != kNever) waker_.wake_at(next, now);
+}
+
+void Interconnect::report_stats(stats::StatMap& out) const {
+  out["stalls"] = double(request_dir_.stall_cycles + response_dir_.stall_cycles);
+  out["request_stalls"] = double(request_dir_.stall_cycles);
+  out["response_stalls"] = double(response_dir_.stall_cycles);
+  out["request_packets"] = double(request_dir_.packets);
+  out["response_packets"] = double(response_dir_.packets);
+  for (uint32_t p = 0; p < request_dir_.srcs; ++p) {
+    out["up" + std::to_string(p) + "_request_bytes"] = double(request_dir_.src_bytes[p]);
+    out["up" + std::to_string(p) + "_response_bytes"] = double(response_dir_.dst_bytes[p]);
+  }
+  for (uint32_t s = 0; s < request_dir_.dsts; ++s) {
+    out["down" + std::to_string(s) + "_request_bytes"] = double(request_dir_.dst_bytes[s]);
+    out["down" + std::to_string(s) + "_response_bytes"] = double(response_dir_.src_bytes[s]);
+  }
+}
+
+}  // namespace tlmgpu::memory

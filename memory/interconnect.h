@@ -1,0 +1,112 @@
+// Crossbar between the SMs' L1 caches and the L2 slices: fixed latency each
+// way, per-port bandwidth, round-robin arbitration per output port.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "memory/memory_interfaces.h"
+#include "memory/timed_queue.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+
+/// Which L2 slice holds an address, and the address inside that slice.
+/// Chunks of `interleave_bytes` go round the slices; each group of `slices`
+/// consecutive chunks is rotated by its group number so that strides of
+/// slices * interleave_bytes do not all land on one slice. (slice, local) is
+/// a bijection of the address.
+struct L2AddressMap {
+  uint32_t slices = 1;
+  uint32_t interleave_bytes = 256;
+
+  uint32_t slice_of(uint64_t addr) const {
+    const uint64_t chunk = addr / interleave_bytes;
+    return uint32_t((chunk % slices + (chunk / slices) % slices) % slices);
+  }
+  uint64_t local_address(uint64_t addr) const {
+    return (addr / interleave_bytes / slices) * interleave_bytes + addr % interleave_bytes;
+  }
+};
+
+/// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I); downstream port
+/// s = L2 slice s. Requests arrive as BEGIN_REQ (answered END_REQ /
+/// TLM_UPDATED at once: the crossbar buffers without limit and models
+/// contention as waiting for the links); responses come back from the slices
+/// as BEGIN_RESP and are routed by MemRequestExtension::source, which the
+/// crossbar sets to the upstream port.
+class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
+ public:
+  using TargetSocket = tlm_utils::simple_target_socket_tagged<Interconnect>;
+  using InitiatorSocket = tlm_utils::simple_initiator_socket_tagged<Interconnect>;
+
+  Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config, uint32_t upstream_ports,
+               uint32_t downstream_ports, uint32_t interleave_bytes, const sc_core::sc_time& clock_period);
+  /// 2 * num_sms upstream ports, l2_slices downstream ports.
+  Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
+  ~Interconnect() override;
+
+  TargetSocket& upstream(uint32_t port) { return *upstream_[port]; }
+  InitiatorSocket& downstream(uint32_t slice) { return *downstream_[slice]; }
+  uint32_t upstream_ports() const { return uint32_t(upstream_.size()); }
+  uint32_t downstream_ports() const { return uint32_t(downstream_.size()); }
+  const L2AddressMap& address_map() const { return map_; }
+
+  /// Bytes a packet occupies on a link: requests carry an 8-byte header plus
+  /// the written data, read responses the data of their sectors, write
+  /// acknowledgements 8 bytes.
+  static uint32_t request_bytes(AccessKind kind, uint32_t units);
+  static uint32_t response_bytes(AccessKind kind, uint32_t units);
+
+  void report_stats(stats::StatMap& out) const override;
+
+ private:
+  SC_HAS_PROCESS(Interconnect);
+
+  struct Packet {
+    tlm::tlm_generic_payload* payload = nullptr;
+    uint32_t src = 0, dst = 0, flits = 1;
+    uint64_t arrive = 0, in_cycle = 0;
+  };
+  /// One direction of the crossbar: input links (one per source), output
+  /// links (one per destination) and per-(destination, source) FIFOs.
+  struct Direction {
+    uint32_t srcs = 0, dsts = 0;
+    TimedQueue<Packet> arrivals;
+    std::vector<std::deque<Packet>> queues;  ///< [dst * srcs + src]
+    std::vector<uint64_t> in_free, out_free;
+    std::vector<uint32_t> last_src, waiting;
+    std::vector<uint64_t> src_bytes, dst_bytes;
+    uint64_t packets = 0, stall_cycles = 0;
+
+    void init(uint32_t sources, uint32_t destinations);
+    uint64_t next_event() const;
+  };
+
+  void init(uint32_t upstream_ports, uint32_t downstream_ports);
+  tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int slice, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void arbitrate(Direction& dir, bool requests, uint64_t now);
+  void crossbar_process();
+  uint32_t flits(uint32_t bytes) const;
+
+  platform::InterconnectConfig config_;
+  sc_core::sc_time period_;
+  L2AddressMap map_;
+  std::vector<std::unique_ptr<TargetSocket>> upstream_;
+  std::vector<std::unique_ptr<InitiatorSocket>> downstream_;
+  Direction request_dir_, response_dir_;
+  CycleWaker waker_;
+};
+
+}  // namespace tlmgpu::memory

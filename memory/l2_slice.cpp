@@ -1,0 +1,267 @@
+#include "memory/l2_slice.h"
+
+#include <algorithm>
+#include <bitset>
+
+namespace tlmgpu::memory {
+
+namespace {
+uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
+}  // namespace
+
+L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
+                 const sc_core::sc_time& clock_period, uint32_t index)
+    : sc_module(name), config_(config.l2), period_(clock_period), index_(index), tags_(config.l2),
+      waker_(clock_period) {
+  if (config_.hit_latency == 0) config_.hit_latency = 1;
+  if (config_.mshrs == 0) config_.mshrs = 1;
+  if (config_.mshr_merges == 0) config_.mshr_merges = 1;
+  map_.slices = std::max<uint32_t>(config.l2_slices, 1);
+  map_.interleave_bytes = std::max<uint32_t>(config.l2_interleave_bytes, 1);
+  const uint32_t channels = std::max<uint32_t>(config.dram.channels, 1);
+  const uint32_t channel = uint32_t(uint64_t(index) * channels / map_.slices);
+  // Slices sharing this channel: those with s * channels / slices == channel.
+  uint32_t first = index, count = 0;
+  for (uint32_t s = 0; s < map_.slices; ++s)
+    if (uint64_t(s) * channels / map_.slices == channel) {
+      first = std::min(first, s);
+      ++count;
+    }
+  slices_per_channel_ = std::max<uint32_t>(count, 1);
+  index_in_channel_ = index - first;
+  target_socket.register_nb_transport_fw(this, &L2Slice::nb_transport_fw);
+  dram_socket.register_nb_transport_bw(this, &L2Slice::nb_transport_bw);
+  SC_METHOD(slice_process);
+  sensitive << waker_.event();
+  dont_initialize();
+}
+
+L2Slice::~L2Slice() = default;
+
+uint64_t L2Slice::dram_address(uint64_t local) const {
+  const uint64_t chunk = local / map_.interleave_bytes;
+  return (chunk * slices_per_channel_ + index_in_channel_) * map_.interleave_bytes + local % map_.interleave_bytes;
+}
+
+tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                            sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
+  const uint64_t now = waker_.now();
+  const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  requests_.push(ready, 0, &payload);
+  if (!blocked_) waker_.wake_at(std::max(ready, port_free_), now);
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+void L2Slice::answer(const Mshrs::Entry& entry, const Waiter& w) {
+  const uint64_t ready = entry.ready_of(w.units);
+  // The data leaves the slice the cycle after it arrives.
+  respond(*w.payload, std::max(ready + 1, w.earliest - w.extra) + w.extra);
+}
+
+tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                            sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
+  const auto* ext = payload.get_extension<MemRequestExtension>();
+  if (!ext || ext->tag >= dram_requests_.size() || &dram_requests_[ext->tag]->payload != &payload)
+    SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
+  DramRequest& r = *dram_requests_[ext->tag];
+  const uint64_t now = waker_.now();
+  const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  fills_.push(ready, 0, &r);
+  if (!r.writeback) {
+    // Everyone waiting only for sectors whose arrival is now known is
+    // answered at once; the tags change at `ready`.
+    Mshrs::Entry& entry = *mshrs_.find(r.line);
+    entry.set_ready(r.units, ready);
+    size_t kept = 0;
+    for (size_t i = 0; i < entry.waiters.size(); ++i) {
+      const Waiter w = entry.waiters[i];
+      if ((w.units & ~entry.known) == 0)
+        answer(entry, w);
+      else
+        entry.waiters[kept++] = w;
+    }
+    entry.waiters.resize(kept);
+  }
+  // The tags change exactly at the arrival cycle (a victim's write-back leaves
+  // then), whatever else runs in between.
+  waker_.wake_at(ready, now);
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
+  const uint64_t now = waker_.now();
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  target_socket->nb_transport_bw(payload, phase, delay);
+}
+
+void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive) {
+  if (free_.empty()) {
+    dram_requests_.push_back(std::make_unique<DramRequest>());
+    DramRequest* r = dram_requests_.back().get();
+    r->ext = new MemRequestExtension;
+    r->payload.set_extension(r->ext);
+    r->ext->tag = uint32_t(dram_requests_.size() - 1);
+    free_.push_back(r);
+  }
+  DramRequest* r = free_.back();
+  free_.pop_back();
+  ++dram_outstanding_;
+  r->writeback = writeback;
+  r->line = line;
+  r->units = units;
+  tlm::tlm_generic_payload& p = r->payload;
+  p.set_command(writeback ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(dram_address(line));
+  p.set_data_ptr(nullptr);
+  p.set_data_length(popcount(units) * kSectorUnitBytes);
+  p.set_streaming_width(p.get_data_length());
+  p.set_byte_enable_ptr(nullptr);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  r->ext->kind = writeback ? AccessKind::Store : AccessKind::Load;
+  r->ext->source = index_;
+  r->ext->id = next_dram_id_++;
+  r->ext->sector_mask = units;
+  const uint64_t now = waker_.now();
+  r->ext->issue_cycle = now;
+  sc_core::sc_time delay = waker_.delay(arrive > now ? arrive - now : 1);
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  dram_socket->nb_transport_fw(p, phase, delay);
+}
+
+CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
+  CacheLine& way = tags_.victim(line);
+  if (way.present) {
+    ++evictions_;
+    if (way.dirty) {
+      ++writebacks_;
+      send_to_dram(way.line, way.dirty, true, now + 1);
+    }
+  }
+  tags_.install(way, line);
+  return way;
+}
+
+bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
+  auto* ext = payload.get_extension<MemRequestExtension>();
+  const uint64_t local = map_.local_address(payload.get_address());
+  const uint64_t line = local - local % tags_.line_bytes();
+  const uint32_t units = tags_.expand(ext->sector_mask);
+
+  if (ext->kind == AccessKind::Store) {
+    // Write-back, write-allocate: whole sectors are written, nothing is read.
+    CacheLine* way = tags_.find(line);
+    if (!way) way = &allocate_line(line, now);
+    tags_.touch(*way);
+    way->valid |= units;
+    way->dirty |= units;
+    ++accesses_;
+    ++writes_;
+    respond(payload, now + config_.hit_latency);
+    return true;
+  }
+
+  const bool atomic = ext->kind == AccessKind::Atomic;
+  const uint32_t extra_cycles = atomic ? kL2AtomicCycles : 0;
+  CacheLine* way = tags_.find(line);
+  const uint32_t missing = units & ~(way ? way->valid : 0u);
+  if (missing == 0) {
+    tags_.touch(*way);
+    if (atomic) way->dirty |= units;
+    ++accesses_;
+    ++hits_;
+    if (atomic) ++atomics_;
+    respond(payload, now + config_.hit_latency + extra_cycles);
+    return true;
+  }
+  Mshrs::Entry* entry = mshrs_.find(line);
+  const uint32_t extra = entry ? missing & ~entry->requested : missing;
+  if (entry && entry->requests >= config_.mshr_merges) return false;
+  if (extra && (entry ? dram_outstanding_ >= config_.mshrs : mshrs_.size() >= config_.mshrs)) return false;
+  if (!entry) entry = &mshrs_.allocate(line);
+  ++entry->requests;
+  if (extra) {
+    entry->requested |= extra;
+    ++entry->unapplied;
+    ++misses_;
+    ++dram_reads_;
+    // The miss is known after the tag lookup.
+    send_to_dram(line, extra, false, now + config_.hit_latency);
+  } else {
+    ++mshr_merges_;
+  }
+  if (atomic) entry->dirty |= missing;
+  const Waiter w{&payload, missing, now + config_.hit_latency + extra_cycles, extra_cycles};
+  if ((missing & ~entry->known) == 0)
+    answer(*entry, w);
+  else
+    entry->waiters.push_back(w);
+  ++accesses_;
+  if (atomic) ++atomics_;
+  return true;
+}
+
+void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
+  --dram_outstanding_;
+  free_.push_back(&request);
+  blocked_ = false;  // a blocked head request may fit now
+  if (request.writeback) return;
+  CacheLine* way = tags_.find(request.line);
+  if (!way) way = &allocate_line(request.line, now);
+  tags_.touch(*way);
+  way->valid |= request.units;
+  Mshrs::Entry* entry = mshrs_.find(request.line);
+  if (!entry) return;
+  way->dirty |= entry->dirty & way->valid;
+  if (--entry->unapplied == 0) mshrs_.release(*entry);
+}
+
+void L2Slice::reschedule(uint64_t now) {
+  // Every queued item counts: a wake asked for by another process in this
+  // cycle may have been merged into the one that is running now.
+  uint64_t next = fills_.empty() ? ~uint64_t(0) : fills_.next_ready();
+  if (!blocked_ && !requests_.empty()) next = std::min(next, std::max(requests_.next_ready(), port_free_));
+  if (next != ~uint64_t(0)) waker_.wake_at(next, now);
+}
+
+void L2Slice::slice_process() {
+  waker_.fired();
+  const uint64_t now = waker_.now();
+  // Fills first: one arriving now frees its MSHR for a request in this cycle.
+  while (fills_.ready(now)) {
+    uint64_t ready = 0;
+    DramRequest* r = fills_.pop(&ready);
+    apply_fill(*r, now);
+  }
+  if (!blocked_ && port_free_ <= now && requests_.ready(now)) {
+    if (handle_request(*requests_.top(), now)) {
+      requests_.pop();
+      port_free_ = now + 1;
+    } else {
+      // MSHRs or merge slots are full: the head waits for a fill (in order).
+      ++reservation_fails_;
+      blocked_ = true;
+    }
+  }
+  reschedule(now);
+}
+
+void L2Slice::report_stats(stats::StatMap& out) const {
+  out["accesses"] = double(accesses_);
+  out["hits"] = double(hits_);
+  out["misses"] = double(misses_);
+  out["mshr_merges"] = double(mshr_merges_);
+  out["reservation_fails"] = double(reservation_fails_);
+  out["writes"] = double(writes_);
+  out["atomics"] = double(atomics_);
+  out["writebacks"] = double(writebacks_);
+  out["evictions"] = double(evictions_);
+  out["dram_reads"] = double(dram_reads_);
+}
+
+}  // namespace tlmgpu::memory

@@ -1,0 +1,102 @@
+// One L2 cache slice: sectored, write-back with write-allocate, MSHRs with
+// merging, atomics performed here; misses and write-backs go to its DRAM
+// channel.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "memory/interconnect.h"
+#include "memory/memory_interfaces.h"
+#include "memory/sector_tags.h"
+#include "memory/timed_queue.h"
+#include "model/stats/stats_provider.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+
+/// Extra cycles of an atomic at the L2 beyond the hit latency (the ALU next
+/// to the slice).
+constexpr uint32_t kL2AtomicCycles = 4;
+
+/// Requests come from the interconnect on `target_socket` (BEGIN_REQ,
+/// accepted at once; answered by BEGIN_RESP on the backward path); line
+/// fills and write-backs go to the DRAM channel on `dram_socket` with the
+/// channel-local address (see dram_address). A DRAM answer is passed on to
+/// the waiting requesters as soon as it arrives (its cycle is known) and
+/// applied to the tags by the slice's process at its arrival cycle.
+class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
+ public:
+  tlm_utils::simple_target_socket<L2Slice> target_socket{"target_socket"};
+  tlm_utils::simple_initiator_socket<L2Slice> dram_socket{"dram_socket"};
+
+  /// Slice `index` of config.l2_slices; its channel is index * channels / slices.
+  L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
+          uint32_t index);
+  ~L2Slice() override;
+
+  /// Address inside this slice's DRAM channel of a slice-local address: the
+  /// interleave chunks of the slices sharing the channel alternate.
+  uint64_t dram_address(uint64_t local) const;
+
+  void report_stats(stats::StatMap& out) const override;
+
+ private:
+  SC_HAS_PROCESS(L2Slice);
+
+  struct Waiter {
+    tlm::tlm_generic_payload* payload;
+    uint32_t units;
+    uint64_t earliest;  ///< arrival + hit latency (+ atomic)
+    uint32_t extra;     ///< cycles after the data (atomic ALU)
+  };
+  using Mshrs = MshrTable<Waiter>;
+  struct DramRequest {
+    tlm::tlm_generic_payload payload;
+    MemRequestExtension* ext = nullptr;
+    bool writeback = false;
+    uint64_t line = 0;   ///< slice-local line address
+    uint32_t units = 0;
+  };
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void slice_process();
+  bool handle_request(tlm::tlm_generic_payload& payload, uint64_t now);
+  void apply_fill(DramRequest& request, uint64_t now);
+  void answer(const Mshrs::Entry& entry, const Waiter& w);
+  CacheLine& allocate_line(uint64_t line, uint64_t now);
+  void send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive);
+  void respond(tlm::tlm_generic_payload& payload, uint64_t ready);
+  void reschedule(uint64_t now);
+
+  platform::CacheConfig config_;
+  sc_core::sc_time period_;
+  uint32_t index_;
+  L2AddressMap map_;
+  uint32_t slices_per_channel_ = 1, index_in_channel_ = 0;
+  SectorTags tags_;
+  Mshrs mshrs_;
+  TimedQueue<tlm::tlm_generic_payload*> requests_;
+  TimedQueue<DramRequest*> fills_;
+  std::vector<std::unique_ptr<DramRequest>> dram_requests_;
+  std::vector<DramRequest*> free_;
+  uint32_t dram_outstanding_ = 0;
+  uint64_t port_free_ = 0;   ///< one request accepted per cycle
+  bool blocked_ = false;     ///< head request waits for an MSHR
+  uint64_t next_dram_id_ = 0;
+  CycleWaker waker_;
+
+  uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
+  uint64_t writes_ = 0, atomics_ = 0, writebacks_ = 0, evictions_ = 0, dram_reads_ = 0;
+};
+
+}  // namespace tlmgpu::memory

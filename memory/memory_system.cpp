@@ -1,0 +1,44 @@
+#include "memory/memory_system.h"
+
+#include <algorithm>
+#include <string>
+
+namespace tlmgpu::memory {
+
+MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period)
+    : config_(config) {
+  config_.l2_slices = std::max<uint32_t>(config_.l2_slices, 1);
+  config_.dram.channels = std::max<uint32_t>(config_.dram.channels, 1);
+  if (config_.l1d.line_bytes != config_.l2.line_bytes || config_.l1i.line_bytes != config_.l2.line_bytes)
+    SC_REPORT_ERROR("tlmgpu/memory", "the L1 and L2 line sizes must be equal");
+  if (config_.l2_interleave_bytes < config_.l2.line_bytes)
+    SC_REPORT_ERROR("tlmgpu/memory", "l2_interleave_bytes must be at least the L2 line size");
+
+  icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  std::vector<uint32_t> ports_used(config_.dram.channels, 0);
+  std::vector<uint32_t> ports_needed(config_.dram.channels, 0);
+  for (uint32_t s = 0; s < config_.l2_slices; ++s) ++ports_needed[channel_of_slice(s)];
+  for (uint32_t c = 0; c < config_.dram.channels; ++c)
+    dram_.push_back(std::make_unique<DramChannel>(("dram" + std::to_string(c)).c_str(), config_.dram, clock_period,
+                                                  ports_needed[c]));
+  for (uint32_t s = 0; s < config_.l2_slices; ++s) {
+    l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
+    icnt_->downstream(s).bind(l2_.back()->target_socket);
+    const uint32_t c = channel_of_slice(s);
+    l2_.back()->dram_socket.bind(dram_[c]->port(ports_used[c]++));
+  }
+  // With fewer slices than channels some channels get no port and stay idle.
+}
+
+MemorySystem::~MemorySystem() = default;
+
+uint32_t MemorySystem::channel_of_slice(uint32_t slice) const {
+  return uint32_t(uint64_t(slice) * config_.dram.channels / config_.l2_slices);
+}
+
+void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
+  l1d.socket.bind(icnt_->upstream(2 * sm));
+  l1i.socket.bind(icnt_->upstream(2 * sm + 1));
+}
+
+}  // namespace tlmgpu::memory

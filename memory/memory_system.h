@@ -1,0 +1,46 @@
+// Everything below the SMs' L1 caches: the interconnect, the L2 slices and
+// the DRAM channels, built from a GpuConfig and wired together.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "memory/dram_channel.h"
+#include "memory/interconnect.h"
+#include "memory/l1_cache.h"
+#include "memory/l2_slice.h"
+#include "platform/gpu_config.h"
+
+namespace tlmgpu::memory {
+
+/// Not an sc_module itself: it creates its modules inside the module being
+/// constructed (the GPU top), so they are named `gpu.icnt`, `gpu.l2_0`...,
+/// `gpu.dram0`... . L2 slice s uses channel s * channels / slices (one slice
+/// per channel when the counts are equal).
+class MemorySystem {
+ public:
+  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
+  ~MemorySystem();
+
+  /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
+  void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
+
+  Interconnect& interconnect() { return *icnt_; }
+  L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }
+  DramChannel& dram_channel(uint32_t index) { return *dram_[index]; }
+  uint32_t l2_slices() const { return uint32_t(l2_.size()); }
+  uint32_t dram_channels() const { return uint32_t(dram_.size()); }
+  /// The channel behind L2 slice `slice`.
+  uint32_t channel_of_slice(uint32_t slice) const;
+
+ private:
+  platform::GpuConfig config_;
+  std::unique_ptr<Interconnect> icnt_;
+  std::vector<std::unique_ptr<L2Slice>> l2_;
+  std::vector<std::unique_ptr<DramChannel>> dram_;
+};
+
+}  // namespace tlmgpu::memory

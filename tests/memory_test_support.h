@@ -1,0 +1,173 @@
+// Small SystemC stand-ins for the memory-system tests: an SM that offers
+// accesses to a cache at given cycles, an initiator that sends TLM requests at
+// given cycles, and a fixed-latency memory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "memory/memory_interfaces.h"
+#include "memory/timed_queue.h"
+
+namespace tlmgpu_memtest {
+
+using tlmgpu::memory::AccessKind;
+using tlmgpu::memory::LineAccess;
+using tlmgpu::memory::MemRequestExtension;
+
+inline const sc_core::sc_time& period() {
+  static const sc_core::sc_time p(1, sc_core::SC_NS);
+  return p;
+}
+inline uint64_t now_cycle() { return tlmgpu::memory::current_cycle(period()); }
+inline void run_cycles(uint64_t n) { sc_core::sc_start(tlmgpu::memory::cycles_delay(n, period())); }
+
+inline LineAccess line_access(uint64_t id, AccessKind kind, uint64_t line, uint32_t mask = 0xf) {
+  LineAccess a;
+  a.id = id;
+  a.kind = kind;
+  a.line_addr = line;
+  a.sector_mask = mask;
+  a.bypass_l1 = kind == AccessKind::Atomic;
+  return a;
+}
+
+/// Offers scripted accesses to a cache at given cycles (one try each) and
+/// records completions.
+class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf {
+ public:
+  sc_core::sc_port<tlmgpu::memory::CacheAccessIf> cache{"cache"};
+  struct Step {
+    uint64_t cycle;
+    LineAccess access;
+  };
+  std::vector<Step> script;
+  std::vector<bool> accepted;
+  std::map<uint64_t, uint64_t> done;  ///< id -> completion cycle
+  int not_in_future = 0, duplicates = 0;
+
+  SC_HAS_PROCESS(TestSm);
+  explicit TestSm(sc_core::sc_module_name name) : sc_module(name) { SC_THREAD(run); }
+
+  void access_done(uint64_t id, uint64_t cycle) override {
+    if (cycle <= now_cycle()) ++not_in_future;
+    if (done.count(id)) ++duplicates;
+    done[id] = cycle;
+  }
+
+ private:
+  void run() {
+    for (const Step& s : script) {
+      if (s.cycle > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(s.cycle - now_cycle(), period()));
+      accepted.push_back(cache->try_access(s.access, s.cycle));
+    }
+  }
+};
+
+/// Sends scripted requests so that they arrive at the target at the given
+/// cycle; records the cycle each response is ready.
+class TestInitiator : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<TestInitiator> socket{"socket"};
+  struct Send {
+    uint64_t arrive;
+    uint64_t addr;
+    uint32_t mask;
+    AccessKind kind;
+  };
+  std::vector<Send> script;                 ///< in arrival order
+  std::vector<uint64_t> response_ready;     ///< per script entry, 0 = none
+
+  SC_HAS_PROCESS(TestInitiator);
+  explicit TestInitiator(sc_core::sc_module_name name) : sc_module(name) {
+    socket.register_nb_transport_bw(this, &TestInitiator::nb_transport_bw);
+    SC_THREAD(run);
+  }
+
+ private:
+  void run() {
+    response_ready.assign(script.size(), 0);
+    for (size_t i = 0; i < script.size(); ++i) {
+      const Send& s = script[i];
+      if (s.arrive > now_cycle() + 1)
+        sc_core::wait(tlmgpu::memory::cycles_delay(s.arrive - 1 - now_cycle(), period()));
+      payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+      tlm::tlm_generic_payload& p = *payloads_.back();
+      auto* ext = new MemRequestExtension;
+      ext->kind = s.kind;
+      ext->id = i;
+      ext->sector_mask = s.mask;
+      p.set_extension(ext);
+      p.set_address(s.addr);
+      p.set_command(s.kind == AccessKind::Store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      p.set_data_length(32);
+      index_[&p] = i;
+      sc_core::sc_time delay = tlmgpu::memory::cycles_delay(s.arrive - now_cycle(), period());
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      socket->nb_transport_fw(p, phase, delay);
+    }
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+    if (phase == tlm::BEGIN_RESP) response_ready[index_.at(&p)] = now_cycle() + delay.value() / period().value();
+    return tlm::TLM_COMPLETED;
+  }
+
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
+  std::unordered_map<const tlm::tlm_generic_payload*, size_t> index_;
+};
+
+/// Answers every request `latency` cycles after it arrives; records arrivals.
+class TestMemory : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<TestMemory> socket{"socket"};
+  struct Seen {
+    uint64_t cycle;
+    uint64_t addr;
+    uint32_t mask;
+    AccessKind kind;
+    uint32_t source;
+  };
+  std::vector<Seen> seen;
+
+  SC_HAS_PROCESS(TestMemory);
+  TestMemory(sc_core::sc_module_name name, uint32_t latency) : sc_module(name), latency_(latency) {
+    socket.register_nb_transport_fw(this, &TestMemory::nb_transport_fw);
+    SC_METHOD(respond);
+    sensitive << wake_;
+    dont_initialize();
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+    const uint64_t arrive = now_cycle() + delay.value() / period().value();
+    const auto* ext = p.get_extension<MemRequestExtension>();
+    seen.push_back({arrive, p.get_address(), ext->sector_mask, ext->kind, ext->source});
+    pending_.push(arrive, 0, &p);
+    tlmgpu::memory::notify_at_cycle(wake_, arrive, period());
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
+  void respond() {
+    while (pending_.ready(now_cycle())) {
+      tlm::tlm_generic_payload* p = pending_.pop();
+      sc_core::sc_time delay = tlmgpu::memory::cycles_delay(latency_, period());
+      tlm::tlm_phase phase = tlm::BEGIN_RESP;
+      socket->nb_transport_bw(*p, phase, delay);
+    }
+    if (!pending_.empty()) tlmgpu::memory::notify_at_cycle(wake_, pending_.next_ready(), period());
+  }
+
+  uint32_t latency_;
+  tlmgpu::memory::TimedQueue<tlm::tlm_generic_payload*> pending_;
+  sc_core::sc_event wake_;
+};
+
+}  // namespace tlmgpu_memtest

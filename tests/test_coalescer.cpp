@@ -1,0 +1,130 @@
+// Coalescer transaction counts and shared-memory bank conflicts.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "memory/coalescer.h"
+
+namespace {
+
+using tlmgpu::exec::MemAccess;
+using tlmgpu::memory::AccessKind;
+using tlmgpu::memory::coalesce;
+using tlmgpu::memory::LineAccess;
+using tlmgpu::memory::shared_bank_cycles;
+
+MemAccess strided(uint64_t base, uint64_t stride, uint8_t bytes, uint32_t mask = 0xffffffffu) {
+  MemAccess a;
+  a.mask = mask;
+  a.bytes = bytes;
+  for (uint32_t lane = 0; lane < 32; ++lane) a.addr[lane] = base + lane * stride;
+  return a;
+}
+
+TEST(Coalescer, FullyCoalesced32x4BytesIsOneLineFourSectors) {
+  std::vector<LineAccess> out;
+  const auto r = coalesce(strided(0x1000, 4, 4), 128, 32, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].line_addr, 0x1000u);
+  EXPECT_EQ(out[0].sector_mask, 0xfu);
+  EXPECT_EQ(out[0].kind, AccessKind::Load);
+  EXPECT_EQ(r.lines, 1u);
+  EXPECT_EQ(r.sectors, 4u);
+}
+
+TEST(Coalescer, Stride2IsTwoLines) {
+  std::vector<LineAccess> out;
+  const auto r = coalesce(strided(0x2000, 8, 4), 128, 32, out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].line_addr, 0x2000u);
+  EXPECT_EQ(out[1].line_addr, 0x2080u);
+  EXPECT_EQ(out[0].sector_mask, 0xfu);
+  EXPECT_EQ(out[1].sector_mask, 0xfu);
+  EXPECT_EQ(r.sectors, 8u);
+}
+
+TEST(Coalescer, ScatteredLanesGiveOneLinePerLaneInAscendingOrder) {
+  MemAccess a = strided(0, 0, 4);
+  for (uint32_t lane = 0; lane < 32; ++lane) a.addr[lane] = 0x100000 - lane * 4096 + (lane % 4) * 32;
+  std::vector<LineAccess> out;
+  const auto r = coalesce(a, 128, 32, out);
+  ASSERT_EQ(out.size(), 32u);
+  for (size_t i = 1; i < out.size(); ++i) EXPECT_LT(out[i - 1].line_addr, out[i].line_addr);
+  EXPECT_EQ(r.sectors, 32u);
+  // Lane 0 (largest address) is last; its sector is the first of its line.
+  EXPECT_EQ(out.back().line_addr, 0x100000u);
+  EXPECT_EQ(out.back().sector_mask, 0x1u);
+  EXPECT_EQ(out.front().sector_mask, 1u << 3);  // lane 31: offset 3 * 32
+}
+
+TEST(Coalescer, EightByteAccessesSpanTwoLines) {
+  std::vector<LineAccess> out;
+  coalesce(strided(0x3000, 8, 8), 128, 32, out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].sector_mask, 0xfu);
+  EXPECT_EQ(out[1].sector_mask, 0xfu);
+}
+
+TEST(Coalescer, Vector16ByteAccessesSpanFourLines) {
+  std::vector<LineAccess> out;
+  const auto r = coalesce(strided(0x4000, 16, 16), 128, 32, out);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(r.sectors, 16u);
+  EXPECT_EQ(out[3].line_addr, 0x4180u);
+}
+
+TEST(Coalescer, PartialMaskTouchesOnlyActiveLanesSectors) {
+  std::vector<LineAccess> out;
+  // Lanes 0..7 and 24..31 active: sectors 0 and 3 of the line.
+  const auto r = coalesce(strided(0x5000, 4, 4, 0xff0000ffu), 128, 32, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].sector_mask, 0x9u);
+  EXPECT_EQ(r.sectors, 2u);
+  out.push_back({});
+  coalesce(strided(0x5000, 4, 4, 0), 128, 32, out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(Coalescer, MisalignedLaneStraddlesSectorsAndLines) {
+  MemAccess a = strided(0, 0, 8, 0x3u);
+  a.addr[0] = 0x107c;  // bytes 0x107c..0x1083: last sector of one line, first of the next
+  a.addr[1] = 0x201c;  // bytes 0x201c..0x2023: sectors 0 and 1
+  std::vector<LineAccess> out;
+  coalesce(a, 128, 32, out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].line_addr, 0x1000u);
+  EXPECT_EQ(out[0].sector_mask, 0x8u);
+  EXPECT_EQ(out[1].line_addr, 0x1080u);
+  EXPECT_EQ(out[1].sector_mask, 0x1u);
+  EXPECT_EQ(out[2].sector_mask, 0x3u);
+}
+
+TEST(Coalescer, StoresAndAtomicsKeepTheirKind) {
+  std::vector<LineAccess> out;
+  MemAccess a = strided(0x6000, 4, 4);
+  a.is_store = true;
+  coalesce(a, 128, 32, out);
+  EXPECT_EQ(out[0].kind, AccessKind::Store);
+  EXPECT_FALSE(out[0].bypass_l1);
+  a.is_store = false;
+  a.is_atomic = true;
+  coalesce(a, 128, 32, out);
+  EXPECT_EQ(out[0].kind, AccessKind::Atomic);
+  EXPECT_TRUE(out[0].bypass_l1);
+}
+
+TEST(Coalescer, SharedBankConflicts) {
+  EXPECT_EQ(shared_bank_cycles(strided(0, 4, 4), 32), 1u);        // stride 1 word
+  EXPECT_EQ(shared_bank_cycles(strided(0, 8, 4), 32), 2u);        // stride 2: two lanes per bank
+  EXPECT_EQ(shared_bank_cycles(strided(0, 128, 4), 32), 32u);     // stride 32: all in bank 0
+  EXPECT_EQ(shared_bank_cycles(strided(64, 0, 4), 32), 1u);       // broadcast
+  EXPECT_EQ(shared_bank_cycles(strided(0, 4, 4, 0), 32), 1u);     // no lane: still one cycle
+  // Half the lanes read one word, the other half another word of the same bank.
+  MemAccess a = strided(0, 0, 4);
+  for (uint32_t lane = 16; lane < 32; ++lane) a.addr[lane] = 128;
+  EXPECT_EQ(shared_bank_cycles(a, 32), 2u);
+  // 8-byte accesses with stride 8 touch 64 distinct words: two per bank.
+  EXPECT_EQ(shared_bank_cycles(strided(0, 8, 8), 32), 2u);
+}
+
+}  // namespace

@@ -1,0 +1,164 @@
+// L1 cache: hit / miss latency, sector misses, MSHR merging and reservation
+// fails, LRU replacement, Fermi write policy, atomics bypassing the L1.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "memory/l1_cache.h"
+#include "memory_test_support.h"
+
+namespace {
+
+using namespace tlmgpu_memtest;
+using tlmgpu::memory::L1Cache;
+
+constexpr uint32_t kMemLatency = 20;
+
+// 1 KB, 2 ways, 128-byte lines of 32-byte sectors: 4 sets, lines 512 bytes
+// apart share a set. 4 MSHRs of at most 2 requests each.
+tlmgpu::platform::CacheConfig small_l1() { return {1024, 2, 128, 32, 1, 4, 2, false}; }
+
+struct Bench {
+  L1Cache cache;
+  TestSm sm{"sm"};
+  TestMemory mem;
+  explicit Bench(const tlmgpu::platform::CacheConfig& config = small_l1())
+      : cache("l1d", config, period()), mem("mem", kMemLatency) {
+    sm.cache.bind(cache.access_export);
+    cache.response_port.bind(sm);
+    cache.socket.bind(mem.socket);
+  }
+  double stat(const char* name) const {
+    tlmgpu::stats::StatMap m;
+    cache.report_stats(m);
+    return m.at(name);
+  }
+};
+
+// A miss reaches memory the cycle after the access and completes hit_latency
+// cycles after the data arrives.
+constexpr uint64_t miss_done(uint64_t cycle) { return cycle + 1 + kMemLatency + 1; }
+
+TEST(L1Cache, HitVsMissLatencyAndSectorMiss) {
+  Bench b;
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x0, 0x3)},
+                 {40, line_access(2, AccessKind::Load, 0x0, 0xf)},  // sectors 2, 3 missing
+                 {80, line_access(3, AccessKind::Load, 0x0, 0xf)},
+                 {81, line_access(4, AccessKind::Load, 0x40, 0x4)}};
+  run_cycles(200);
+  EXPECT_EQ(b.sm.done.at(1), miss_done(10));
+  EXPECT_EQ(b.sm.done.at(2), miss_done(40));
+  EXPECT_EQ(b.sm.done.at(3), 81u);
+  EXPECT_EQ(b.sm.done.at(4), 82u);
+  ASSERT_EQ(b.mem.seen.size(), 2u);
+  EXPECT_EQ(b.mem.seen[0].cycle, 11u);
+  EXPECT_EQ(b.mem.seen[0].mask, 0x3u);
+  EXPECT_EQ(b.mem.seen[1].mask, 0xcu);
+  EXPECT_EQ(b.stat("accesses"), 4);
+  EXPECT_EQ(b.stat("hits"), 2);
+  EXPECT_EQ(b.stat("misses"), 2);
+  EXPECT_EQ(b.sm.not_in_future, 0);
+  EXPECT_EQ(b.sm.duplicates, 0);
+}
+
+TEST(L1Cache, MshrMergeSendsOneRequestAndCompletesBoth) {
+  Bench b;
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x1000, 0x1)},
+                 {12, line_access(2, AccessKind::Load, 0x1000, 0x1)}};
+  run_cycles(100);
+  ASSERT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.sm.done.at(1), miss_done(10));
+  EXPECT_EQ(b.sm.done.at(2), miss_done(10));
+  EXPECT_EQ(b.stat("mshr_merges"), 1);
+  EXPECT_EQ(b.stat("misses"), 1);
+}
+
+TEST(L1Cache, MshrsFullAndMergeSlotsFullAreReservationFails) {
+  Bench b;
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x0000)},
+                 {10, line_access(2, AccessKind::Load, 0x0080)},
+                 {10, line_access(3, AccessKind::Load, 0x0100)},
+                 {10, line_access(4, AccessKind::Load, 0x0180)},
+                 {11, line_access(5, AccessKind::Load, 0x0200)},  // 5th line: no MSHR
+                 {11, line_access(6, AccessKind::Load, 0x0000)},  // merges (2nd request of the entry)
+                 {11, line_access(7, AccessKind::Load, 0x0000)},  // entry holds 2 requests already
+                 {11, line_access(8, AccessKind::Store, 0x0300)}, // stores need an outstanding slot too
+                 {60, line_access(9, AccessKind::Load, 0x0200)}}; // after the fills: accepted
+  run_cycles(200);
+  const std::vector<bool> expected = {true, true, true, true, false, true, false, false, true};
+  EXPECT_EQ(b.sm.accepted, expected);
+  EXPECT_EQ(b.stat("reservation_fails"), 3);
+  EXPECT_EQ(b.sm.done.count(5), 0u);
+  EXPECT_EQ(b.sm.done.at(6), miss_done(10));
+  EXPECT_EQ(b.sm.done.at(9), miss_done(60));
+  EXPECT_EQ(b.cache.outstanding(), 0u);
+}
+
+TEST(L1Cache, LruEvictsLeastRecentlyUsedWay) {
+  Bench b;
+  // A, B, C map to set 0 (512 bytes apart); the set has 2 ways.
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x000)},   // A miss
+                 {40, line_access(2, AccessKind::Load, 0x200)},   // B miss
+                 {70, line_access(3, AccessKind::Load, 0x000)},   // A hit: B is now LRU
+                 {71, line_access(4, AccessKind::Load, 0x400)},   // C miss, evicts B on fill
+                 {100, line_access(5, AccessKind::Load, 0x000)},  // A hit
+                 {101, line_access(6, AccessKind::Load, 0x200)}}; // B miss again
+  run_cycles(200);
+  EXPECT_EQ(b.sm.done.at(3), 71u);
+  EXPECT_EQ(b.sm.done.at(5), 101u);
+  EXPECT_EQ(b.sm.done.at(6), miss_done(101));
+  EXPECT_EQ(b.stat("evictions"), 2);  // B by C's fill, then C (filled at 92, A used at 100) by B's
+  EXPECT_EQ(b.mem.seen.size(), 4u);
+}
+
+TEST(L1Cache, StoresWriteThroughWithoutAllocateAndEvictOnHit) {
+  Bench b;
+  b.sm.script = {{10, line_access(1, AccessKind::Store, 0x800, 0x1)},  // miss: no allocate
+                 {11, line_access(2, AccessKind::Load, 0x800, 0x1)},   // still a miss
+                 {40, line_access(3, AccessKind::Load, 0x800, 0x1)},   // hit after the fill
+                 {41, line_access(4, AccessKind::Store, 0x800, 0x1)},  // hit: evicts the line
+                 {42, line_access(5, AccessKind::Load, 0x800, 0x1)}};  // miss again
+  run_cycles(200);
+  ASSERT_EQ(b.mem.seen.size(), 4u);
+  EXPECT_EQ(b.mem.seen[0].kind, AccessKind::Store);
+  EXPECT_EQ(b.mem.seen[1].kind, AccessKind::Load);
+  EXPECT_EQ(b.mem.seen[2].kind, AccessKind::Store);
+  EXPECT_EQ(b.mem.seen[3].kind, AccessKind::Load);
+  // A store completes when the L2's acknowledgement is back.
+  EXPECT_EQ(b.sm.done.at(1), miss_done(10));
+  EXPECT_EQ(b.sm.done.at(3), 41u);
+  EXPECT_EQ(b.sm.done.at(5), miss_done(42));
+  EXPECT_EQ(b.stat("writes"), 2);
+  EXPECT_EQ(b.stat("write_evicts"), 1);
+  EXPECT_EQ(b.stat("hits"), 1);
+}
+
+TEST(L1Cache, AtomicsAndBypassingLoadsGoToL2WithoutTouchingTheLine) {
+  Bench b;
+  LineAccess cg = line_access(3, AccessKind::Load, 0x900, 0x1);
+  cg.bypass_l1 = true;
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x900, 0x1)},
+                 {40, line_access(2, AccessKind::Atomic, 0x900, 0x1)},
+                 {41, cg},
+                 {42, line_access(4, AccessKind::Load, 0x900, 0x1)}};
+  run_cycles(200);
+  ASSERT_EQ(b.mem.seen.size(), 3u);
+  EXPECT_EQ(b.mem.seen[1].kind, AccessKind::Atomic);
+  EXPECT_EQ(b.sm.done.at(2), miss_done(40));
+  EXPECT_EQ(b.sm.done.at(3), miss_done(41));
+  EXPECT_EQ(b.sm.done.at(4), 43u);  // the line is still there
+  EXPECT_EQ(b.stat("bypasses"), 2);
+}
+
+TEST(L1Cache, InstructionCacheWithWholeLineSectorsFetchesTheLine) {
+  Bench b({512, 2, 128, 128, 3, 2, 4, false});
+  b.sm.script = {{10, line_access(1, AccessKind::InstructionFetch, 0x100, 0x1)},
+                 {40, line_access(2, AccessKind::InstructionFetch, 0x100, 0xffffffffu)}};
+  run_cycles(100);
+  ASSERT_EQ(b.mem.seen.size(), 1u);
+  EXPECT_EQ(b.mem.seen[0].mask, 0xfu);
+  EXPECT_EQ(b.sm.done.at(1), 10u + 1 + kMemLatency + 3);
+  EXPECT_EQ(b.sm.done.at(2), 43u);
+}
+
+}  // namespace
