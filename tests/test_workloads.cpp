@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/gpu_config.h"
 #include "workloads/workload.h"
 
 namespace tlmgpu {
@@ -47,6 +48,47 @@ TEST_P(WorkloadSmall, VerifiesAgainstCpuReference) {
 INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& i) {
                            return i.param.workload + (i.param.mode == exec::DivergenceMode::Its ? "_its" : "_ipdom");
+                         });
+
+// The cycle-level GPU (gtx480 preset) under the two classic policies: the
+// functional results must not change with timing.
+struct TimingCase {
+  std::string workload;
+  std::string scheduler;
+};
+
+void PrintTo(const TimingCase& c, std::ostream* os) { *os << c.workload << " (" << c.scheduler << ")"; }
+
+std::vector<TimingCase> timing_cases() {
+  std::vector<TimingCase> out;
+  for (const workloads::WorkloadInfo* w : workloads::all_workloads())
+    for (const char* s : {"lrr", "gto"}) out.push_back({w->name, s});
+  return out;
+}
+
+class WorkloadTiming : public testing::TestWithParam<TimingCase> {};
+
+TEST_P(WorkloadTiming, VerifiesOnTheCycleLevelGpu) {
+  const TimingCase& c = GetParam();
+  const workloads::WorkloadInfo* info = workloads::find_workload(c.workload);
+  ASSERT_NE(info, nullptr);
+  platform::DeviceOptions options;
+  options.mode = platform::SimulationMode::Timing;
+  options.config = platform::preset_config("gtx480");
+  options.config.scheduler = c.scheduler;
+  options.divergence = info->ipdom_safe ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
+  platform::GpuDevice device(options);
+  const workloads::WorkloadResult r = info->make()->run(device, workloads::Size::Small, 1);
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_GT(device.stats().sim_cycles, 0u);
+  // A warp issues at most one instruction per cycle per scheduler.
+  EXPECT_LE(device.stats().warp_insts,
+            device.stats().sim_cycles * options.config.num_sms * options.config.sm.num_schedulers);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, WorkloadTiming, testing::ValuesIn(timing_cases()),
+                         [](const testing::TestParamInfo<TimingCase>& i) {
+                           return i.param.workload + "_" + i.param.scheduler;
                          });
 
 TEST(Workloads, RegistryHasTheIssuesWorkloads) {
