@@ -1,6 +1,7 @@
 #include "memory/coalescer.h"
 
 #include <algorithm>
+#include <array>
 #include <bitset>
 
 namespace tlmgpu::memory {
@@ -41,20 +42,27 @@ CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uin
 
 uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
   if (banks == 0 || bank_width_bytes == 0) return 1;
-  std::vector<uint64_t> words;
-  words.reserve(64);
+  // Called for every shared-memory instruction: no allocation.
+  constexpr size_t kMaxWords = 32 * 5;  // 16-byte lanes, possibly straddling a word
+  std::array<uint64_t, kMaxWords> words;
+  size_t n = 0;
   const uint32_t bytes = std::max<uint32_t>(access.bytes, 1);
   for (uint32_t lane = 0; lane < uint32_t(access.addr.size()); ++lane) {
     if (!(access.mask >> lane & 1u)) continue;
     const uint64_t first = access.addr[lane] / bank_width_bytes;
     const uint64_t last = (access.addr[lane] + bytes - 1) / bank_width_bytes;
-    for (uint64_t w = first; w <= last; ++w) words.push_back(w);
+    for (uint64_t w = first; w <= last && n < kMaxWords; ++w) words[n++] = w;
   }
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  std::vector<uint32_t> per_bank(banks, 0);
-  uint32_t worst = 1;
-  for (uint64_t w : words) worst = std::max(worst, ++per_bank[w % banks]);
+  std::sort(words.begin(), words.begin() + std::ptrdiff_t(n));
+  n = size_t(std::unique(words.begin(), words.begin() + std::ptrdiff_t(n)) - words.begin());
+  // Distinct words sorted by bank: the longest run of one bank is the answer.
+  std::sort(words.begin(), words.begin() + std::ptrdiff_t(n),
+            [banks](uint64_t a, uint64_t b) { return a % banks != b % banks ? a % banks < b % banks : a < b; });
+  uint32_t worst = 1, run = 0;
+  for (size_t i = 0; i < n; ++i) {
+    run = (i > 0 && words[i] % banks == words[i - 1] % banks) ? run + 1 : 1;
+    worst = std::max(worst, run);
+  }
   return worst;
 }
 

@@ -14,6 +14,9 @@ namespace {
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 // How often (in ticks) the watchdog compares forward progress.
 constexpr uint64_t kWatchdogInterval = 4096;
+// Cycles without a single issued instruction before the run is declared stuck
+// (far beyond any memory latency).
+constexpr uint64_t kStuckCycles = 200000;
 
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
@@ -198,6 +201,18 @@ void GpuTop::watchdog(uint64_t now) {
     progress += sm->progress_events();
     insts += sm->warp_insts();
   }
+  // Nothing issued for a long time: the pipeline itself is stuck.
+  if (insts != watchdog_last_insts_) {
+    watchdog_last_insts_ = insts;
+    watchdog_issue_cycle_ = now;
+  } else if (now - watchdog_issue_cycle_ > kStuckCycles) {
+    std::string states;
+    for (auto& sm : sms_) states += sm->describe_warps();
+    throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
+                            "watchdog: no forward progress in kernel " + kernel_name_ + ": no instruction issued for " +
+                                std::to_string(now - watchdog_issue_cycle_) + " cycles (cycle " +
+                                std::to_string(now - start_cycle_) + "). Warps:" + states);
+  }
   if (progress != watchdog_progress_) {
     watchdog_progress_ = progress;
     watchdog_insts_ = insts;
@@ -242,6 +257,7 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
   kernel_name_ = ctx.kernel->name;
   watchdog_limit_ = watchdog_instructions;
   watchdog_progress_ = ~0ull;
+  watchdog_last_insts_ = ~0ull;
   start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
   dispatcher_->begin_launch(ctx.grid, start_cycle_);
   running_ = true;

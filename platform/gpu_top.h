@@ -100,6 +100,7 @@ class GpuTop : public sc_core::sc_module {
   std::exception_ptr failure_;
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;
+  uint64_t watchdog_last_insts_ = 0, watchdog_issue_cycle_ = 0;
   uint64_t start_cycle_ = 0, end_cycle_ = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
 };

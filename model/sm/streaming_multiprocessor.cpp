@@ -575,6 +575,11 @@ uint64_t StreamingMultiprocessor::progress_events() const {
 
 std::string StreamingMultiprocessor::describe_warps() const {
   std::string out;
+  uint32_t ops = 0;
+  for (const MemoryOp& op : memory_ops_) ops += op.valid;
+  if (ops || line_queue_head_ != line_queue_.size())
+    out += "\n  " + std::string(name()) + ": " + std::to_string(ops) + " memory instructions waiting for lines, " +
+           std::to_string(line_queue_.size() - line_queue_head_) + " lines queued for the L1D";
   for (const CtaSlot& c : ctas_) {
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
