@@ -152,6 +152,8 @@ TEST(MemorySystem, EndToEndLatencyIsTheSumOfTheParts) {
   EXPECT_EQ(stat_of(b.mem->dram_channel(0), "row_hits"), 1);
   EXPECT_EQ(stat_of(b.mem->dram_channel(0), "row_misses"), 1);
   EXPECT_EQ(b.sm_d.not_in_future, 0);
+  // Idle modules sleep: nothing is scheduled once the traffic is over.
+  EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 
 TEST(L2, BypassingLoadsMergeInTheL2Mshr) {
@@ -267,6 +269,7 @@ TEST(MemorySystem, StreamOfMissesIsCheapInHostTime) {
   run_cycles(2000000);
   const double seconds = double(std::clock() - start) / CLOCKS_PER_SEC;
   ASSERT_EQ(sm.completed, sm.total);
+  EXPECT_FALSE(sc_core::sc_pending_activity());
   const double ns_per_request = seconds * 1e9 / double(sm.total);
   std::printf("stream: %.0f ns processor time per line miss (driver included), %llu cycles\n", ns_per_request,
               static_cast<unsigned long long>(sm.last_done));
