@@ -68,7 +68,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   // cache state whichever process ran first in this cycle.
   apply_responses(cycle);
   const uint32_t units = tags_.expand(access.sector_mask);
-  const uint64_t line = access.line_addr - access.line_addr % tags_.line_bytes();
+  const uint64_t line = tags_.line_of(access.line_addr);
 
   if (access.kind == AccessKind::Store || access.kind == AccessKind::Atomic || access.bypass_l1) {
     if (outstanding_ >= config_.mshrs) return reservation_fail();

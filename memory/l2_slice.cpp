@@ -150,7 +150,7 @@ CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
 bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
   auto* ext = payload.get_extension<MemRequestExtension>();
   const uint64_t local = map_.local_address(payload.get_address());
-  const uint64_t line = local - local % tags_.line_bytes();
+  const uint64_t line = tags_.line_of(local);
   const uint32_t units = tags_.expand(ext->sector_mask);
 
   if (ext->kind == AccessKind::Store) {

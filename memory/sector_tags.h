@@ -35,9 +35,16 @@ class SectorTags {
     sets_ = config.size_bytes / (config.ways * config.line_bytes);
     if (sets_ == 0) sets_ = 1;
     lines_.resize(size_t(sets_) * ways_);
+    // Power-of-two geometry (the usual case) indexes without dividing.
+    pow2_ = (line_bytes_ & (line_bytes_ - 1)) == 0 && (sets_ & (sets_ - 1)) == 0;
+    while ((1u << line_shift_) < line_bytes_) ++line_shift_;
   }
 
   uint32_t line_bytes() const { return line_bytes_; }
+  /// The line an address belongs to.
+  uint64_t line_of(uint64_t addr) const {
+    return pow2_ ? addr & ~uint64_t(line_bytes_ - 1) : addr - addr % line_bytes_;
+  }
   uint32_t sets() const { return sets_; }
   /// Every unit of a line.
   uint32_t line_mask() const { return line_mask_; }
@@ -88,9 +95,14 @@ class SectorTags {
   void invalidate(CacheLine& way) { way = CacheLine{}; }
 
  private:
-  CacheLine* set_of(uint64_t line) { return &lines_[size_t((line / line_bytes_) % sets_) * ways_]; }
+  CacheLine* set_of(uint64_t line) {
+    const size_t set = pow2_ ? size_t((line >> line_shift_) & (sets_ - 1)) : size_t((line / line_bytes_) % sets_);
+    return &lines_[set * ways_];
+  }
 
   uint32_t sets_ = 1, ways_ = 1, line_bytes_ = 128, units_per_sector_ = 1, line_mask_ = 0xf;
+  uint32_t line_shift_ = 0;
+  bool pow2_ = false;
   std::vector<CacheLine> lines_;
   uint64_t use_clock_ = 0;
 };
@@ -150,7 +162,10 @@ class MshrTable {
   }
   void release(Entry& e) {
     for (size_t i = 0; i < keys_.size(); ++i)
-      if (&entries_[i] == &e) keys_[i] = kFree;
+      if (keys_[i] == e.line) {
+        keys_[i] = kFree;
+        break;
+      }
     e.active = false;
     --active_;
   }

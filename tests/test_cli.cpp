@@ -422,3 +422,89 @@ TEST_F(Cli, LaunchWithBrokenPtxPrintsDiagnostics) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------ timing mode
+
+TEST_F(Cli, TimingRunWritesCyclesAndModuleStatistics) {
+  CliRun r = run("run --workload vector_add --size small --mode timing --scheduler gto --stats " + tmp("t.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  const auto j = nlohmann::json::parse(read_text(tmp("t.json")));
+  EXPECT_EQ(j["mode"], "timing");
+  EXPECT_EQ(j["scheduler"], "gto");
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["sim_cycles"].get<uint64_t>(), 0u);
+  const auto& m = j["modules"];
+  EXPECT_TRUE(m.contains("gpu.sm0.sched0.issued")) << m.dump();
+  EXPECT_TRUE(m.contains("gpu.sm0.l1d.hits") || m.contains("gpu.sm0.l1d.accesses")) << m.dump();
+  EXPECT_TRUE(m.contains("gpu.dram0.row_hits")) << m.dump();
+  EXPECT_TRUE(m.contains("gpu.dispatcher.last_cta_execution_time")) << m.dump();
+  // Every scheduler cycle falls in exactly one of the four classes.
+  const double classes = m["gpu.sm0.sched0.issued"].get<double>() + m["gpu.sm0.sched0.idle"].get<double>() +
+                         m["gpu.sm0.sched0.scoreboard"].get<double>() + m["gpu.sm0.sched0.pipeline"].get<double>();
+  EXPECT_EQ(classes, double(j["sim_cycles"].get<uint64_t>()));
+}
+
+TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
+  auto stats_of = [&](const std::string& file) {
+    CliRun r = run("run --workload hashtable --size small --mode timing --divergence its --stats " + tmp(file));
+    EXPECT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(read_text(tmp(file)));
+    for (const char* host : {"host_seconds", "warp_insts_per_host_second"}) j.erase(host);
+    return j;
+  };
+  const auto a = stats_of("a.json");
+  const auto b = stats_of("b.json");
+  EXPECT_GT(a["sim_cycles"].get<uint64_t>(), 0u);
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(Cli, ConfigurationOptions) {
+  CliRun r = run("run --preset titanx_pascal --set sm.num_schedulers=2 --dump-config");
+  ASSERT_EQ(r.status, 0) << r.all();
+  EXPECT_NE(r.out.find("num_schedulers = 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num_sms = 28"), std::string::npos) << r.out;
+
+  r = run("run --workload vector_add --mode timing --set sm.num_schedulerz=4");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("sm.num_schedulerz"), std::string::npos) << r.err;
+  r = run("run --workload vector_add --mode timing --set sm.num_schedulers=0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("sm.num_schedulers"), std::string::npos) << r.err;
+  r = run("run --workload vector_add --mode timing --preset gtx999");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("gtx480"), std::string::npos) << r.err;
+  r = run("run --workload vector_add --mode timing --scheduler nosuch");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+  r = run("run --workload vector_add --mode timing --scheduler two_level:size=3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("group"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, TimingVcdHasTheModuleTree) {
+  CliRun r = run("run --workload vector_add --size small --mode timing --vcd " + tmp("w.vcd"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  const std::string vcd = read_text(tmp("w.vcd"));
+  EXPECT_NE(vcd.find("$scope module gpu $end"), std::string::npos) << vcd.substr(0, 2000);
+  EXPECT_NE(vcd.find("last_cta_dispatched"), std::string::npos);
+  EXPECT_NE(vcd.find("stall_class"), std::string::npos);
+}
+
+TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {
+  // The tight `atom.cas; setp; @p bra` self-loop: finishes under its, and
+  // livelocks under ipdom, where the watchdog must end it.
+  const std::string json = write("spin.json", R"({
+    "ptx": ")" + std::string(TLMGPU_SOURCE_DIR) + R"(/workloads/global_increment/global_increment.ptx",
+    "buffers": [{"name": "lock", "type": "s32", "count": 1, "init": "zeros"},
+                {"name": "counter", "type": "s32", "count": 1, "init": "zeros"}],
+    "launches": [{"kernel": "spin_self_loop", "grid": 2, "block": 64,
+                  "args": [{"buffer": "lock"}, {"buffer": "counter"}]}],
+    "expect": [{"buffer": "counter", "values": [128]}]
+  })");
+  CliRun r = run("run --launch " + json + " --mode timing --divergence its");
+  EXPECT_EQ(r.status, 0) << r.all();
+  r = run("run --launch " + json + " --mode timing --divergence ipdom --watchdog 100000");
+  EXPECT_EQ(r.status, 1) << r.all();
+  EXPECT_NE(r.err.find("no forward progress"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PC 0x"), std::string::npos) << r.err;
+}
