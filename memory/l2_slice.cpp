@@ -207,15 +207,20 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
 }
 
 void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
+  // Copy what is needed first: allocating a line below may send a victim's
+  // write-back, which reuses this (now free) request object.
+  const bool writeback = request.writeback;
+  const uint64_t line = request.line;
+  const uint32_t units = request.units;
   --dram_outstanding_;
   free_.push_back(&request);
   blocked_ = false;  // a blocked head request may fit now
-  if (request.writeback) return;
-  CacheLine* way = tags_.find(request.line);
-  if (!way) way = &allocate_line(request.line, now);
+  if (writeback) return;
+  CacheLine* way = tags_.find(line);
+  if (!way) way = &allocate_line(line, now);
   tags_.touch(*way);
-  way->valid |= request.units;
-  Mshrs::Entry* entry = mshrs_.find(request.line);
+  way->valid |= units;
+  Mshrs::Entry* entry = mshrs_.find(line);
   if (!entry) return;
   way->dirty |= entry->dirty & way->valid;
   if (--entry->unapplied == 0) mshrs_.release(*entry);
@@ -262,6 +267,10 @@ void L2Slice::report_stats(stats::StatMap& out) const {
   out["writebacks"] = double(writebacks_);
   out["evictions"] = double(evictions_);
   out["dram_reads"] = double(dram_reads_);
+  out["queued_requests"] = double(requests_.size());
+  out["blocked"] = blocked_ ? 1.0 : 0.0;
+  out["mshr_entries"] = double(mshrs_.size());
+  out["dram_outstanding"] = double(dram_outstanding_);
 }
 
 }  // namespace tlmgpu::memory

@@ -201,6 +201,29 @@ TEST(L2, DirtyEvictionIsWrittenBack) {
   EXPECT_EQ(b.sm_d.done.size(), 9u);
 }
 
+TEST(L2, FillThatEvictsADirtyLineReleasesItsMshr) {
+  // Regression: the victim's write-back reused the fill's request object
+  // before the fill was applied, leaking the MSHR entry; with every entry
+  // leaked the slice blocked for good (vector_add at default size hung).
+  SystemBench b;
+  const tlmgpu::memory::L2AddressMap map{b.config.l2_slices, b.config.l2_interleave_bytes};
+  const uint64_t set_span = uint64_t(b.config.l2.size_bytes / b.config.l2.ways);
+  std::vector<uint64_t> lines;
+  for (uint64_t addr = 0; lines.size() < 9; addr += 128)
+    if (map.slice_of(addr) == 0 && map.local_address(addr) % set_span == 0) lines.push_back(addr);
+  for (uint32_t i = 0; i < 8; ++i)
+    b.sm_d.script.push_back({10 + 40 * i, line_access(i, AccessKind::Store, lines[i], 0x3)});
+  // A load of a ninth line of the set: its fill evicts a dirty line.
+  b.sm_d.script.push_back({500, line_access(8, AccessKind::Load, lines[8], 0x3)});
+  run_cycles(3000);
+  const auto& l2 = b.mem->l2_slice(0);
+  EXPECT_EQ(stat_of(l2, "writebacks"), 1);
+  EXPECT_EQ(stat_of(b.mem->dram_channel(0), "reads"), 1);
+  EXPECT_EQ(stat_of(l2, "mshr_entries"), 0);
+  EXPECT_EQ(stat_of(l2, "dram_outstanding"), 0);
+  EXPECT_EQ(b.sm_d.done.size(), 9u);
+}
+
 TEST(MemorySystem, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
   tlmgpu::platform::GpuConfig config;
   config.num_sms = 2;
