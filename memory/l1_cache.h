@@ -38,6 +38,9 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
   bool try_access(const LineAccess& access, uint64_t cycle) override;
   void report_stats(stats::StatMap& out) const override;
+  /// The earliest cycle at which an answered transaction frees its MSHR (a
+  /// refused access may then succeed); UINT64_MAX when none is pending.
+  uint64_t next_release_cycle() const { return responses_.empty() ? ~uint64_t(0) : responses_.next_ready(); }
 
   /// Transactions below the cache whose answer has not arrived by now
   /// (bounded by config.mshrs).

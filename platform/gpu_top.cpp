@@ -106,6 +106,8 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
   for (auto& sm : sms_) wake_any_ |= sm->response_event();
+  sm_asleep_.assign(sms_.size(), false);
+  sm_wake_.assign(sms_.size(), 0);
   wake_any_ |= wake_;
 
   SC_HAS_PROCESS(GpuTop);
@@ -140,16 +142,22 @@ void GpuTop::tick() {
     next_trigger(clk.posedge_event());
     return;
   }
-  if (ticked_ && now > last_tick_cycle_ + 1) {
-    for (auto& sm : sms_) sm->skip_cycles(now - last_tick_cycle_ - 1);
-  }
   ticked_ = true;
   last_tick_cycle_ = now;
 
   bool active = false;
   try {
     active = dispatcher_->cycle(now);
-    for (auto& sm : sms_) active |= sm->cycle(now);
+    // An SM that is only waiting sleeps until its next known event or until
+    // something arrives for it; it accounts the cycles it slept itself.
+    for (size_t i = 0; i < sms_.size(); ++i) {
+      auto& sm = sms_[i];
+      if (sm_asleep_[i] && !sm->needs_wake() && now < sm_wake_[i]) continue;
+      const bool busy = sm->cycle(now);
+      sm_asleep_[i] = !busy;
+      if (!busy) sm_wake_[i] = sm->next_event_cycle();
+      active |= busy;
+    }
     watchdog(now);
   } catch (...) {
     failure_ = std::current_exception();
@@ -170,9 +178,9 @@ void GpuTop::tick() {
   // Nothing moves until an event: sleep through the cycles in between.
   uint64_t next = kNever;
   bool memory_pending = false;
-  for (auto& sm : sms_) {
-    next = std::min(next, sm->next_event_cycle());
-    memory_pending |= sm->waiting_on_memory();
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    next = std::min(next, sm_wake_[i]);
+    memory_pending |= sms_[i]->waiting_on_memory();
   }
   if (next == kNever && !memory_pending) {
     std::string states;

@@ -96,6 +96,8 @@ class GpuTop : public sc_core::sc_module {
   sc_core::sc_event_or_list wake_any_;
   bool running_ = false;
   bool ticked_ = false;
+  std::vector<bool> sm_asleep_;
+  std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event
   uint64_t last_tick_cycle_ = 0;
   std::exception_ptr failure_;
   std::string kernel_name_;

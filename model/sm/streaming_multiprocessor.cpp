@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "memory/coalescer.h"
 #include "memory/l1_cache.h"
@@ -44,12 +45,15 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   for (uint32_t b = 0; b < smc_.register_banks * nsched; ++b)
     banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str()));
 
+  if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
   views_.resize(nsched);
   collectors_.resize(nsched);
   unit_free_.assign(nsched, std::array<uint64_t, 8>{});
   last_class_.assign(nsched, 0);
+  sched_dirty_.assign(nsched, 1);
+  decoded_at_.resize(nsched);
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
     views_[s].scheduler = s;
@@ -122,9 +126,12 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     w.fetch_pc = w.warp->pc();
     w.pending_writes.assign(num_ids, 0);
     schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
+    fetch_candidates_ |= 1ull << s;
     ++placed;
   }
   ++live_ctas_;
+  wake_ = true;
+  std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   used_threads_ += n * ptx::kWarpSize;
   used_warps_ += n;
   used_regs_ += launch_.regs_per_cta;
@@ -135,6 +142,12 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
 // ------------------------------------------------------------------ cycle
 
 bool StreamingMultiprocessor::cycle(uint64_t now) {
+  // Cycles the GPU did not run this SM for: it was waiting for an event, so
+  // every scheduler kept the class it had.
+  if (ticked_ && now > last_cycle_ + 1) skip_cycles(now - last_cycle_ - 1);
+  ticked_ = true;
+  last_cycle_ = now;
+  wake_ = false;
   active_ = false;
   handle_responses(now);
   writeback(now);
@@ -143,6 +156,7 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   issue(now);
   fetch(now);
   finish_warps(now);
+  ++run_cycles_;
   return active_;
 }
 
@@ -152,16 +166,21 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.empty() ? kNever : completions_.top().cycle;
+  if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
+  if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
   for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
   for (const WarpSlot& w : warps_) {
     if (!w.active || w.ib_count == 0) continue;
-    next = std::min(next, w.ibuffer[w.ib_head].ready_cycle);
+    // Only instructions still being decoded: a decoded one waits for something else.
+    const uint64_t ready = w.ibuffer[w.ib_head].ready_cycle;
+    if (ready > last_cycle_) next = std::min(next, ready);
   }
   return next;
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   responses_.push_back({id, cycle});
+  wake_ = true;
   response_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -186,12 +205,15 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       WarpSlot& w = warps_[slot];
       if (!w.active || !w.fetch_pending || generation != w.fetch_generation) continue;
       w.fetch_pending = false;
+      touch(slot);
+      fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t per_line = config_.l1i.line_bytes / 8;
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, uint32_t(w.ibuffer.size()));
       const uint32_t end = launch_.ctx->kernel->end_pc;
       while (w.ib_count < depth && w.fetch_pc < end) {
         w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()] = {w.fetch_pc, r.cycle + smc_.decode_latency};
+        decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
         ++w.ib_count;
         ++w.fetch_pc;
         if (w.fetch_pc % per_line == 0) break;
@@ -219,6 +241,8 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     completions_.pop();
     active_ = true;
     WarpSlot& w = warps_[c.slot];
+    touch(c.slot);
+    scan_finish_ = true;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
     for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
     --w.in_flight;
@@ -252,7 +276,7 @@ StreamingMultiprocessor::Collector* StreamingMultiprocessor::free_collector(uint
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Rotate which collector asks the banks first, so no collector starves.
-  const uint32_t start = collector_rr_++;
+  const uint32_t start = uint32_t(now);  // from the cycle, so sleeping does not shift it
   for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
     const uint32_t s = (start + k) % nsched;
     const uint32_t cls = ((start + k) / nsched) % kCollectorClasses;
@@ -278,6 +302,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
   c.busy = false;
+  sched_dirty_[scheduler] = 1;  // a free collector may unblock a warp
 
   if (!c.has_access) {
     complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);
@@ -332,8 +357,10 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_
 void StreamingMultiprocessor::send_lines(uint64_t now) {
   // One line per cycle into the L1D, in order.
   if (line_queue_head_ == line_queue_.size()) return;
-  active_ = true;
+  // A refused line waits for an L1D MSHR to free (next_event_cycle knows
+  // when), so the SM can sleep meanwhile.
   if (l1d_->try_access(line_queue_[line_queue_head_].access, now)) {
+    active_ = true;
     ++line_queue_head_;
     if (line_queue_head_ == line_queue_.size()) {
       line_queue_.clear();
@@ -368,6 +395,17 @@ WarpWait StreamingMultiprocessor::classify(const WarpSlot& w, uint32_t scheduler
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   for (uint32_t s = 0; s < nsched; ++s) {
+    // Nothing this scheduler's choice depends on changed: same (non-)choice.
+    auto& decoded = decoded_at_[s];
+    while (!decoded.empty() && decoded.top() <= now) {
+      decoded.pop();
+      sched_dirty_[s] = 1;
+    }
+    if (!sched_dirty_[s]) {
+      schedulers_[s]->account_cycles(last_class_[s], 1);
+      continue;
+    }
+    sched_dirty_[s] = 0;
     schedulers::SchedulerView& view = views_[s];
     view.cycle = now;
     view.ctas_waiting = phase_ && phase_->ctas_waiting;
@@ -424,11 +462,13 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
+    // A scheduler that cannot issue needs no tick of its own: what it waits
+    // for (a writeback, a memory response, a busy collector, a decoded
+    // instruction) is an event or keeps the SM active anyway.
     if (pick >= 0) {
       active_ = true;
+      sched_dirty_[s] = 1;
       issue_warp(view.warps[size_t(pick)].slot, s, now);
-    } else if (last_class_[s] != int(schedulers::StallClass::Idle)) {
-      active_ = true;  // something is about to move: keep ticking
     }
   }
 }
@@ -448,6 +488,12 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   }
   const exec::StepInfo& info = warp.last();
   const InstructionTiming& t = (*launch_.timing)[pc];
+  scan_finish_ = true;
+  fetch_candidates_ |= 1ull << slot;
+  // A barrier arrival or an exit can release warps of other schedulers.
+  if (t.pipe == Pipe::Bar || warp.finished() || info.inst->op == ptx::Opcode::Exit ||
+      info.inst->op == ptx::Opcode::Ret)
+    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
   if (warp.finished() || warp.pc() != pc + 1) flush(w);
@@ -496,6 +542,9 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
 }
 
 void StreamingMultiprocessor::flush(WarpSlot& w) {
+  const uint32_t slot = uint32_t(&w - warps_.data());
+  touch(slot);
+  fetch_candidates_ |= 1ull << slot;
   if (w.ib_count) ++icache_flushes_;
   w.ib_count = 0;
   w.fetch_pending = false;
@@ -506,37 +555,53 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
 // ------------------------------------------------------------------ fetch
 
 void StreamingMultiprocessor::fetch(uint64_t now) {
-  const uint32_t n = uint32_t(warps_.size());
+  fetch_refused_ = false;
   const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, 8);
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t slot = (fetch_rr_ + k) % n;
-    WarpSlot& w = warps_[slot];
-    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished()) continue;
-    if (w.membar_wait && w.mem_in_flight == 0) w.membar_wait = false;
-    if (w.fetch_pc >= launch_.ctx->kernel->end_pc) continue;
-    memory::LineAccess a;
-    a.kind = memory::AccessKind::InstructionFetch;
-    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
-    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-    a.sector_mask = 0xffffffffu;
-    a.warp = slot;
-    a.id = kFetchTag | (uint64_t(slot) << 32) | w.fetch_generation;
-    active_ = true;
-    if (l1i_->try_access(a, now)) {
-      w.fetch_pending = true;
-      fetch_rr_ = slot + 1;
+  // Loose round robin over the warps that may want a fetch, starting at fetch_rr_.
+  const uint64_t below = fetch_rr_ >= 64 ? ~0ull : (1ull << fetch_rr_) - 1;
+  for (uint64_t part : {fetch_candidates_ & ~below, fetch_candidates_ & below}) {
+    for (; part; part &= part - 1) {
+      const uint32_t slot = uint32_t(__builtin_ctzll(part));
+      WarpSlot& w = warps_[slot];
+      if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished() ||
+          w.fetch_pc >= launch_.ctx->kernel->end_pc) {
+        fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
+        continue;
+      }
+      memory::LineAccess a;
+      a.kind = memory::AccessKind::InstructionFetch;
+      const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
+      a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
+      a.sector_mask = 0xffffffffu;
+      a.warp = slot;
+      a.id = kFetchTag | (uint64_t(slot) << 32) | w.fetch_generation;
+      if (l1i_->try_access(a, now)) {
+        active_ = true;
+        w.fetch_pending = true;
+        fetch_candidates_ &= ~(1ull << slot);
+        fetch_rr_ = (slot + 1) % uint32_t(warps_.size());
+      } else {
+        fetch_refused_ = true;
+      }
+      return;  // one fetch per cycle
     }
-    return;  // one fetch per cycle
   }
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
+  // Only a writeback or an issue can finish a warp or end its membar wait.
+  if (!scan_finish_) return;
+  scan_finish_ = false;
   for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
-    if (w.membar_wait && w.mem_in_flight == 0) w.membar_wait = false;
+    if (w.membar_wait && w.mem_in_flight == 0) {
+      w.membar_wait = false;
+      touch(slot);
+    }
     if (!w.warp->finished() || w.in_flight != 0) continue;
     w.active = false;
+    touch(slot);
     schedulers_[slot % schedulers_.size()]->warp_finished(slot, now);
     CtaSlot& c = ctas_[w.cta_slot];
     if (++c.warps_done < launch_.warps_per_cta) continue;
@@ -596,6 +661,8 @@ void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
   out["shared_accesses"] = double(shared_accesses_);
   out["shared_bank_cycles"] = double(shared_bank_cycles_);
   out["ibuffer_flushes"] = double(icache_flushes_);
+  // Cycles this SM's pipeline was evaluated (the rest it slept through).
+  out["evaluated_cycles"] = double(run_cycles_);
 }
 
 void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {

@@ -81,8 +81,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool cycle(uint64_t now);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
   uint64_t next_event_cycle() const;
-  /// Accounts cycles the GPU skipped while this SM was quiet.
-  void skip_cycles(uint64_t n);
+  /// True when something arrived (a response, a CTA) since the last cycle():
+  /// a sleeping SM must run again.
+  bool needs_wake() const { return wake_; }
 
   // CacheResponseIf
   void access_done(uint64_t id, uint64_t cycle) override;
@@ -202,6 +203,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
   std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
   std::vector<int> last_class_;                     // for skipped cycles
+  // A scheduler is evaluated only when something its choice depends on
+  // changed: a warp's writeback, fetch, flush, barrier, finish, a free
+  // collector, or a buffered instruction finishing decode.
+  std::vector<uint8_t> sched_dirty_;
+  std::vector<std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>> decoded_at_;
+  void touch(uint32_t slot) { sched_dirty_[slot % sched_dirty_.size()] = 1; }
 
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
@@ -212,11 +219,18 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<Response> responses_;
   sc_core::sc_event response_event_;
   uint32_t fetch_rr_ = 0;
-  uint32_t collector_rr_ = 0;
   bool active_ = false;  // did something this cycle
+  bool wake_ = false;
+  bool fetch_refused_ = false;
+  bool scan_finish_ = false;
+  uint64_t fetch_candidates_ = 0;  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
+  bool ticked_ = false;
+  uint64_t last_cycle_ = 0;
+  void skip_cycles(uint64_t n);
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
   uint64_t ctas_finished_ = 0;
+  uint64_t run_cycles_ = 0;
   uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
   uint64_t icache_flushes_ = 0;
   std::vector<uint32_t> order_;
