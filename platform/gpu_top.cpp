@@ -169,6 +169,7 @@ void GpuTop::tick() {
   if (dispatcher_->all_done()) {
     running_ = false;
     end_cycle_ = now;
+    for (auto& sm : sms_) sm->end_launch(now);
     sc_core::sc_pause();
     next_trigger(wake_);
     return;
@@ -256,6 +257,7 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
                       std::to_string(smc.registers) + ", sm.shared_bytes " + std::to_string(smc.shared_bytes) + ")");
   }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
+  sm_asleep_.assign(sms_.size(), false);
 
   uint64_t insts_before = 0, thread_before = 0;
   for (auto& sm : sms_) {

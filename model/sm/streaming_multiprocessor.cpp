@@ -85,6 +85,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   }
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
+  ticked_ = false;
 }
 
 bool StreamingMultiprocessor::can_accept_cta() const {
@@ -140,6 +141,11 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
 }
 
 // ------------------------------------------------------------------ cycle
+
+void StreamingMultiprocessor::end_launch(uint64_t last_cycle) {
+  if (ticked_ && last_cycle > last_cycle_) skip_cycles(last_cycle - last_cycle_);
+  last_cycle_ = last_cycle;
+}
 
 bool StreamingMultiprocessor::cycle(uint64_t now) {
   // Cycles the GPU did not run this SM for: it was waiting for an event, so

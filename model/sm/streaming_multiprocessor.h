@@ -79,6 +79,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// next cycle; false when it only waits for an event (a completion at
   /// next_event_cycle(), or a memory response).
   bool cycle(uint64_t now);
+  /// The launch ended at `last_cycle`: accounts the cycles slept since the last cycle().
+  void end_launch(uint64_t last_cycle);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
   uint64_t next_event_cycle() const;
   /// True when something arrived (a response, a CTA) since the last cycle():
