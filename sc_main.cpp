@@ -211,6 +211,18 @@ void add_timing_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlm
   json modules = json::object();
   for (const auto& [k, v] : tlmgpu::platform::timing_stats()) modules[k] = v;
   j["modules"] = modules;
+  json launches = json::array();
+  for (const auto& l : tlmgpu::platform::timing_launches()) {
+    json ctas = json::array();
+    for (const auto& c : l.ctas) ctas.push_back({{"sm", c.sm}, {"start", c.start}, {"end", c.end}});
+    launches.push_back({{"kernel", l.kernel},
+                        {"cycles", l.cycles},
+                        {"last_cta_execution_time", l.last_cta_execution_time},
+                        {"ctas", ctas}});
+  }
+  j["launches"] = launches;
+  rows.emplace_back("last_cta_execution_time",
+                    launches.empty() ? "-" : std::to_string(launches.back()["last_cta_execution_time"].get<uint64_t>()));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -278,6 +278,14 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
 
   TimingLaunchStats s;
   s.sim_cycles = end_cycle_ - start_cycle_ + 1;
+  TimingLaunchRecord rec;
+  rec.kernel = ctx.kernel->name;
+  rec.start_cycle = start_cycle_;
+  rec.cycles = s.sim_cycles;
+  rec.last_cta_execution_time = dispatcher_->last_cta_execution_time();
+  for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
+    rec.ctas.push_back({c.sm, c.start - start_cycle_, c.end - start_cycle_});
+  launches_.push_back(std::move(rec));
   for (auto& sm : sms_) {
     s.warp_insts += sm->warp_insts();
     s.thread_insts += sm->thread_insts();

@@ -56,6 +56,11 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
   uint64_t total_ctas_ = 0, next_cta_ = 0, running_ = 0;
   uint64_t launch_cycle_ = 0;
   uint64_t last_cta_start_ = 0, last_cta_end_ = 0;
+
+ public:
+  uint64_t last_cta_execution_time() const { return last_cta_end_ - last_cta_start_; }
+
+ private:
   uint32_t rr_ = 0;
   sm::KernelPhase phase_;
   std::vector<CtaRecord> records_;
@@ -81,6 +86,7 @@ class GpuTop : public sc_core::sc_module {
   sc_core::sc_time period() const { return period_; }
   void enable_vcd(const std::string& path);
   CtaDispatcher& dispatcher() { return *dispatcher_; }
+  const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
 
  private:
   void tick();
@@ -105,6 +111,7 @@ class GpuTop : public sc_core::sc_module {
   uint64_t watchdog_last_insts_ = 0, watchdog_issue_cycle_ = 0;
   uint64_t start_cycle_ = 0, end_cycle_ = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
+  std::vector<TimingLaunchRecord> launches_;
 };
 
 }  // namespace tlmgpu::platform

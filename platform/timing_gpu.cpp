@@ -57,6 +57,12 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
   return top.run(ctx, timing, regs, options.watchdog_instructions);
 }
 
+const std::vector<TimingLaunchRecord>& timing_launches() {
+  static const std::vector<TimingLaunchRecord> none;
+  TimingGpu& g = instance();
+  return g.top ? g.top->launches() : none;
+}
+
 std::map<std::string, double> timing_stats() {
   TimingGpu& g = instance();
   return g.top ? g.top->collect_stats() : std::map<std::string, double>{};

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
@@ -27,6 +28,22 @@ struct TimingLaunchStats {
 /// elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache);
+
+/// One launch of the process-wide GPU: when each CTA ran, and where.
+struct TimingLaunchRecord {
+  std::string kernel;
+  uint64_t start_cycle = 0;   ///< absolute cycle of the launch's first tick
+  uint64_t cycles = 0;
+  uint64_t last_cta_execution_time = 0;  ///< last CTA's dispatch to the kernel's end (seed 002)
+  struct Cta {
+    uint32_t sm = 0;
+    uint64_t start = 0, end = 0;  ///< cycles relative to the launch start
+  };
+  std::vector<Cta> ctas;  ///< by linear CTA id
+};
+
+/// Every launch the process-wide GPU ran, in order.
+const std::vector<TimingLaunchRecord>& timing_launches();
 
 /// Statistics of every module of the process-wide GPU, by hierarchical name
 /// (empty when no GPU was elaborated).

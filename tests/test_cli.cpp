@@ -442,6 +442,16 @@ TEST_F(Cli, TimingRunWritesCyclesAndModuleStatistics) {
   const double classes = m["gpu.sm0.sched0.issued"].get<double>() + m["gpu.sm0.sched0.idle"].get<double>() +
                          m["gpu.sm0.sched0.scoreboard"].get<double>() + m["gpu.sm0.sched0.pipeline"].get<double>();
   EXPECT_EQ(classes, double(j["sim_cycles"].get<uint64_t>()));
+  // Per-CTA start / end cycle and SM, and seed 002's last-CTA time.
+  ASSERT_EQ(j["launches"].size(), 1u);
+  const auto& launch = j["launches"][0];
+  ASSERT_EQ(launch["ctas"].size(), j["ctas"].get<size_t>());
+  for (const auto& c : launch["ctas"]) {
+    EXPECT_LT(c["start"].get<uint64_t>(), c["end"].get<uint64_t>());
+    EXPECT_LT(c["end"].get<uint64_t>(), launch["cycles"].get<uint64_t>());
+    EXPECT_LT(c["sm"].get<uint32_t>(), 15u);
+  }
+  EXPECT_GT(launch["last_cta_execution_time"].get<uint64_t>(), 0u);
 }
 
 TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
