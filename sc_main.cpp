@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -245,13 +246,28 @@ void add_counters(json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats&
   rows.emplace_back("warp_insts/host_s", cli::format_number(rate));
 }
 
+// Timing mode: the effective configuration goes beside the statistics
+// (stats.json -> stats.config.ini), so a result can be reproduced.
+void write_effective_config(const RunSettings& rs) {
+  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
+  std::string path = rs.stats_file;
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) path.resize(path.size() - 5);
+  path += ".config.ini";
+  std::ofstream out(path);
+  out << tlmgpu::platform::dump_config(rs.device.config);
+  if (!out) throw std::runtime_error("cannot write '" + path + "'");
+}
+
 // Prints the summary, writes --stats, reports a fault; returns the exit code.
 int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verified, const std::string& fault) {
   stats["verified"] = verified;
   if (!fault.empty()) stats["fault"] = fault;
   cli::print_rows(std::cout, rows);
   std::cout.flush();
-  if (!rs.stats_file.empty()) cli::write_json_file(rs.stats_file, stats);
+  if (!rs.stats_file.empty()) {
+    cli::write_json_file(rs.stats_file, stats);
+    write_effective_config(rs);
+  }
   if (!fault.empty()) {
     std::cerr << "tlmgpu: " << fault << '\n';
     return cli::kExitFailure;
@@ -380,6 +396,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   }
   if (!rs.stats_file.empty()) {
     cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", runs}});
+    write_effective_config(rs);
   }
   return all_ok ? cli::kExitOk : cli::kExitFailure;
 }

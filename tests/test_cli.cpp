@@ -452,6 +452,12 @@ TEST_F(Cli, TimingRunWritesCyclesAndModuleStatistics) {
     EXPECT_LT(c["sm"].get<uint32_t>(), 15u);
   }
   EXPECT_GT(launch["last_cta_execution_time"].get<uint64_t>(), 0u);
+  // The effective configuration is written beside the statistics and loads back.
+  const std::string ini = read_text(tmp("t.config.ini"));
+  EXPECT_NE(ini.find("scheduler = gto"), std::string::npos) << ini;
+  CliRun again = run("run --config " + tmp("t.config.ini") + " --dump-config");
+  EXPECT_EQ(again.status, 0) << again.all();
+  EXPECT_EQ(again.out, ini);
 }
 
 TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {

@@ -235,7 +235,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t run_cycles_ = 0;
   uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
   uint64_t icache_flushes_ = 0;
-  std::vector<uint32_t> order_;
 };
 
 }  // namespace tlmgpu::sm
