@@ -1,0 +1,128 @@
+// The SM pipeline on the cycle-level GPU: CTA occupancy limits and
+// register-bank conflicts in the operand collectors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "platform/gpu_config.h"
+#include "platform/gpu_device.h"
+#include "platform/timing_gpu.h"
+
+namespace tlmgpu {
+namespace {
+
+using platform::GpuDevice;
+using platform::KernelArgs;
+
+const char* kHeader = ".version 8.0\n.target sm_75\n.address_size 64\n";
+
+platform::DeviceOptions timing_options() {
+  platform::DeviceOptions o;
+  o.mode = platform::SimulationMode::Timing;
+  o.config = platform::preset_config("gtx480");
+  return o;
+}
+
+// The largest number of CTAs of the last launch that were on one SM at once.
+uint32_t max_resident_ctas_per_sm() {
+  const auto& launch = platform::timing_launches().back();
+  std::map<uint32_t, std::vector<std::pair<uint64_t, int>>> events;  // sm -> (cycle, +1/-1)
+  for (const auto& c : launch.ctas) {
+    events[c.sm].push_back({c.start, +1});
+    events[c.sm].push_back({c.end, -1});
+  }
+  uint32_t best = 0;
+  for (auto& [sm, ev] : events) {
+    // A CTA that ends in a cycle frees its slot before one starting later in it.
+    std::sort(ev.begin(), ev.end());
+    int live = 0;
+    for (const auto& e : ev) {
+      live += e.second;
+      best = std::max<uint32_t>(best, uint32_t(std::max(live, 0)));
+    }
+  }
+  return best;
+}
+
+// Each thread spins a while so that CTAs overlap.
+const char* kBusy = R"(
+.visible .entry busy(.param .u64 out) {
+  .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  .extern .shared .align 4 .b8 dyn[];
+  mov.u32 %r1, 0;
+LOOP:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 200;
+  @%p1 bra LOOP;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+)";
+
+TEST(SmOccupancy, ThreadsRegistersAndSharedMemoryLimitResidentCtas) {
+  platform::DeviceOptions options = timing_options();
+  const uint32_t sms = options.config.num_sms;
+  auto run = [&](uint32_t regs_per_thread, uint32_t shared_bytes) {
+    options.regs_per_thread = regs_per_thread;
+    GpuDevice dev(options);
+    auto m = dev.load_module(std::string(kHeader) + kBusy, "busy.ptx");
+    uint64_t out = dev.allocate(256 * 4, "out");
+    dev.launch(m, "busy", {sms * 12, 1, 1}, {256, 1, 1}, shared_bytes, KernelArgs().ptr(out));
+    return max_resident_ctas_per_sm();
+  };
+  // 1536 threads per SM / 256 = 6 CTAs (below the 8-CTA limit).
+  EXPECT_EQ(run(8, 0), 6u);
+  // 63 registers x 256 threads = 16128 of 32768: 2 CTAs.
+  EXPECT_EQ(run(63, 0), 2u);
+  // 20 KB of shared memory each, 48 KB per SM: 2 CTAs.
+  EXPECT_EQ(run(8, 20 * 1024), 2u);
+}
+
+double stat_sum(const std::string& suffix) {
+  double sum = 0;
+  for (const auto& [k, v] : platform::timing_stats())
+    if (k.size() >= suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0) sum += v;
+  return sum;
+}
+
+// 64 fma whose three sources are `a`, `b`, `c` (register names).
+std::string fma_kernel(const std::string& name, const std::string& a, const std::string& b, const std::string& c) {
+  std::string body = ".visible .entry " + name + "(.param .u64 out) {\n  .reg .f32 %f<40>; .reg .b64 %rd<2>;\n";
+  for (int i = 1; i < 40; ++i) body += "  mov.f32 %f" + std::to_string(i) + ", 0f3F800000;\n";
+  for (int i = 0; i < 64; ++i) body += "  fma.rn.f32 %f39, " + a + ", " + b + ", " + c + ";\n";
+  body += "  ld.param.u64 %rd1, [out];\n  st.global.f32 [%rd1], %f39;\n  ret;\n}\n";
+  return body;
+}
+
+TEST(SmOperandCollector, SourcesInOneRegisterBankConflict) {
+  platform::DeviceOptions options = timing_options();
+  GpuDevice dev(options);
+  const uint32_t banks = options.config.sm.register_banks * options.config.sm.num_schedulers;
+  // Register slots follow declaration order, so %f1 and %f(1 + banks) share a bank.
+  const std::string same = "%f" + std::to_string(1 + banks);
+  const std::string same2 = "%f" + std::to_string(1 + 2 * banks > 38 ? 1 + banks : 1 + 2 * banks);
+  auto m = dev.load_module(std::string(kHeader) + fma_kernel("spread", "%f1", "%f2", "%f3") +
+                               fma_kernel("clash", "%f1", same, same2),
+                           "banks.ptx");
+  uint64_t out = dev.allocate(4, "out");
+  const double before = stat_sum(".conflicts");
+  dev.launch(m, "spread", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+  const double spread = stat_sum(".conflicts") - before;
+  const uint64_t spread_cycles = dev.stats().sim_cycles;
+  dev.launch(m, "clash", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+  const double clash = stat_sum(".conflicts") - before - spread;
+  const uint64_t clash_cycles = dev.stats().sim_cycles - spread_cycles;
+  // Every clashing fma waits at least one extra cycle for its bank.
+  EXPECT_GE(clash, spread + 64) << "spread " << spread << " clash " << clash;
+  EXPECT_GT(clash_cycles, spread_cycles) << spread_cycles << " vs " << clash_cycles;
+}
+
+}  // namespace
+}  // namespace tlmgpu
