@@ -46,6 +46,11 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t pending() const { return uint32_t(queue_.size() + overflow_.size()); }
 
   void report_stats(stats::StatMap& out) const override;
+  /// Closes every row (precharge all), for a new device context. Call only
+  /// when nothing is queued.
+  void close_all_rows() {
+    for (Bank& b : banks_) b.open = false;
+  }
 
  private:
   SC_HAS_PROCESS(DramChannel);

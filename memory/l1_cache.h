@@ -38,6 +38,14 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
   bool try_access(const LineAccess& access, uint64_t cycle) override;
   void report_stats(stats::StatMap& out) const override;
+  /// Drops every line (between kernels, as GPUs do with the non-coherent L1).
+  /// Call only when nothing is in flight.
+  void invalidate_all() {
+    // Fills are applied lazily: apply the last ones first, or they would
+    // install stale lines after the flush.
+    apply_responses(~uint64_t(0));
+    tags_.invalidate_all();
+  }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
   uint64_t next_release_cycle() const { return responses_.empty() ? ~uint64_t(0) : responses_.next_ready(); }

@@ -45,6 +45,9 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// interleave chunks of the slices sharing the channel alternate.
   uint64_t dram_address(uint64_t local) const;
 
+  /// Drops every line, dirty ones included (a new device context: timing
+  /// only, the data lives in device memory). Call only when nothing is in flight.
+  void invalidate_all() { tags_.invalidate_all(); }
   void report_stats(stats::StatMap& out) const override;
 
  private:

@@ -93,6 +93,11 @@ class SectorTags {
   }
   void touch(CacheLine& way) { way.last_use = ++use_clock_; }
   void invalidate(CacheLine& way) { way = CacheLine{}; }
+  /// Forgets every line (and LRU history).
+  void invalidate_all() {
+    for (CacheLine& l : lines_) l = CacheLine{};
+    use_clock_ = 0;
+  }
 
  private:
   CacheLine* set_of(uint64_t line) {

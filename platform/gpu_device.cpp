@@ -18,8 +18,15 @@ struct GpuDevice::LoadedModule {
   std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
 };
 
-GpuDevice::GpuDevice() = default;
-GpuDevice::GpuDevice(const DeviceOptions& options) : options_(options) {}
+namespace {
+uint64_t next_device_id() {
+  static uint64_t next = 0;
+  return ++next;
+}
+}  // namespace
+
+GpuDevice::GpuDevice() : id_(next_device_id()) {}
+GpuDevice::GpuDevice(const DeviceOptions& options) : options_(options), id_(next_device_id()) {}
 GpuDevice::~GpuDevice() = default;
 
 uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) { return memory_.allocate(bytes, label); }
@@ -213,7 +220,7 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing);
+    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_);
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     stats_.sim_cycles += t.sim_cycles;

@@ -151,6 +151,9 @@ class GpuDevice {
   std::vector<uint8_t> pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const;
 
   DeviceOptions options_;
+  /// Unique per device in the process (addresses may repeat for devices
+  /// created one after another): the timing GPU starts a new context per id.
+  uint64_t id_;
   memory::DeviceMemory memory_;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   DeviceStats stats_;

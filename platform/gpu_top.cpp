@@ -256,6 +256,11 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
                       config_.preset + " (sm.max_threads " + std::to_string(smc.max_threads) + ", sm.registers " +
                       std::to_string(smc.registers) + ", sm.shared_bytes " + std::to_string(smc.shared_bytes) + ")");
   }
+  // The L1s are not coherent: like GPUs between kernels, start them empty.
+  for (auto& sm : sms_) {
+    sm->l1d().invalidate_all();
+    sm->l1i().invalidate_all();
+  }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
   sm_asleep_.assign(sms_.size(), false);
 
@@ -293,6 +298,11 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
   s.warp_insts -= insts_before;
   s.thread_insts -= thread_before;
   return s;
+}
+
+void GpuTop::invalidate_l2() {
+  for (uint32_t s = 0; s < memory_->l2_slices(); ++s) memory_->l2_slice(s).invalidate_all();
+  for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).close_all_rows();
 }
 
 stats::StatMap GpuTop::collect_stats() const {

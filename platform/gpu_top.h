@@ -87,6 +87,9 @@ class GpuTop : public sc_core::sc_module {
   void enable_vcd(const std::string& path);
   CtaDispatcher& dispatcher() { return *dispatcher_; }
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
+  /// Empties the L2 slices and closes the DRAM rows: the next launch belongs
+  /// to a new device context.
+  void invalidate_l2();
 
  private:
   void tick();

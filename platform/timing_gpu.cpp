@@ -15,6 +15,7 @@ struct TimingGpu {
   std::string config_text;
   std::unique_ptr<sc_core::sc_clock> clock;
   std::unique_ptr<GpuTop> top;
+  uint64_t last_device = 0;
 };
 TimingGpu& instance() {
   static TimingGpu gpu;
@@ -39,8 +40,15 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
 }  // namespace
 
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
-                                    std::shared_ptr<void>& module_cache) {
+                                    std::shared_ptr<void>& module_cache, uint64_t device_id) {
   GpuTop& top = timing_gpu(options.config, options.vcd_path);
+  // Another device's data may sit in the L2 at the same addresses: a new
+  // device starts with an empty L2, as a new GPU context would.
+  TimingGpu& g = instance();
+  if (g.last_device != device_id) {
+    top.invalidate_l2();
+    g.last_device = device_id;
+  }
   if (!module_cache) {
     module_cache = std::make_shared<std::vector<sm::InstructionTiming>>(
         sm::analyse_module(*ctx.module, ctx.kernel->num_regs));

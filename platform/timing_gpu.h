@@ -23,11 +23,12 @@ struct TimingLaunchStats {
 };
 
 /// Runs one launch on the process-wide GPU for options.config (elaborated at
-/// the first call). `module_cache` keeps per-module analysis between launches.
+/// the first call). `module_cache` keeps per-module analysis between launches;
+/// `device_id` identifies the caller (the L2 starts empty for each new device).
 /// Throws LaunchError (CTA does not fit, another configuration was already
 /// elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
-                                    std::shared_ptr<void>& module_cache);
+                                    std::shared_ptr<void>& module_cache, uint64_t device_id);
 
 /// One launch of the process-wide GPU: when each CTA ran, and where.
 struct TimingLaunchRecord {

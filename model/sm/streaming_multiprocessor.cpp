@@ -125,6 +125,9 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     w.active = true;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
+    // Unique across launches: a fetch answered after its warp (or kernel)
+    // ended must never match the slot's next occupant.
+    w.fetch_generation = ++fetch_generations_;
     w.pending_writes.assign(num_ids, 0);
     schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
     fetch_candidates_ |= 1ull << s;
@@ -554,7 +557,7 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
   if (w.ib_count) ++icache_flushes_;
   w.ib_count = 0;
   w.fetch_pending = false;
-  ++w.fetch_generation;
+  w.fetch_generation = ++fetch_generations_;
   w.fetch_pc = w.warp->pc();
 }
 

@@ -121,7 +121,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint8_t ib_head = 0, ib_count = 0;
     uint32_t fetch_pc = 0;
     bool fetch_pending = false;
-    uint32_t fetch_generation = 0;   // bumps on a flush: stale fetches are dropped
+    uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
     std::vector<uint16_t> pending_writes;  // scoreboard: per register id
     uint32_t in_flight = 0;          // issued, not written back
     uint32_t mem_in_flight = 0;
@@ -225,7 +225,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool wake_ = false;
   bool fetch_refused_ = false;
   bool scan_finish_ = false;
-  uint64_t fetch_candidates_ = 0;  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
+  uint64_t fetch_candidates_ = 0;
+  uint32_t fetch_generations_ = 0;  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
   bool ticked_ = false;
   uint64_t last_cycle_ = 0;
   void skip_cycles(uint64_t n);
