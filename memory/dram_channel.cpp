@@ -133,6 +133,7 @@ void DramChannel::channel_process() {
       }
     }
   }
+  traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
   for (const Request& r : queue_) next = std::min(next, std::max(banks_[r.where.bank].next_cmd, command_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);

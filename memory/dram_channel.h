@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -44,6 +45,8 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
 
   /// Requests not yet scheduled (the FR-FCFS queue and those waiting for room in it).
   uint32_t pending() const { return uint32_t(queue_.size() + overflow_.size()); }
+  /// VCD: the scheduler queue depth, updated when the channel runs.
+  void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
 
   void report_stats(stats::StatMap& out) const override;
   /// Closes every row (precharge all), for a new device context. Call only
@@ -63,6 +66,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
     bool write = false;
     uint64_t arrive = 0;
   };
+  uint32_t traced_depth_ = 0;
   struct Bank {
     bool open = false;
     uint64_t row = 0;

@@ -128,6 +128,7 @@ void GpuTop::enable_vcd(const std::string& path) {
   sc_core::sc_trace(vcd_, dispatcher_->ctas_waiting, dispatcher_->ctas_waiting.name());
   sc_core::sc_trace(vcd_, dispatcher_->last_cta_dispatched, dispatcher_->last_cta_dispatched.name());
   for (auto& sm : sms_) sm->trace(vcd_);
+  for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).trace(vcd_);
 }
 
 void GpuTop::tick() {

@@ -504,6 +504,9 @@ TEST_F(Cli, TimingVcdHasTheModuleTree) {
   EXPECT_NE(vcd.find("$scope module gpu $end"), std::string::npos) << vcd.substr(0, 2000);
   EXPECT_NE(vcd.find("last_cta_dispatched"), std::string::npos);
   EXPECT_NE(vcd.find("stall_class"), std::string::npos);
+  EXPECT_NE(vcd.find("active_warps"), std::string::npos);
+  EXPECT_NE(vcd.find("active_ctas"), std::string::npos);
+  EXPECT_NE(vcd.find("queue_depth"), std::string::npos);
 }
 
 TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {

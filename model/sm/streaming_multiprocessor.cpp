@@ -675,6 +675,9 @@ void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
 }
 
 void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {
+  const std::string prefix = std::string(name()) + ".";
+  sc_core::sc_trace(tf, used_warps_, prefix + "active_warps");
+  sc_core::sc_trace(tf, live_ctas_, prefix + "active_ctas");
   for (auto& s : schedulers_) s->enable_trace(tf);
 }
 
