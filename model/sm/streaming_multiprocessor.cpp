@@ -85,6 +85,10 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   }
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
+  busy_collectors_ = 0;
+  for (auto& per_sched : collectors_)
+    for (auto& cls : per_sched)
+      for (Collector& c : cls) c.busy = false;
   ticked_ = false;
 }
 
@@ -283,6 +287,7 @@ StreamingMultiprocessor::Collector* StreamingMultiprocessor::free_collector(uint
 }
 
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
+  if (busy_collectors_ == 0) return;
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Rotate which collector asks the banks first, so no collector starves.
   const uint32_t start = uint32_t(now);  // from the cycle, so sleeping does not shift it
@@ -311,6 +316,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
   c.busy = false;
+  --busy_collectors_;
   sched_dirty_[scheduler] = 1;  // a free collector may unblock a warp
 
   if (!c.has_access) {
@@ -522,6 +528,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   } else {
     Collector* c = free_collector(scheduler, collector_class(t.pipe));
     c->busy = true;
+    ++busy_collectors_;
     c->slot = slot;
     c->pc = pc;
     c->reads_left = 0;
