@@ -139,7 +139,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
   }
   ++live_ctas_;
   wake_ = true;
-  std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+  touch_all();
   used_threads_ += n * ptx::kWarpSize;
   used_warps_ += n;
   used_regs_ += launch_.regs_per_cta;
@@ -386,25 +386,45 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
 
 // ------------------------------------------------------------------ issue
 
-WarpWait StreamingMultiprocessor::classify(const WarpSlot& w, uint32_t scheduler, uint64_t now) const {
-  if (!w.active) return WarpWait::Unused;
+void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now) {
+  // Everything but the collectors' availability, which changes every cycle
+  // for all warps alike and is applied when the view is assembled.
+  w.view_dirty = false;
+  w.needs_collector = -1;
+  schedulers::WarpView& v = w.view;
+  v = schedulers::WarpView{};
+  v.slot = slot;
+  v.cta_slot = w.cta_slot;
+  v.cta_id = ctas_[w.cta_slot].cta_id;
+  v.age = w.age;
+  v.insts_issued = w.insts_issued;
+  v.progress = w.progress;
   const exec::Warp& warp = *w.warp;
-  if (warp.finished()) return WarpWait::Finished;
-  if (warp.at_barrier()) return WarpWait::Barrier;
-  if (w.membar_wait) return WarpWait::Membar;
-  if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now) return WarpWait::EmptyBuffer;
-  const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
-  for (uint8_t i = 0; i < t.num_src; ++i)
-    if (w.pending_writes[t.src[i]]) return WarpWait::Scoreboard;
-  for (uint8_t i = 0; i < t.num_dst; ++i)
-    if (w.pending_writes[t.dst[i]]) return WarpWait::Scoreboard;
-  if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar) {
-    const CollectorClass cls = collector_class(t.pipe);
-    bool free = false;
-    for (const Collector& c : collectors_[scheduler][cls]) free |= !c.busy;
-    if (!free) return WarpWait::UnitBusy;
+  v.active_threads = uint32_t(__builtin_popcount(warp.next_mask()));
+  if (w.ib_count) {
+    const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
+    v.head_pc = w.ibuffer[w.ib_head].pc;
+    v.head_unit = t.unit;
+    v.head_class = t.head_class;
   }
-  return WarpWait::Ready;
+  if (warp.finished()) {
+    v.wait = WarpWait::Finished;
+  } else if (warp.at_barrier()) {
+    v.wait = WarpWait::Barrier;
+  } else if (w.membar_wait) {
+    v.wait = WarpWait::Membar;
+  } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now) {
+    v.wait = WarpWait::EmptyBuffer;
+  } else {
+    const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
+    v.wait = WarpWait::Ready;
+    for (uint8_t i = 0; i < t.num_src && v.wait == WarpWait::Ready; ++i)
+      if (w.pending_writes[t.src[i]]) v.wait = WarpWait::Scoreboard;
+    for (uint8_t i = 0; i < t.num_dst && v.wait == WarpWait::Ready; ++i)
+      if (w.pending_writes[t.dst[i]]) v.wait = WarpWait::Scoreboard;
+    if (v.wait == WarpWait::Ready && t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
+      w.needs_collector = int8_t(collector_class(t.pipe));
+  }
 }
 
 void StreamingMultiprocessor::issue(uint64_t now) {
@@ -426,27 +446,20 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     view.ctas_waiting = phase_ && phase_->ctas_waiting;
     view.last_cta_dispatched = phase_ && phase_->last_cta_dispatched;
     view.warps.clear();
+    std::array<bool, kCollectorClasses> collector_free{};
+    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+      for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
     bool any = false;
     for (uint32_t slot = s; slot < warps_.size(); slot += nsched) {
-      const WarpSlot& w = warps_[slot];
+      WarpSlot& w = warps_[slot];
       if (!w.active) continue;
       any = true;
-      schedulers::WarpView v;
-      v.slot = slot;
-      v.wait = classify(w, s, now);
-      if (w.ib_count) {
-        const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
-        v.head_pc = w.ibuffer[w.ib_head].pc;
-        v.head_unit = t.unit;
-        v.head_class = t.head_class;
-      }
-      v.cta_slot = w.cta_slot;
-      v.cta_id = ctas_[w.cta_slot].cta_id;
-      v.age = w.age;
-      v.active_threads = uint32_t(__builtin_popcount(w.warp->next_mask()));
-      v.insts_issued = w.insts_issued;
-      v.progress = w.progress;
-      view.warps.push_back(v);
+      if (w.view_dirty || (w.view.wait == WarpWait::EmptyBuffer && w.ib_count &&
+                           w.ibuffer[w.ib_head].ready_cycle <= now))
+        refresh_view(w, slot, now);
+      view.warps.push_back(w.view);
+      if (w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)])
+        view.warps.back().wait = WarpWait::UnitBusy;
     }
     if (!any) {
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
@@ -504,11 +517,12 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const exec::StepInfo& info = warp.last();
   const InstructionTiming& t = (*launch_.timing)[pc];
   scan_finish_ = true;
+  touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
   if (t.pipe == Pipe::Bar || warp.finished() || info.inst->op == ptx::Opcode::Exit ||
       info.inst->op == ptx::Opcode::Ret)
-    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+    touch_all();
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
   if (warp.finished() || warp.pc() != pc + 1) flush(w);

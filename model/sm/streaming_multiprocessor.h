@@ -5,6 +5,7 @@
 // they issue (Warp::step); the pipeline models their timing.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -128,6 +129,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
+    // What the scheduler sees, kept until something about the warp changes.
+    schedulers::WarpView view;
+    bool view_dirty = true;
+    int8_t needs_collector = -1;  // Ready once a collector of this class is free
   };
   struct CtaSlot {
     std::unique_ptr<exec::Cta> cta;
@@ -170,7 +175,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   };
 
   static CollectorClass collector_class(Pipe pipe);
-  schedulers::WarpWait classify(const WarpSlot& w, uint32_t scheduler, uint64_t now) const;
+  void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now);
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
@@ -210,7 +215,14 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // collector, or a buffered instruction finishing decode.
   std::vector<uint8_t> sched_dirty_;
   std::vector<std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>> decoded_at_;
-  void touch(uint32_t slot) { sched_dirty_[slot % sched_dirty_.size()] = 1; }
+  void touch(uint32_t slot) {
+    sched_dirty_[slot % sched_dirty_.size()] = 1;
+    warps_[slot].view_dirty = true;
+  }
+  void touch_all() {
+    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+    for (WarpSlot& w : warps_) w.view_dirty = true;
+  }
 
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
