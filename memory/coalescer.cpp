@@ -42,26 +42,29 @@ CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uin
 
 uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
   if (banks == 0 || bank_width_bytes == 0) return 1;
-  // Called for every shared-memory instruction: no allocation.
-  constexpr size_t kMaxWords = 32 * 5;  // 16-byte lanes, possibly straddling a word
-  std::array<uint64_t, kMaxWords> words;
-  size_t n = 0;
+  // Called for every shared-memory instruction: no allocation, no sort. Each
+  // bank keeps the distinct words asked of it; the busiest bank sets the
+  // cycles (the same word for several lanes is a broadcast).
+  constexpr uint32_t kMaxBanks = 64;
+  constexpr uint32_t kMaxWordsPerBank = 32 * 5;
+  if (banks > kMaxBanks) banks = kMaxBanks;
+  uint64_t words[kMaxBanks][kMaxWordsPerBank];
+  uint8_t count[kMaxBanks] = {};
+  uint32_t worst = 1;
   const uint32_t bytes = std::max<uint32_t>(access.bytes, 1);
-  for (uint32_t lane = 0; lane < uint32_t(access.addr.size()); ++lane) {
-    if (!(access.mask >> lane & 1u)) continue;
+  for (uint32_t m = access.mask; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(__builtin_ctz(m));
     const uint64_t first = access.addr[lane] / bank_width_bytes;
     const uint64_t last = (access.addr[lane] + bytes - 1) / bank_width_bytes;
-    for (uint64_t w = first; w <= last && n < kMaxWords; ++w) words[n++] = w;
-  }
-  std::sort(words.begin(), words.begin() + std::ptrdiff_t(n));
-  n = size_t(std::unique(words.begin(), words.begin() + std::ptrdiff_t(n)) - words.begin());
-  // Distinct words sorted by bank: the longest run of one bank is the answer.
-  std::sort(words.begin(), words.begin() + std::ptrdiff_t(n),
-            [banks](uint64_t a, uint64_t b) { return a % banks != b % banks ? a % banks < b % banks : a < b; });
-  uint32_t worst = 1, run = 0;
-  for (size_t i = 0; i < n; ++i) {
-    run = (i > 0 && words[i] % banks == words[i - 1] % banks) ? run + 1 : 1;
-    worst = std::max(worst, run);
+    for (uint64_t w = first; w <= last; ++w) {
+      const uint32_t bank = uint32_t(w % banks);
+      uint8_t& n = count[bank];
+      bool seen = false;
+      for (uint8_t i = 0; i < n && !seen; ++i) seen = words[bank][i] == w;
+      if (seen || n == kMaxWordsPerBank) continue;
+      words[bank][n++] = w;
+      worst = std::max<uint32_t>(worst, n);
+    }
   }
   return worst;
 }
