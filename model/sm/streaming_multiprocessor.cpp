@@ -567,6 +567,21 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   ev.taken = info.branch_taken;
   ev.backward = info.backward;
   ev.is_setp = t.is_setp;
+  if (t.is_setp) {
+    // The compared values per lane (raw bits), for spin detectors (seed 001).
+    auto operand_lanes = [&](const ptx::Operand& o, std::array<uint64_t, ptx::kWarpSize>& out) {
+      for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
+        out[lane] = o.kind == ptx::OperandKind::Reg     ? warp.reg(o.reg)[lane]
+                    : o.kind == ptx::OperandKind::Imm   ? o.imm
+                    : o.kind == ptx::OperandKind::Special ? warp.special(o.sreg, lane)
+                                                          : 0;
+      }
+    };
+    operand_lanes(info.inst->src[0], setp_a_);
+    operand_lanes(info.inst->src[1], setp_b_);
+    ev.setp_a = setp_a_.data();
+    ev.setp_b = setp_b_.data();
+  }
   schedulers_[scheduler]->notify_issue(ev);
   return true;
 }

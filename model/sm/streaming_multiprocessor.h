@@ -239,7 +239,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool scan_finish_ = false;
   uint64_t fetch_candidates_ = 0;
   uint32_t fetch_generations_ = 0;
-  uint32_t busy_collectors_ = 0;  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
+  uint32_t busy_collectors_ = 0;
+  std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
   bool ticked_ = false;
   uint64_t last_cycle_ = 0;
   void skip_cycles(uint64_t n);
