@@ -17,5 +17,10 @@ std::unique_ptr<WarpSchedulerPolicy> make_gtlrr_policy(const PolicyParams&, cons
 std::unique_ptr<WarpSchedulerPolicy> make_oldest_policy(const PolicyParams&, const PolicyContext&);
 std::unique_ptr<WarpSchedulerPolicy> make_two_level_policy(const PolicyParams&, const PolicyContext&);
 std::unique_ptr<WarpSchedulerPolicy> make_gty_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_lfws_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_lpi_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_llos_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_two_level_opt_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_pro_policy(const PolicyParams&, const PolicyContext&);
 
 }  // namespace tlmgpu::schedulers

@@ -12,8 +12,7 @@
 // - Filling queue: every other warp, including long-operation warps whose
 //   operands were ready at once.
 // - The guiding queue is walked first, then the filling queue; each in
-//   loose round robin (slot order, starting after the last warp of that
-//   queue that issued).
+//   loose round robin: slot order, starting after the warp that issued last.
 #include "schedulers/policy_factories.h"
 #include "schedulers/policy_progress.h"
 #include "schedulers/policy_support.h"
@@ -43,9 +42,8 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
       }
     }
     const auto n = static_cast<uint32_t>(view.warps.size());
+    const uint32_t start = last_.valid() ? first_index_after_slot(view, last_.slot()) : 0;
     for (const bool guiding : {true, false}) {
-      const auto& last = guiding ? last_guiding_ : last_filling_;
-      const uint32_t start = last.valid() ? first_index_after_slot(view, last.slot()) : 0;
       for (uint32_t k = 0; k < n; ++k) {
         const uint32_t i = (start + k) % n;
         const auto& w = view.warps[i];
@@ -56,12 +54,10 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
 
   void on_issue(const IssueEvent& e) override {
     grow(e.slot + 1);
+    last_.issued(e.slot);
     if (guiding_[e.slot]) {
-      last_guiding_.issued(e.slot);
       guiding_[e.slot] = false;  // its long operation is on its way
       ++guiding_issues_;
-    } else {
-      last_filling_.issued(e.slot);
     }
   }
   void on_warp_start(uint32_t slot, uint64_t) override {
@@ -71,8 +67,7 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
   void on_warp_finish(uint32_t slot, uint64_t) override {
     grow(slot + 1);
     guiding_[slot] = false;
-    last_guiding_.finished(slot);
-    last_filling_.finished(slot);
+    last_.finished(slot);
   }
 
   std::map<std::string, double> stats() const override {
@@ -86,8 +81,7 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
   }
 
   std::vector<bool> guiding_;  ///< slot -> in the guiding queue
-  LastIssuedWarp last_guiding_;
-  LastIssuedWarp last_filling_;
+  LastIssuedWarp last_;  ///< the round-robin pointer of both queues
   uint64_t entries_ = 0;
   uint64_t guiding_issues_ = 0;
 };

@@ -21,6 +21,9 @@ namespace tlmgpu::schedulers {
 namespace {
 
 constexpr uint32_t kUnranked = ~uint32_t{0};
+// Table IV needs the first few dozen re-sorts; the cap keeps a run with a
+// tiny threshold from growing the history (and allocating) every cycle.
+constexpr size_t kMaxHistory = 10000;
 
 bool in_barrier_state(ProPolicy::CtaState s) {
   return s == ProPolicy::CtaState::BarrierWait || s == ProPolicy::CtaState::BarrierWait1;
@@ -299,6 +302,7 @@ void ProPolicy::sort_remaining_ctas(const SchedulerView& view, uint64_t cycle) {
   }
   ++resorts_;
   rebuild_cta_order();
+  if (history_.size() >= kMaxHistory) return;
   SortRecord record;  // one allocation per re-sort, not per cycle
   record.cycle = cycle;
   record.cta_ids.reserve(cta_order_.size());

@@ -39,18 +39,24 @@ class ProPolicy final : public WarpSchedulerPolicy {
   CtaState state_of(uint64_t cta_id) const;
   /// Resident CTAs (ids), highest priority first, as the last order() used them.
   std::vector<uint64_t> cta_order() const;
-  /// Every re-sort so far (seed 000 Table IV rows).
+  /// The re-sorts so far (seed 000 Table IV rows); the first 10000 are kept.
   const std::vector<SortRecord>& sort_history() const { return history_; }
   /// Table IV as CSV: "cycle,1,2,..." then one row per re-sort.
   void write_order_csv(std::ostream& out) const;
+  /// The paper's name of a state ("noWait", "barrierWait1", ...).
+  static const char* state_name(CtaState s);
 
  private:
   struct Cta {
     bool present = false;
+    bool touched = false;          ///< seen in the current view
     uint64_t id = 0;
+    uint64_t serial = 0;           ///< unique per CTA instance (ids restart per kernel)
     CtaState state = CtaState::NoWait;
     uint32_t seen_finished = 0;    ///< warps_finished at the last look
     uint32_t seen_at_barrier = 0;  ///< warps_at_barrier at the last look
+    uint32_t now_finished = 0;     ///< warps_finished in the current view
+    uint32_t now_at_barrier = 0;   ///< warps_at_barrier in the current view
     uint32_t warps = 0;
     uint64_t progress = 0;
     // Ranks within a priority group, fixed when that group was last sorted
@@ -62,18 +68,15 @@ class ProPolicy final : public WarpSchedulerPolicy {
     std::vector<uint32_t> warp_order;   ///< this scheduler's warp slots, highest priority first
   };
 
-  static const char* state_name(CtaState s);
   Cta* find_cta(uint32_t cta_slot, uint64_t cta_id);
-  void track_ctas(const SchedulerView& view);
+  void track_ctas(const SchedulerView& view, bool fast);
   void list_warps(const SchedulerView& view);
   void switch_phase(const SchedulerView& view, bool fast);
-  void insert_finish_warp(const SchedulerView& view, Cta& cta, uint32_t finished_now);
-  void insert_barrier_warp(const SchedulerView& view, Cta& cta);
-  void barrier_released(const SchedulerView& view, Cta& cta);
+  void process_events(const SchedulerView& view);  ///< insertFinishWarp / insertBarrierWarp / releases
   void sort_warps(const SchedulerView& view, Cta& cta, bool increasing);
   void sort_finish_wait_ctas();
   void sort_barrier_wait_ctas();
-  void sort_remaining_ctas(const SchedulerView& view);
+  void sort_remaining_ctas(const SchedulerView& view, uint64_t cycle);
   void rebuild_cta_order();
 
   uint64_t threshold_;
@@ -85,9 +88,11 @@ class ProPolicy final : public WarpSchedulerPolicy {
   std::vector<uint32_t> cta_order_;  ///< CTA slots, highest priority first
   std::vector<uint32_t> scratch_;    ///< sorting space, reused
   std::vector<int> view_index_;      ///< warp slot -> index in the current view, or -1
-  std::vector<uint64_t> listed_cta_; ///< warp slot -> cta id + 1 it is listed under (0: none)
+  std::vector<uint64_t> listed_serial_;  ///< warp slot -> serial of the CTA it is listed under (0: none)
   std::vector<bool> emitted_;        ///< view index -> already in the order
   std::vector<SortRecord> history_;
+  uint64_t next_serial_ = 0;
+  uint64_t resorts_ = 0;
   uint64_t phase_switches_ = 0;
   uint64_t finish_wait_entries_ = 0;
   uint64_t barrier_wait_entries_ = 0;

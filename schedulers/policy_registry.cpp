@@ -34,6 +34,16 @@ const std::vector<PolicyEntry>& policy_table() {
       {"two_level", "two-level (Narasiman): round robin over an active set; long-latency stalls swap out",
        {{"group", "8", "warps in the active set"}}, &make_two_level_policy},
       {"gty", "greedy then youngest: last issued warp while ready, else youngest", {}, &make_gty_policy},
+      {"lfws", "long-operation first (seed 004): ready warps, long-memory heads first, greedy then oldest in each group",
+       {}, &make_lfws_policy},
+      {"lpi", "locality protected insertion: long-waiting warps spread among the others, oldest first", {},
+       &make_lpi_policy},
+      {"llos", "long-latency operation based: warps stalled before a long memory op first, round robin", {},
+       &make_llos_policy},
+      {"two_level_opt", "two-level with long-memory heads first inside the active set (seed 004 2-level opt)",
+       {{"group", "8", "warps in the active set"}}, &make_two_level_opt_policy},
+      {"pro", "progress aware (seed 000): CTA states and progress decide the order, re-sorted periodically",
+       {{"threshold", "1000", "cycles between re-sorts of the noWait / finishNoWait CTAs"}}, &make_pro_policy},
   };
   return table;
 }
