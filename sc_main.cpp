@@ -22,6 +22,7 @@
 #include "platform/gpu_config.h"
 #include "platform/presets.h"
 #include "platform/timing_gpu.h"
+#include "schedulers/policy_pro.h"
 #include "schedulers/policy_registry.h"
 #include "workloads/workload.h"
 
@@ -248,14 +249,30 @@ void add_counters(json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats&
 
 // Timing mode: the effective configuration goes beside the statistics
 // (stats.json -> stats.config.ini), so a result can be reproduced.
-void write_effective_config(const RunSettings& rs) {
-  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
+std::string beside_stats(const RunSettings& rs, const std::string& suffix) {
   std::string path = rs.stats_file;
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) path.resize(path.size() - 5);
-  path += ".config.ini";
+  return path + suffix;
+}
+
+void write_effective_config(const RunSettings& rs) {
+  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
+  const std::string path = beside_stats(rs, ".config.ini");
   std::ofstream out(path);
   out << tlmgpu::platform::dump_config(rs.device.config);
   if (!out) throw std::runtime_error("cannot write '" + path + "'");
+  // PRO (seed 000): the sorted CTA order at every re-sort, like the paper's
+  // Table IV, one section per scheduler.
+  bool any_pro = false;
+  std::ofstream csv;
+  for (const auto& [name, policy] : tlmgpu::platform::timing_policies()) {
+    const auto* pro = dynamic_cast<const tlmgpu::schedulers::ProPolicy*>(policy);
+    if (pro == nullptr || pro->sort_history().empty()) continue;
+    if (!any_pro) csv.open(beside_stats(rs, ".pro_order.csv"));
+    any_pro = true;
+    csv << "# " << name << "\n";
+    pro->write_order_csv(csv);
+  }
 }
 
 // Prints the summary, writes --stats, reports a fault; returns the exit code.

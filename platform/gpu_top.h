@@ -87,6 +87,7 @@ class GpuTop : public sc_core::sc_module {
   void enable_vcd(const std::string& path);
   CtaDispatcher& dispatcher() { return *dispatcher_; }
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
+  const std::vector<std::unique_ptr<sm::StreamingMultiprocessor>>& sms() const { return sms_; }
   /// Empties the L2 slices and closes the DRAM rows: the next launch belongs
   /// to a new device context.
   void invalidate_l2();

@@ -7,6 +7,7 @@
 #include "model/sm/instruction_timing.h"
 #include "platform/gpu_device.h"
 #include "platform/gpu_top.h"
+#include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::platform {
 
@@ -69,6 +70,15 @@ const std::vector<TimingLaunchRecord>& timing_launches() {
   static const std::vector<TimingLaunchRecord> none;
   TimingGpu& g = instance();
   return g.top ? g.top->launches() : none;
+}
+
+std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timing_policies() {
+  std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> out;
+  TimingGpu& g = instance();
+  if (!g.top) return out;
+  for (const auto& sm : g.top->sms())
+    for (const auto& sched : sm->schedulers()) out.emplace_back(sched->name(), &sched->arbiter().policy());
+  return out;
 }
 
 std::map<std::string, double> timing_stats() {

@@ -46,6 +46,16 @@ struct TimingLaunchRecord {
 /// Every launch the process-wide GPU ran, in order.
 const std::vector<TimingLaunchRecord>& timing_launches();
 
+}  // namespace tlmgpu::platform
+namespace tlmgpu::schedulers {
+class WarpSchedulerPolicy;
+}
+namespace tlmgpu::platform {
+
+/// Every warp scheduler's policy with the scheduler's hierarchical name
+/// (gpu.sm0.sched0 ...), for policy-specific reports.
+std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timing_policies();
+
 /// Statistics of every module of the process-wide GPU, by hierarchical name
 /// (empty when no GPU was elaborated).
 std::map<std::string, double> timing_stats();

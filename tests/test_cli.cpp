@@ -527,3 +527,15 @@ TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {
   EXPECT_NE(r.err.find("no forward progress"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("PC 0x"), std::string::npos) << r.err;
 }
+
+TEST_F(Cli, ProWritesItsSortedCtaOrderBesideTheStatistics) {
+  CliRun r = run("run --workload imbalanced_blocks --size small --mode timing --scheduler pro:threshold=500 --stats " +
+                 tmp("p.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  const std::string csv = read_text(tmp("p.pro_order.csv"));
+  EXPECT_EQ(csv.rfind("# gpu.sm0.sched0\ncycle,", 0), 0u) << csv.substr(0, 200);
+  // A row per re-sort: every 500 cycles at least while CTAs run.
+  EXPECT_GT(lines_of(csv).size(), 10u);
+  const auto j = nlohmann::json::parse(read_text(tmp("p.json")));
+  EXPECT_GT(j["modules"]["gpu.sm0.sched0.pro_resorts"].get<double>(), 10.0) << j["modules"].dump().substr(0, 500);
+}

@@ -105,6 +105,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void trace(sc_core::sc_trace_file* tf);
 
   uint32_t index() const { return index_; }
+  const std::vector<std::unique_ptr<schedulers::WarpScheduler>>& schedulers() const { return schedulers_; }
   uint64_t warp_insts() const { return warp_insts_; }
   uint64_t thread_insts() const { return thread_insts_; }
 
