@@ -44,6 +44,13 @@ const std::vector<PolicyEntry>& policy_table() {
        {{"group", "8", "warps in the active set"}}, &make_two_level_opt_policy},
       {"pro", "progress aware (seed 000): CTA states and progress decide the order, re-sorted periodically",
        {{"threshold", "1000", "cycles between re-sorts of the noWait / finishNoWait CTAs"}}, &make_pro_policy},
+      {"spin_backoff", "spin detection and back-off (seed 001) around a base policy",
+       {{"base", "gto", "policy ordering the warps"},
+        {"detector", "history", "history (setp operands) or table (backward branches)"},
+        {"backoff", "1000", "cycles a spinning warp is left out"},
+        {"window", "5", "setp operand pairs per history row"},
+        {"confidence", "2", "table detector's threshold"}},
+       &make_spin_backoff_policy},
   };
   return table;
 }
