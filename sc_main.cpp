@@ -66,9 +66,13 @@ std::string help_text(const Command& c) {
 // No prefix guessing: an abbreviation that works today breaks when an option is added.
 constexpr int kStyle = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
 
+// `positional_name` collects every non-option argument as a string list.
 po::variables_map parse_options(const Command& c, const std::vector<std::string>& args,
-                                const po::options_description& hidden,
-                                const po::positional_options_description& positional) {
+                                const char* positional_name) {
+  po::options_description hidden;
+  hidden.add_options()(positional_name, po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add(positional_name, -1);
   po::options_description all;
   all.add(c.options).add(hidden);
   po::variables_map vm;
@@ -114,11 +118,7 @@ Command list_command() {
 
 int cmd_list(const std::vector<std::string>& args) {
   Command c = list_command();
-  po::options_description hidden;
-  hidden.add_options()("group", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("group", -1);
-  po::variables_map vm = parse_options(c, args, hidden, pos);
+  po::variables_map vm = parse_options(c, args, "group");
   if (vm.count("help")) {
     std::cout << help_text(c)
               << "\nWith no argument, lists all three groups.\n";
@@ -292,6 +292,24 @@ int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verifie
   return verified ? cli::kExitOk : cli::kExitFailure;
 }
 
+struct WorkloadInputs {
+  tlmgpu::workloads::Size size = tlmgpu::workloads::Size::Default;
+  std::string size_name = "default";
+  uint64_t seed = 1;
+};
+
+// --size and --seed, shared by one workload and `--workload all`.
+WorkloadInputs workload_inputs(const po::variables_map& vm) {
+  WorkloadInputs in;
+  if (vm.count("size")) {
+    in.size_name = vm["size"].as<std::string>();
+    if (in.size_name == "small") in.size = tlmgpu::workloads::Size::Small;
+    else if (in.size_name != "default") throw UsageError(allowed_error("size", in.size_name, "small, default"));
+  }
+  if (vm.count("seed")) in.seed = parse_u64("seed", vm["seed"].as<std::string>(), 0);
+  return in;
+}
+
 int run_all_workloads(const RunSettings& rs, const po::variables_map& vm);
 
 int run_workload(const RunSettings& rs, const std::string& name, const po::variables_map& vm) {
@@ -303,14 +321,10 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
     for (const auto* w : wl::all_workloads()) known += (known.empty() ? "" : ", ") + w->name;
     throw std::invalid_argument("unknown workload '" + name + "' (known: " + (known.empty() ? "none" : known) + ")");
   }
-  wl::Size size = wl::Size::Default;
-  std::string size_name = "default";
-  if (vm.count("size")) {
-    size_name = vm["size"].as<std::string>();
-    if (size_name == "small") size = wl::Size::Small;
-    else if (size_name != "default") throw UsageError(allowed_error("size", size_name, "small, default"));
-  }
-  const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
+  const WorkloadInputs in = workload_inputs(vm);
+  const wl::Size size = in.size;
+  const std::string& size_name = in.size_name;
+  const uint64_t seed = in.seed;
 
   tlmgpu::platform::DeviceOptions options = rs.device;
   options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
@@ -351,14 +365,10 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
 // of README's first command).
 int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   namespace wl = tlmgpu::workloads;
-  wl::Size size = wl::Size::Default;
-  std::string size_name = "default";
-  if (vm.count("size")) {
-    size_name = vm["size"].as<std::string>();
-    if (size_name == "small") size = wl::Size::Small;
-    else if (size_name != "default") throw UsageError(allowed_error("size", size_name, "small, default"));
-  }
-  const uint64_t seed = vm.count("seed") ? parse_u64("seed", vm["seed"].as<std::string>(), 0) : 1;
+  const WorkloadInputs in = workload_inputs(vm);
+  const wl::Size size = in.size;
+  const std::string& size_name = in.size_name;
+  const uint64_t seed = in.seed;
 
   std::vector<std::vector<std::string>> table = {
       {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "cycles", "IPC", "host s",
@@ -483,11 +493,7 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
 
 int cmd_run(const std::vector<std::string>& args) {
   Command c = run_command();
-  po::options_description hidden;
-  hidden.add_options()("extra", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("extra", -1);
-  po::variables_map vm = parse_options(c, args, hidden, pos);
+  po::variables_map vm = parse_options(c, args, "extra");
   if (vm.count("help")) {
     std::cout << help_text(c);
     return cli::kExitOk;
@@ -552,11 +558,7 @@ Command check_command() {
 
 int cmd_check_ptx(const std::vector<std::string>& args) {
   Command c = check_command();
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("file", -1);
-  po::variables_map vm = parse_options(c, args, hidden, pos);
+  po::variables_map vm = parse_options(c, args, "file");
   if (vm.count("help")) {
     std::cout << help_text(c)
               << "\nParses and decodes each file; prints 'FILE: ok: K kernels, N instructions' or\n"

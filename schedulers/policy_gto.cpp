@@ -6,27 +6,8 @@
 
 namespace tlmgpu::schedulers {
 
-namespace {
-
-class GreedyThenOldest final : public WarpSchedulerPolicy {
- public:
-  std::string name() const override { return "gto"; }
-
-  void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
-    append_greedy_then(view, last_, ages_.oldest_first(view), /*reversed=*/false, order);
-  }
-  void on_issue(const IssueEvent& e) override { last_.issued(e.slot); }
-  void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
-
- private:
-  LastIssuedWarp last_;
-  AgeRanking ages_;
-};
-
-}  // namespace
-
 std::unique_ptr<WarpSchedulerPolicy> make_gto_policy(const PolicyParams&, const PolicyContext&) {
-  return std::make_unique<GreedyThenOldest>();
+  return std::make_unique<GreedyThenByAge>("gto", /*youngest_first=*/false);
 }
 
 }  // namespace tlmgpu::schedulers

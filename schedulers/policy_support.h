@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "schedulers/warp_scheduler_policy.h"
@@ -55,5 +57,24 @@ class AgeRanking {
 /// the others in `ranking` order (or reversed).
 void append_greedy_then(const SchedulerView& view, const LastIssuedWarp& last, const std::vector<uint32_t>& ranking,
                         bool reversed, std::vector<uint32_t>& order);
+
+/// gto and gty: the last issued warp while it can issue, then by age —
+/// oldest first, or youngest first when `youngest_first` (gto's mirror).
+class GreedyThenByAge final : public WarpSchedulerPolicy {
+ public:
+  GreedyThenByAge(std::string name, bool youngest_first) : name_(std::move(name)), youngest_first_(youngest_first) {}
+  std::string name() const override { return name_; }
+  void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
+    append_greedy_then(view, last_, ages_.oldest_first(view), youngest_first_, order);
+  }
+  void on_issue(const IssueEvent& e) override { last_.issued(e.slot); }
+  void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
+
+ private:
+  std::string name_;
+  bool youngest_first_;
+  LastIssuedWarp last_;
+  AgeRanking ages_;
+};
 
 }  // namespace tlmgpu::schedulers

@@ -9,6 +9,8 @@
 // Errors are collected (a bad statement is skipped) and thrown together.
 #include "model/ptx/ptx_parser.h"
 
+#include "model/exec/float_ops.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -117,30 +119,8 @@ double bits_f64(uint64_t b) {
   return d;
 }
 
-/// IEEE binary32 -> binary16, round to nearest even.
-uint16_t f32_to_f16(float f) {
-  const uint32_t x = f32_bits(f);
-  const auto sign = uint16_t((x >> 16) & 0x8000u);
-  const int exp = int((x >> 23) & 0xFF);
-  uint32_t mant = x & 0x7FFFFFu;
-  if (exp == 255) return uint16_t(sign | 0x7C00u | (mant ? 0x200u : 0u));
-  const int e = exp - 127 + 15;
-  if (e >= 31) return uint16_t(sign | 0x7C00u);
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000u;
-    const unsigned shift = unsigned(14 - e);
-    uint32_t h = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) ++h;
-    return uint16_t(sign | h);
-  }
-  uint32_t h = (uint32_t(e) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;  // a carry correctly rounds up to inf
-  return uint16_t(sign | h);
-}
+// An f16 immediate is rounded to nearest even, exactly as the executor's cvt does.
+uint16_t f32_to_f16(float f) { return exec::fp::float_to_half(f, Rounding::Rn); }
 
 double literal_as_double(const Literal& l) {
   switch (l.kind) {

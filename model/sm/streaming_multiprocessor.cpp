@@ -335,7 +335,8 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_
     }
     case ptx::StateSpace::Global:
     case ptx::StateSpace::Local: {
-      std::vector<memory::LineAccess> lines;
+      std::vector<memory::LineAccess>& lines = coalesced_;
+      lines.clear();
       memory::coalesce(a, config_.l1d.line_bytes, config_.l1d.sector_bytes, lines);
       if (lines.empty()) {
         complete_at(now + timing.latency, c.slot, c.pc, true);
@@ -359,7 +360,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_
         } else {
           l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
         }
-        line_queue_.push_back({l});
+        line_queue_.push_back(l);
       }
       return;
     }
@@ -374,7 +375,7 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
   if (line_queue_head_ == line_queue_.size()) return;
   // A refused line waits for an L1D MSHR to free (next_event_cycle knows
   // when), so the SM can sleep meanwhile.
-  if (l1d_->try_access(line_queue_[line_queue_head_].access, now)) {
+  if (l1d_->try_access(line_queue_[line_queue_head_], now)) {
     active_ = true;
     ++line_queue_head_;
     if (line_queue_head_ == line_queue_.size()) {

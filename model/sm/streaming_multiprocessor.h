@@ -167,9 +167,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t lines_left = 0;
     bool valid = false;
   };
-  struct QueuedLine {
-    memory::LineAccess access;
-  };
   struct Response {
     uint64_t id;
     uint64_t cycle;
@@ -229,7 +226,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t completion_seq_ = 0;
   std::vector<MemoryOp> memory_ops_;
   std::vector<uint32_t> free_memory_ops_;
-  std::vector<QueuedLine> line_queue_;  // FIFO to the L1D
+  std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
+  std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
   size_t line_queue_head_ = 0;
   std::vector<Response> responses_;
   sc_core::sc_event response_event_;
