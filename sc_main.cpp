@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include "model/ptx/ptx_parser.h"
+#include "model/trace/warp_trace.h"
 #include "platform/cli_support.h"
 #include "platform/gpu_device.h"
 #include "platform/launch_file.h"
@@ -159,12 +160,16 @@ int cmd_list(const std::vector<std::string>& args) {
 Command run_command() {
   Command c{"run",
             "tlmgpu run --workload NAME [--size small|default] [--seed N] [options]\n"
-            "       tlmgpu run --launch FILE.json [options]",
+            "       tlmgpu run --launch FILE.json [options]\n"
+            "       tlmgpu run --trace FILE.trace [--ctas N] [options]",
             po::options_description("options")};
   c.options.add_options()
       ("workload", po::value<std::string>()->value_name("NAME"),
        "a registered workload ('tlmgpu list workloads'), or 'all' for every one in a table")
       ("launch", po::value<std::string>()->value_name("FILE"), "a launch file (JSON; see docs/LAUNCH_FILE.md)")
+      ("trace", po::value<std::string>()->value_name("FILE"),
+       "an instruction trace run on the cycle-level SMs (format: docs/SCHEDULERS.md; implies --mode timing)")
+      ("ctas", po::value<std::string>()->value_name("N"), "traces: CTAs to run, each with all the trace's warps (default: 1)")
       ("size", po::value<std::string>()->value_name("SIZE"), "small or default (default: default)")
       ("seed", po::value<std::string>()->value_name("N"), "workload input seed (default: 1)")
       ("divergence", po::value<std::string>()->value_name("MODE"),
@@ -491,6 +496,35 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
 }
 
+// --trace: the trace's warps on the SMs; prints the cycle counts and, per
+// trace warp, the cycles its instructions issued at.
+int run_trace_file(const RunSettings& rs, const std::string& path, const po::variables_map& vm) {
+  const uint32_t ctas = vm.count("ctas") ? uint32_t(parse_u64("ctas", vm["ctas"].as<std::string>(), 1)) : 1;
+  const tlmgpu::trace::WarpTrace trace = tlmgpu::trace::load_warp_trace(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  const tlmgpu::platform::TimingLaunchStats ts = tlmgpu::platform::run_trace_launch(rs.device, trace, ctas);
+  const double host = seconds_since(t0);
+  json stats;
+  stats["trace"] = path;
+  cli::Rows rows;
+  rows.emplace_back("trace", path + " (" + std::to_string(trace.warps.size()) + " warps, " +
+                                 std::to_string(trace.instruction_count()) + " instructions)");
+  tlmgpu::platform::DeviceStats s;
+  s.kernels_launched = 1;
+  s.ctas = ctas;
+  s.warp_insts = ts.warp_insts;
+  s.thread_insts = ts.thread_insts;
+  s.sim_cycles = ts.sim_cycles;
+  add_counters(stats, rows, s, host);
+  add_timing_stats(rs, stats, rows, s);
+  const auto& launch = tlmgpu::platform::timing_launches().back();
+  for (size_t i = 0; i < launch.ctas.size(); ++i)
+    rows.emplace_back("cta " + std::to_string(i) + " cycles",
+                      std::to_string(launch.ctas[i].end - launch.ctas[i].start) + " (sm " +
+                          std::to_string(launch.ctas[i].sm) + ")");
+  return finish_run(rs, stats, rows, true, "");
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   Command c = run_command();
   po::variables_map vm = parse_options(c, args, "extra");
@@ -502,6 +536,13 @@ int cmd_run(const std::vector<std::string>& args) {
 
   RunSettings rs;
   rs.watchdog = rs.device.watchdog_instructions;
+  if (vm.count("trace")) {
+    // A trace has no values to compute: it only runs on the cycle-level GPU.
+    if (vm.count("mode") && vm["mode"].as<std::string>() != "timing")
+      throw UsageError("--trace runs in --mode timing only");
+    rs.mode = "timing";
+    rs.device.mode = tlmgpu::platform::SimulationMode::Timing;
+  }
   if (vm.count("mode")) {
     rs.mode = vm["mode"].as<std::string>();
     if (rs.mode == "timing") rs.device.mode = tlmgpu::platform::SimulationMode::Timing;
@@ -538,7 +579,15 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
 
   const bool workload = vm.count("workload") != 0, launch = vm.count("launch") != 0;
-  if (workload == launch) throw UsageError("give exactly one of --workload and --launch");
+  const bool trace = vm.count("trace") != 0;
+  if (int(workload) + int(launch) + int(trace) != 1)
+    throw UsageError("give exactly one of --workload, --launch and --trace");
+  if (!trace && vm.count("ctas")) throw UsageError("--ctas applies to --trace only");
+  if (trace) {
+    for (const char* o : {"size", "seed", "divergence", "output-dir"})
+      if (vm.count(o)) throw UsageError(std::string("--") + o + " does not apply to --trace");
+    return run_trace_file(rs, vm["trace"].as<std::string>(), vm);
+  }
   if (workload) {
     if (vm.count("output-dir")) throw UsageError("--output-dir applies to --launch only");
     return run_workload(rs, vm["workload"].as<std::string>(), vm);

@@ -91,7 +91,7 @@ std::vector<KeySpec> build_key_table() {
                     "shared memory per SM (occupancy limit)"));
   t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),
                     "warp schedulers per SM; warp w belongs to scheduler w mod N"));
-  t.push_back(range("sm.ibuffer_depth", "", 1, 64, at(&GpuConfig::sm, &SmConfig::ibuffer_depth),
+  t.push_back(range("sm.ibuffer_depth", "", 1, 16, at(&GpuConfig::sm, &SmConfig::ibuffer_depth),
                     "decoded instructions buffered per warp"));
   t.push_back(range("sm.fetch_width", "", 1, 8, at(&GpuConfig::sm, &SmConfig::fetch_width),
                     "warps fetched per cycle"));

@@ -6,6 +6,7 @@
 
 #include "memory/l1_cache.h"
 #include "memory/memory_system.h"
+#include "model/sm/ptx_instruction_source.h"
 #include "platform/gpu_device.h"
 
 namespace tlmgpu::platform {
@@ -241,17 +242,25 @@ void GpuTop::watchdog(uint64_t now) {
 
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
                               uint32_t regs_per_thread, uint64_t watchdog_instructions) {
+  const sm::PtxKernelSource source(ctx, timing);
+  return run(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, source, regs_per_thread,
+             watchdog_instructions);
+}
+
+TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
+                              uint32_t shared_bytes, const sm::KernelInstructionSource& source,
+                              uint32_t regs_per_thread, uint64_t watchdog_instructions) {
   sm::SmLaunch launch;
-  launch.ctx = &ctx;
-  launch.timing = &timing;
-  launch.threads_per_cta = uint32_t(ctx.block.count());
+  launch.source = &source;
+  launch.timing = &source.timing();
+  launch.threads_per_cta = threads_per_cta;
   launch.warps_per_cta = (launch.threads_per_cta + ptx::kWarpSize - 1) / ptx::kWarpSize;
   launch.regs_per_cta = regs_per_thread * launch.warps_per_cta * ptx::kWarpSize;
-  launch.shared_per_cta = ctx.shared_bytes;
+  launch.shared_per_cta = shared_bytes;
   const SmConfig& smc = config_.sm;
   if (launch.warps_per_cta > smc.max_warps || launch.threads_per_cta > smc.max_threads ||
       launch.regs_per_cta > smc.registers || launch.shared_per_cta > smc.shared_bytes) {
-    throw LaunchError("a CTA of '" + ctx.kernel->name + "' (" + std::to_string(launch.threads_per_cta) +
+    throw LaunchError("a CTA of '" + kernel_name + "' (" + std::to_string(launch.threads_per_cta) +
                       " threads, " + std::to_string(launch.regs_per_cta) + " registers, " +
                       std::to_string(launch.shared_per_cta) + " bytes of shared memory) does not fit in an SM of " +
                       config_.preset + " (sm.max_threads " + std::to_string(smc.max_threads) + ", sm.registers " +
@@ -270,12 +279,12 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
     insts_before += sm->warp_insts();
     thread_before += sm->thread_insts();
   }
-  kernel_name_ = ctx.kernel->name;
+  kernel_name_ = kernel_name;
   watchdog_limit_ = watchdog_instructions;
   watchdog_progress_ = ~0ull;
   watchdog_last_insts_ = ~0ull;
   start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
-  dispatcher_->begin_launch(ctx.grid, start_cycle_);
+  dispatcher_->begin_launch(grid, start_cycle_);
   running_ = true;
   failure_ = nullptr;
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) wake_.notify(sc_core::SC_ZERO_TIME);
@@ -285,7 +294,7 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
   TimingLaunchStats s;
   s.sim_cycles = end_cycle_ - start_cycle_ + 1;
   TimingLaunchRecord rec;
-  rec.kernel = ctx.kernel->name;
+  rec.kernel = kernel_name;
   rec.start_cycle = start_cycle_;
   rec.cycles = s.sim_cycles;
   rec.last_cta_execution_time = dispatcher_->last_cta_execution_time();

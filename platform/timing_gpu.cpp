@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/sm/instruction_timing.h"
+#include "model/sm/trace_instruction_source.h"
 #include "platform/gpu_device.h"
 #include "platform/gpu_top.h"
 #include "schedulers/warp_scheduler.h"
@@ -64,6 +65,15 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
                             ? options.regs_per_thread
                             : std::clamp(ctx.kernel->regs_per_thread, 1u, kMaxRegsPerThread);
   return top.run(ctx, timing, regs, options.watchdog_instructions);
+}
+
+TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::WarpTrace& trace, uint32_t ctas) {
+  GpuTop& top = timing_gpu(options.config, options.vcd_path);
+  const sm::TraceKernelSource source(trace);
+  // Trace instructions name few registers: the occupancy limit is threads and CTA slots.
+  const uint32_t regs = options.regs_per_thread ? options.regs_per_thread : 1;
+  return top.run("trace " + trace.source, exec::Dim3{ctas, 1, 1},
+                 uint32_t(trace.warps.size()) * ptx::kWarpSize, 0, source, regs, options.watchdog_instructions);
 }
 
 const std::vector<TimingLaunchRecord>& timing_launches() {

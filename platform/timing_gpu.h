@@ -11,6 +11,10 @@
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
 
+namespace tlmgpu::trace {
+struct WarpTrace;
+}
+
 namespace tlmgpu::platform {
 
 struct DeviceOptions;
@@ -29,6 +33,10 @@ struct TimingLaunchStats {
 /// elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache, uint64_t device_id);
+
+/// Runs `ctas` CTAs of a text trace (each runs all the trace's warps) on the
+/// process-wide GPU for options.config; `trace` must outlive the call.
+TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::WarpTrace& trace, uint32_t ctas);
 
 /// One launch of the process-wide GPU: when each CTA ran, and where.
 struct TimingLaunchRecord {

@@ -27,6 +27,7 @@ class KernelAwarePolicy final : public WarpSchedulerPolicy {
 
   std::string name() const override { return "kaws"; }
   bool wants_cta_view() const override { return true; }
+  uint64_t next_reorder_cycle(uint64_t now) const override { return base_->next_reorder_cycle(now); }
 
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
     base_order_.clear();

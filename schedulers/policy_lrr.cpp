@@ -47,6 +47,9 @@ class LooseRoundRobin final : public WarpSchedulerPolicy {
     moved_ = true;
   }
 
+  // With a probe limit the pointer moves every cycle, issue or not.
+  uint64_t next_reorder_cycle(uint64_t now) const override { return probe_ ? now + 1 : UINT64_MAX; }
+
  private:
   uint32_t probe_;
   uint32_t pointer_after_ = 0;  ///< the next round starts after this slot

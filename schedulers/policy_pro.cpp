@@ -65,6 +65,12 @@ void ProPolicy::on_warp_start(uint32_t slot, uint64_t) {
   if (slot < listed_serial_.size()) listed_serial_[slot] = 0;
 }
 
+uint64_t ProPolicy::next_reorder_cycle(uint64_t now) const {
+  if (!seen_view_) return UINT64_MAX;
+  const uint64_t next = last_sort_cycle_ + threshold_;
+  return next > now ? next : now + 1;
+}
+
 void ProPolicy::order(const SchedulerView& view, std::vector<uint32_t>& order) {
   // Warp slot -> view index.
   for (const auto& w : view.warps)

@@ -30,6 +30,8 @@ class ProPolicy final : public WarpSchedulerPolicy {
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
   std::map<std::string, double> stats() const override;
   bool wants_cta_view() const override { return true; }
+  /// The next re-sort on the `threshold` grid.
+  uint64_t next_reorder_cycle(uint64_t now) const override;
 
   // ---- for tests and reports
   bool fast_phase() const { return fast_; }

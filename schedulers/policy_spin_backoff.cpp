@@ -35,6 +35,16 @@ void SpinBackoffPolicy::expire(uint64_t cycle) {
   while (!queue_.empty() && queue_.begin()->first <= cycle) queue_.erase(queue_.begin());
 }
 
+uint64_t SpinBackoffPolicy::next_reorder_cycle(uint64_t now) const {
+  uint64_t next = base_->next_reorder_cycle(now);
+  for (const auto& [wake, slot] : queue_) {
+    if (wake <= now) continue;  // expires at the next order()
+    next = std::min(next, wake);
+    break;
+  }
+  return next;
+}
+
 bool SpinBackoffPolicy::backed_off(uint32_t slot, uint64_t cycle) const {
   return slot < warps_.size() && warps_[slot].wake > cycle;
 }

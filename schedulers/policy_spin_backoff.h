@@ -38,6 +38,8 @@ class SpinBackoffPolicy final : public WarpSchedulerPolicy {
   void on_warp_finish(uint32_t slot, uint64_t cycle) override;
   std::map<std::string, double> stats() const override;
   bool wants_cta_view() const override { return base_->wants_cta_view(); }
+  /// The earliest back-off to expire, or the base policy's own time rule.
+  uint64_t next_reorder_cycle(uint64_t now) const override;
 
   /// For tests: is `slot` backed off at `cycle`, and until when (first cycle it may issue again).
   bool backed_off(uint32_t slot, uint64_t cycle) const;

@@ -11,43 +11,8 @@ namespace {
 
 using trace::TraceOp;
 
-HeadClass head_class_of(TraceOp op) {
-  switch (op) {
-    case TraceOp::Long:
-    case TraceOp::LdGlobal:
-    case TraceOp::StGlobal:
-    case TraceOp::LdLocal:
-    case TraceOp::StLocal: return HeadClass::LongMem;
-    case TraceOp::LdShared:
-    case TraceOp::StShared: return HeadClass::SharedMem;
-    case TraceOp::Sfu: return HeadClass::Sfu;
-    case TraceOp::Dp: return HeadClass::Dp;
-    case TraceOp::Bar: return HeadClass::Barrier;
-    case TraceOp::Exit: return HeadClass::Control;
-    default: return HeadClass::ShortAlu;
-  }
-}
-
-ptx::Opcode opcode_of(TraceOp op) {
-  switch (op) {
-    case TraceOp::Long:
-    case TraceOp::LdGlobal:
-    case TraceOp::LdLocal:
-    case TraceOp::LdShared: return ptx::Opcode::Ld;
-    case TraceOp::StGlobal:
-    case TraceOp::StLocal:
-    case TraceOp::StShared: return ptx::Opcode::St;
-    case TraceOp::Sfu: return ptx::Opcode::Sqrt;
-    case TraceOp::Dp: return ptx::Opcode::Fma;
-    case TraceOp::Bar: return ptx::Opcode::Bar;
-    case TraceOp::Exit: return ptx::Opcode::Exit;
-    case TraceOp::Nop: return ptx::Opcode::Nop;
-    default: return ptx::Opcode::Add;
-  }
-}
-
 char timeline_letter(TraceOp op) {
-  switch (head_class_of(op)) {
+  switch (trace::head_class_of(op)) {
     case HeadClass::LongMem: return 'L';
     case HeadClass::SharedMem: return 'M';
     case HeadClass::Sfu: return 'F';
@@ -151,7 +116,7 @@ TraceRunResult TraceIssueModel::run(uint64_t max_cycles) {
       }
       const auto& inst = trace_.warps[i].instructions[state.next];
       w.head_unit = inst.unit;
-      w.head_class = head_class_of(inst.op);
+      w.head_class = trace::head_class_of(inst.op);
       w.head_pc = state.next;
       if (state.at_barrier) {
         w.wait = WarpWait::Barrier;
@@ -188,7 +153,7 @@ TraceRunResult TraceIssueModel::run(uint64_t max_cycles) {
     event.slot = slot;
     event.pc = state.next;
     event.unit = inst.unit;
-    event.op = opcode_of(inst.op);
+    event.op = trace::opcode_of(inst.op);
     event.active_mask = 0xffffffffu;
     arbiter_.notify_issue(event);
 

@@ -44,6 +44,8 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   int last_class() const { return static_cast<int>(arbiter_.last_class()); }
   /// Whether the policy reads view.ctas (the SM may skip building it).
   bool wants_cta_view() const { return arbiter_.policy().wants_cta_view(); }
+  /// See WarpSchedulerPolicy::next_reorder_cycle.
+  uint64_t next_reorder_cycle(uint64_t now) const { return arbiter_.policy().next_reorder_cycle(now); }
 
   /// Adds `<name>.issued_warp` (slot or -1) and `<name>.stall_class`
   /// (StallClass as int) to `tf`. Call before sc_start; without it the

@@ -111,6 +111,11 @@ class WarpSchedulerPolicy {
   virtual std::map<std::string, double> stats() const { return {}; }
   /// True if order() reads view.ctas; otherwise the SM may leave it empty.
   virtual bool wants_cta_view() const { return false; }
+  /// The SM calls order() only when something in the view changed. A policy
+  /// with time-driven rules (a back-off that expires, a periodic re-sort, a
+  /// pointer that moves without an issue) returns the first cycle after
+  /// `now` at which its order may differ anyway; the SM evaluates it then.
+  virtual uint64_t next_reorder_cycle(uint64_t /*now*/) const { return UINT64_MAX; }
 };
 
 /// "name:key=value,key=value" split into the name and its parameters.

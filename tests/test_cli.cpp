@@ -539,3 +539,39 @@ TEST_F(Cli, ProWritesItsSortedCtaOrderBesideTheStatistics) {
   const auto j = nlohmann::json::parse(read_text(tmp("p.json")));
   EXPECT_GT(j["modules"]["gpu.sm0.sched0.pro_resorts"].get<double>(), 10.0) << j["modules"].dump().substr(0, 500);
 }
+
+// ---------------------------------------------------------------- traces
+
+TEST_F(Cli, TraceRunsOnTheCycleLevelSm) {
+  const std::string trace = "'" + std::string(TLMGPU_SOURCE_DIR) + "/tests/traces/seed004_fig1.trace'";
+  CliRun r = run("run --trace " + trace + " --preset vortex_1sm --scheduler srr --stats " + tmp("t.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  EXPECT_NE(r.out.find("cta 0 cycles             45 (sm 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warp_insts               24"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_text(tmp("t.json")));
+  EXPECT_EQ(j["modules"]["gpu.sm0.sched0.issued"].get<double>(), 24.0);
+  EXPECT_EQ(j["launches"][0]["ctas"].size(), 1u);
+
+  r = run("run --trace " + trace + " --ctas 3 --preset vortex_1sm --scheduler gto");
+  ASSERT_EQ(r.status, 0) << r.all();
+  EXPECT_NE(r.out.find("cta 2 cycles"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, TraceErrorsAreBadInput) {
+  const std::string trace = "'" + std::string(TLMGPU_SOURCE_DIR) + "/tests/traces/seed004_fig1.trace'";
+  CliRun r = run("run --trace " + trace + " --mode functional");
+  EXPECT_EQ(r.status, 2) << r.all();
+  EXPECT_NE(r.err.find("--trace runs in --mode timing only"), std::string::npos) << r.err;
+  r = run("run --trace " + trace + " --size small");
+  EXPECT_EQ(r.status, 2) << r.all();
+  r = run("run --trace " + tmp("missing.trace"));
+  EXPECT_EQ(r.status, 2) << r.all();
+  EXPECT_NE(r.err.find("cannot read the trace file"), std::string::npos) << r.err;
+  const std::string bad = write("bad.trace", "latency long=10\nwarp 1: long r1 <- r0 ; lng r2 <- r1\n");
+  r = run("run --trace " + bad);
+  EXPECT_EQ(r.status, 2) << r.all();
+  EXPECT_NE(r.err.find("bad.trace:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'lng'"), std::string::npos) << r.err;
+  r = run("run --workload vector_add --ctas 2");
+  EXPECT_EQ(r.status, 2) << r.all();
+}

@@ -34,6 +34,11 @@ struct InstructionTiming {
   bool is_atomic = false;
   bool is_setp = false;
   bool is_branch = false;
+  /// Trace instructions: cycles from issue to writeback and between issues
+  /// to the pipe, given by the trace (0: a PTX instruction timed by the
+  /// pipeline's configuration and its operand collection).
+  uint16_t fixed_latency = 0;
+  uint16_t fixed_interval = 0;
 };
 
 /// One entry per PC of the module.

@@ -53,6 +53,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   unit_free_.assign(nsched, std::array<uint64_t, 8>{});
   last_class_.assign(nsched, 0);
   sched_dirty_.assign(nsched, 1);
+  policy_wake_.assign(nsched, kNever);
   decoded_at_.resize(nsched);
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
@@ -86,6 +87,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   busy_collectors_ = 0;
+  std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
   for (auto& per_sched : collectors_)
     for (auto& cls : per_sched)
       for (Collector& c : cls) c.busy = false;
@@ -93,7 +95,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
 }
 
 bool StreamingMultiprocessor::can_accept_cta() const {
-  if (launch_.ctx == nullptr) return false;
+  if (launch_.source == nullptr) return false;
   if (live_ctas_ >= smc_.max_ctas) return false;
   if (used_threads_ + launch_.warps_per_cta * ptx::kWarpSize > std::max(smc_.max_threads, ptx::kWarpSize * 1u) &&
       used_threads_ != 0)
@@ -109,7 +111,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
   while (ctas_[cs].valid) ++cs;
   CtaSlot& c = ctas_[cs];
   if (c.cta) c.cta->restart(ctaid, index_);
-  else c.cta = std::make_unique<exec::Cta>(*launch_.ctx, ctaid, index_);
+  else c.cta = launch_.source->make_cta(ctaid, index_);
   c.cta_id = cta_id;
   c.valid = true;
   c.warps_done = 0;
@@ -121,10 +123,9 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     WarpSlot& w = warps_[s];
     if (w.active) continue;
     if (placed == 0) c.first_warp = s;
-    const uint32_t num_ids = launch_.ctx->kernel->num_regs + launch_.ctx->kernel->num_preds;
+    const uint32_t num_ids = launch_.source->scoreboard_ids();
     w = WarpSlot{};
     w.warp = &c.cta->warp(placed);
-    w.warp->set_record_accesses(true);
     w.cta_slot = cs;
     w.active = true;
     w.age = next_age_++;
@@ -133,6 +134,11 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     // ended must never match the slot's next occupant.
     w.fetch_generation = ++fetch_generations_;
     w.pending_writes.assign(num_ids, 0);
+    if (launch_.source->prefilled_instruction_buffers()) {
+      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
+      const uint32_t end = w.warp->end_pc();
+      while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
+    }
     schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
     fetch_candidates_ |= 1ull << s;
     ++placed;
@@ -182,6 +188,8 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
   if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
   for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
+  for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
+  if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
   for (const WarpSlot& w : warps_) {
     if (!w.active || w.ib_count == 0) continue;
     // Only instructions still being decoded: a decoded one waits for something else.
@@ -223,7 +231,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t per_line = config_.l1i.line_bytes / 8;
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, uint32_t(w.ibuffer.size()));
-      const uint32_t end = launch_.ctx->kernel->end_pc;
+      const uint32_t end = w.warp->end_pc();
       while (w.ib_count < depth && w.fetch_pc < end) {
         w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()] = {w.fetch_pc, r.cycle + smc_.decode_latency};
         decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
@@ -392,6 +400,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   // for all warps alike and is applied when the view is assembled.
   w.view_dirty = false;
   w.needs_collector = -1;
+  w.needs_pipe = -1;
   schedulers::WarpView& v = w.view;
   v = schedulers::WarpView{};
   v.slot = slot;
@@ -400,7 +409,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.age = w.age;
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
-  const exec::Warp& warp = *w.warp;
+  const WarpInstructionSource& warp = *w.warp;
   v.active_threads = uint32_t(__builtin_popcount(warp.next_mask()));
   if (w.ib_count) {
     const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
@@ -423,19 +432,32 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
       if (w.pending_writes[t.src[i]]) v.wait = WarpWait::Scoreboard;
     for (uint8_t i = 0; i < t.num_dst && v.wait == WarpWait::Ready; ++i)
       if (w.pending_writes[t.dst[i]]) v.wait = WarpWait::Scoreboard;
-    if (v.wait == WarpWait::Ready && t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
+    if (v.wait == WarpWait::Ready && t.fixed_latency)
+      w.needs_pipe = int8_t(t.pipe);
+    else if (v.wait == WarpWait::Ready && t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
       w.needs_collector = int8_t(collector_class(t.pipe));
   }
 }
 
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
+  // Policies that follow the dispatcher's signals (PRO, KAWS) look again when they change.
+  if (phase_ && (phase_->ctas_waiting != seen_phase_.ctas_waiting ||
+                 phase_->last_cta_dispatched != seen_phase_.last_cta_dispatched)) {
+    seen_phase_ = *phase_;
+    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+  }
   for (uint32_t s = 0; s < nsched; ++s) {
+    if (policy_wake_[s] <= now) sched_dirty_[s] = 1;
     // Nothing this scheduler's choice depends on changed: same (non-)choice.
     auto& decoded = decoded_at_[s];
     while (!decoded.empty() && decoded.top() <= now) {
       decoded.pop();
       sched_dirty_[s] = 1;
+    }
+    if (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) {
+      while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
+      std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
     }
     if (!sched_dirty_[s]) {
       schedulers_[s]->account_cycles(last_class_[s], 1);
@@ -459,10 +481,12 @@ void StreamingMultiprocessor::issue(uint64_t now) {
                            w.ibuffer[w.ib_head].ready_cycle <= now))
         refresh_view(w, slot, now);
       view.warps.push_back(w.view);
-      if (w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)])
+      if ((w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
+          (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
         view.warps.back().wait = WarpWait::UnitBusy;
     }
     if (!any) {
+      policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
       last_class_[s] = int(schedulers::StallClass::Idle);
       continue;
@@ -491,6 +515,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
+    policy_wake_[s] = schedulers_[s]->next_reorder_cycle(now);
     // A scheduler that cannot issue needs no tick of its own: what it waits
     // for (a writeback, a memory response, a busy collector, a decoded
     // instruction) is an event or keeps the SM active anyway.
@@ -504,25 +529,24 @@ void StreamingMultiprocessor::issue(uint64_t now) {
 
 bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
   WarpSlot& w = warps_[slot];
-  exec::Warp& warp = *w.warp;
+  WarpInstructionSource& warp = *w.warp;
   const uint32_t pc = w.ibuffer[w.ib_head].pc;
   if (warp.pc() != pc) {  // the buffered path is not where the warp goes
     flush(w);
     return false;
   }
-  const exec::StepStatus st = warp.step();
+  const exec::StepStatus st = warp.execute();
   if (st == exec::StepStatus::Blocked) {
     flush(w);
     return false;
   }
-  const exec::StepInfo& info = warp.last();
+  const IssuedInstruction& info = warp.issued();
   const InstructionTiming& t = (*launch_.timing)[pc];
   scan_finish_ = true;
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
-  if (t.pipe == Pipe::Bar || warp.finished() || info.inst->op == ptx::Opcode::Exit ||
-      info.inst->op == ptx::Opcode::Ret)
+  if (t.pipe == Pipe::Bar || warp.finished() || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret)
     touch_all();
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
@@ -538,7 +562,12 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   if (t.is_memory) ++w.mem_in_flight;
   if (t.is_membar && w.mem_in_flight > 0) w.membar_wait = true;
 
-  if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
+  if (t.fixed_latency) {
+    // A trace instruction: no operands to collect, its latency counts from issue.
+    unit_free_[scheduler][size_t(t.pipe)] = now + t.fixed_interval;
+    pipe_free_at_.push(now + t.fixed_interval);
+    complete_at(now + t.fixed_latency, slot, pc, false);
+  } else if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
     complete_at(now + 1, slot, pc, false);
   } else {
     Collector* c = free_collector(scheduler, collector_class(t.pipe));
@@ -547,14 +576,14 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     c->slot = slot;
     c->pc = pc;
     c->reads_left = 0;
-    const uint32_t num_regs = launch_.ctx->kernel->num_regs;
+    const uint32_t num_regs = launch_.source->banked_registers();
     const uint32_t nbanks = uint32_t(banks_.size());
     for (uint8_t i = 0; i < t.num_src; ++i) {
       if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
       c->banks[c->reads_left++] = (t.src[i] + slot) % nbanks;
     }
-    c->has_access = t.is_memory && active != 0 && warp.last_access().mask != 0;
-    if (c->has_access) c->access = warp.last_access();
+    c->has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
+    if (c->has_access) c->access = *info.access;
   }
 
   schedulers::IssueEvent ev;
@@ -562,7 +591,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   ev.slot = slot;
   ev.pc = pc;
   ev.unit = t.unit;
-  ev.op = info.inst->op;
+  ev.op = info.op;
   ev.active_mask = info.active_mask;
   ev.is_branch = t.is_branch;
   ev.taken = info.branch_taken;
@@ -570,16 +599,8 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   ev.is_setp = t.is_setp;
   if (t.is_setp) {
     // The compared values per lane (raw bits), for spin detectors (seed 001).
-    auto operand_lanes = [&](const ptx::Operand& o, std::array<uint64_t, ptx::kWarpSize>& out) {
-      for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
-        out[lane] = o.kind == ptx::OperandKind::Reg     ? warp.reg(o.reg)[lane]
-                    : o.kind == ptx::OperandKind::Imm   ? o.imm
-                    : o.kind == ptx::OperandKind::Special ? warp.special(o.sreg, lane)
-                                                          : 0;
-      }
-    };
-    operand_lanes(info.inst->src[0], setp_a_);
-    operand_lanes(info.inst->src[1], setp_b_);
+    warp.source_values(0, setp_a_);
+    warp.source_values(1, setp_b_);
     ev.setp_a = setp_a_.data();
     ev.setp_b = setp_b_.data();
   }
@@ -602,7 +623,7 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
 
 void StreamingMultiprocessor::fetch(uint64_t now) {
   fetch_refused_ = false;
-  const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, 8);
+  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
   // Loose round robin over the warps that may want a fetch, starting at fetch_rr_.
   const uint64_t below = fetch_rr_ >= 64 ? ~0ull : (1ull << fetch_rr_) - 1;
   for (uint64_t part : {fetch_candidates_ & ~below, fetch_candidates_ & below}) {
@@ -610,7 +631,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
       const uint32_t slot = uint32_t(__builtin_ctzll(part));
       WarpSlot& w = warps_[slot];
       if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished() ||
-          w.fetch_pc >= launch_.ctx->kernel->end_pc) {
+          w.fetch_pc >= w.warp->end_pc()) {
         fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
         continue;
       }
@@ -678,8 +699,7 @@ uint64_t StreamingMultiprocessor::progress_events() const {
   uint64_t p = ctas_finished_;
   for (const CtaSlot& c : ctas_) {
     if (!c.valid) continue;
-    p += c.cta->barrier_releases();
-    for (uint32_t k = 0; k < c.cta->num_warps(); ++k) p += c.cta->warp(k).progress_events();
+    p += c.cta->progress_events();
   }
   return p;
 }

@@ -16,9 +16,9 @@
 #include <systemc>
 
 #include "memory/memory_interfaces.h"
-#include "model/exec/cta.h"
 #include "model/sm/instruction_timing.h"
 #include "model/sm/register_file_bank.h"
+#include "model/sm/warp_instruction_source.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
@@ -34,8 +34,8 @@ namespace tlmgpu::sm {
 
 /// Everything an SM needs to run CTAs of one launch.
 struct SmLaunch {
-  const exec::KernelContext* ctx = nullptr;
-  const std::vector<InstructionTiming>* timing = nullptr;
+  const KernelInstructionSource* source = nullptr;
+  const std::vector<InstructionTiming>* timing = nullptr;  ///< source->timing()
   uint32_t warps_per_cta = 0;
   uint32_t threads_per_cta = 0;
   uint32_t regs_per_cta = 0;
@@ -61,6 +61,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
  public:
   /// Instruction addresses for the L1I: PC * 8 above this base.
   static constexpr uint64_t kCodeBase = 0x0000600000000000ull;
+  /// Entries of a warp's instruction buffer the model provides (sm.ibuffer_depth uses up to this many).
+  static constexpr uint32_t kMaxInstructionBuffer = 16;
 
   StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const platform::GpuConfig& config);
   ~StreamingMultiprocessor() override;
@@ -115,11 +117,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t ready_cycle;
   };
   struct WarpSlot {
-    exec::Warp* warp = nullptr;
+    WarpInstructionSource* warp = nullptr;
     uint32_t cta_slot = 0;
     bool active = false;
     uint64_t age = 0;
-    std::array<BufferedInstruction, 8> ibuffer{};
+    std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
     uint8_t ib_head = 0, ib_count = 0;
     uint32_t fetch_pc = 0;
     bool fetch_pending = false;
@@ -134,9 +136,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     schedulers::WarpView view;
     bool view_dirty = true;
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
+    int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
   };
   struct CtaSlot {
-    std::unique_ptr<exec::Cta> cta;
+    std::unique_ptr<CtaInstructionSource> cta;
     uint64_t cta_id = 0;
     uint32_t first_warp = 0;
     uint32_t warps_done = 0;
@@ -213,6 +216,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // collector, or a buffered instruction finishing decode.
   std::vector<uint8_t> sched_dirty_;
   std::vector<std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>> decoded_at_;
+  // Trace instructions bypass the collectors; a scheduler waiting for one of
+  // their pipes to accept again is woken at that cycle.
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> pipe_free_at_;
+  // Per scheduler: when its policy's order may change by itself (time-driven rules).
+  std::vector<uint64_t> policy_wake_;
+  KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
   void touch(uint32_t slot) {
     sched_dirty_[slot % sched_dirty_.size()] = 1;
     warps_[slot].view_dirty = true;
@@ -239,7 +248,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t fetch_candidates_ = 0;
   uint32_t fetch_generations_ = 0;
   uint32_t busy_collectors_ = 0;
-  std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands  // warp slots that may want a fetch (bit per slot)  // the L1I had no MSHR for this cycle's fetch
+  std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
   bool ticked_ = false;
   uint64_t last_cycle_ = 0;
   void skip_cycles(uint64_t n);

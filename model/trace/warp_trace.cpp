@@ -325,4 +325,39 @@ WarpTrace load_warp_trace(const std::string& path) {
   return parse_warp_trace(text.str(), path);
 }
 
+schedulers::HeadClass head_class_of(TraceOp op) {
+  switch (op) {
+    case TraceOp::Long:
+    case TraceOp::LdGlobal:
+    case TraceOp::StGlobal:
+    case TraceOp::LdLocal:
+    case TraceOp::StLocal: return schedulers::HeadClass::LongMem;
+    case TraceOp::LdShared:
+    case TraceOp::StShared: return schedulers::HeadClass::SharedMem;
+    case TraceOp::Sfu: return schedulers::HeadClass::Sfu;
+    case TraceOp::Dp: return schedulers::HeadClass::Dp;
+    case TraceOp::Bar: return schedulers::HeadClass::Barrier;
+    case TraceOp::Exit: return schedulers::HeadClass::Control;
+    default: return schedulers::HeadClass::ShortAlu;
+  }
+}
+
+ptx::Opcode opcode_of(TraceOp op) {
+  switch (op) {
+    case TraceOp::Long:
+    case TraceOp::LdGlobal:
+    case TraceOp::LdLocal:
+    case TraceOp::LdShared: return ptx::Opcode::Ld;
+    case TraceOp::StGlobal:
+    case TraceOp::StLocal:
+    case TraceOp::StShared: return ptx::Opcode::St;
+    case TraceOp::Sfu: return ptx::Opcode::Sqrt;
+    case TraceOp::Dp: return ptx::Opcode::Fma;
+    case TraceOp::Bar: return ptx::Opcode::Bar;
+    case TraceOp::Exit: return ptx::Opcode::Exit;
+    case TraceOp::Nop: return ptx::Opcode::Nop;
+    default: return ptx::Opcode::Add;
+  }
+}
+
 }  // namespace tlmgpu::trace

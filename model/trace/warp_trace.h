@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/ptx/ptx_ir.h"
+#include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::trace {
 
@@ -36,6 +37,10 @@ bool is_long_memory(TraceOp op);
 bool is_store(TraceOp op);
 /// Latency an instruction class gets unless the trace sets another.
 uint32_t default_latency(TraceOp op);
+/// The class a warp scheduler policy sees when the instruction heads the buffer.
+schedulers::HeadClass head_class_of(TraceOp op);
+/// The PTX opcode policies are told an instruction of this class issued as.
+ptx::Opcode opcode_of(TraceOp op);
 
 /// Registers: r<N> is N, p<N> is kPredicateRegister + N.
 constexpr uint32_t kPredicateRegister = 1u << 20;

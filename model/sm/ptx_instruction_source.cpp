@@ -1,0 +1,51 @@
+#include "model/sm/ptx_instruction_source.h"
+
+namespace tlmgpu::sm {
+
+PtxWarpSource::PtxWarpSource(exec::Warp& warp)
+    : warp_(&warp),
+      kernel_end_(warp.context().kernel->end_pc),
+      module_end_(uint32_t(warp.context().module->code.size())) {
+  warp_->set_record_accesses(true);  // the coalescer needs every lane's address
+}
+
+uint32_t PtxWarpSource::end_pc() const {
+  // Inside a called function the kernel's own end does not bound the code.
+  return warp_->pc() < kernel_end_ ? kernel_end_ : module_end_;
+}
+
+exec::StepStatus PtxWarpSource::execute() {
+  const exec::StepStatus st = warp_->step();
+  if (st == exec::StepStatus::Blocked) return st;
+  const exec::StepInfo& info = warp_->last();
+  issued_.active_mask = info.active_mask;
+  issued_.op = info.inst->op;
+  issued_.branch_taken = info.branch_taken;
+  issued_.backward = info.backward;
+  // Valid for memory instructions with an active lane (the SM checks both).
+  issued_.access = &warp_->last_access();
+  return st;
+}
+
+void PtxWarpSource::source_values(uint32_t index, std::array<uint64_t, ptx::kWarpSize>& out) const {
+  const ptx::Operand& o = warp_->last().inst->src[index];
+  for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
+    out[lane] = o.kind == ptx::OperandKind::Reg       ? warp_->reg(o.reg)[lane]
+                : o.kind == ptx::OperandKind::Imm     ? o.imm
+                : o.kind == ptx::OperandKind::Special ? warp_->special(o.sreg, lane)
+                                                      : 0;
+  }
+}
+
+PtxCtaSource::PtxCtaSource(const exec::KernelContext& ctx, exec::Dim3 ctaid, uint32_t sm) : cta_(ctx, ctaid, sm) {
+  warps_.reserve(cta_.num_warps());
+  for (uint32_t k = 0; k < cta_.num_warps(); ++k) warps_.emplace_back(cta_.warp(k));
+}
+
+uint64_t PtxCtaSource::progress_events() const {
+  uint64_t p = cta_.barrier_releases();
+  for (uint32_t k = 0; k < cta_.num_warps(); ++k) p += cta_.warp(k).progress_events();
+  return p;
+}
+
+}  // namespace tlmgpu::sm
