@@ -45,6 +45,8 @@ class IssueArbiter {
   void warp_finished(uint32_t slot, uint64_t cycle) { policy_->on_warp_finish(slot, cycle); }
 
   StallClass last_class() const { return last_class_; }
+  /// The policy's order at the last select() (indices into that view.warps).
+  const std::vector<uint32_t>& last_order() const { return order_; }
   uint64_t cycles(StallClass c) const { return cycles_[static_cast<size_t>(c)]; }
   uint64_t warp_insts() const { return warp_insts_; }
   const WarpSchedulerPolicy& policy() const { return *policy_; }

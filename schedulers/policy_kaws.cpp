@@ -7,7 +7,8 @@
 //
 // The warp-sharing half of the paper (a scheduler issuing another
 // scheduler's warp into its own free operand collector) is a pipeline
-// mechanism, not an ordering rule; it is not modelled yet.
+// mechanism: the policy only switches it on (sharing=on, the default) and the
+// SM does it (StreamingMultiprocessor::share_warps).
 #include <algorithm>
 #include <stdexcept>
 
@@ -19,14 +20,15 @@ namespace {
 
 class KernelAwarePolicy final : public WarpSchedulerPolicy {
  public:
-  KernelAwarePolicy(std::unique_ptr<WarpSchedulerPolicy> base, const PolicyContext& context)
-      : base_(std::move(base)) {
+  KernelAwarePolicy(std::unique_ptr<WarpSchedulerPolicy> base, bool sharing, const PolicyContext& context)
+      : base_(std::move(base)), sharing_(sharing) {
     base_order_.reserve(context.max_warps_per_scheduler);
     rank_.reserve(context.max_warps_per_scheduler);
   }
 
   std::string name() const override { return "kaws"; }
   bool wants_cta_view() const override { return true; }
+  bool shares_warps() const override { return sharing_; }
   uint64_t next_reorder_cycle(uint64_t now) const override { return base_->next_reorder_cycle(now); }
 
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
@@ -84,6 +86,7 @@ class KernelAwarePolicy final : public WarpSchedulerPolicy {
     uint32_t index;
   };
   std::unique_ptr<WarpSchedulerPolicy> base_;
+  bool sharing_;
   std::vector<uint32_t> base_order_;
   std::vector<Rank> rank_;
   bool switched_ = false;
@@ -99,7 +102,11 @@ std::unique_ptr<WarpSchedulerPolicy> make_kaws_policy(const PolicyParams& params
   const std::string base = it == params.end() ? "gto" : it->second;
   if (base != "gto" && base != "lrr")
     throw std::invalid_argument("scheduler policy 'kaws': base=" + base + " (allowed: gto, lrr)");
-  return std::make_unique<KernelAwarePolicy>(make_policy(PolicySpec{base, {}}, context), context);
+  const auto sh = params.find("sharing");
+  const std::string sharing = sh == params.end() ? "on" : sh->second;
+  if (sharing != "on" && sharing != "off")
+    throw std::invalid_argument("scheduler policy 'kaws': sharing=" + sharing + " (allowed: on, off)");
+  return std::make_unique<KernelAwarePolicy>(make_policy(PolicySpec{base, {}}, context), sharing == "on", context);
 }
 
 }  // namespace tlmgpu::schedulers

@@ -51,8 +51,12 @@ const std::vector<PolicyEntry>& policy_table() {
         {"window", "5", "setp operand pairs per history row"},
         {"confidence", "2", "table detector's threshold"}},
        &make_spin_backoff_policy},
-      {"kaws", "kernel-aware (seed 002): base policy until the last CTA is dispatched, then least-progressed CTAs first",
-       {{"base", "gto", "policy before the switch: gto or lrr"}}, &make_kaws_policy},
+      {"kaws",
+       "kernel-aware (seed 002): base policy until the last CTA is dispatched, then least-progressed CTAs first; "
+       "warp sharing between schedulers",
+       {{"base", "gto", "policy before the switch: gto or lrr"},
+        {"sharing", "on", "on: a scheduler with a free SP / SFU / MEM collector issues another's stalled warp"}},
+       &make_kaws_policy},
   };
   return table;
 }

@@ -34,6 +34,25 @@ void WarpScheduler::account_cycles(int cls, uint64_t n) {
   account_cycles(static_cast<StallClass>(cls), n);
 }
 
+void WarpScheduler::count_shared_issue(ptx::UnitClass unit) {
+  switch (unit) {
+    case ptx::UnitClass::SP: ++shared_issues_[0]; break;
+    case ptx::UnitClass::SFU: ++shared_issues_[1]; break;
+    case ptx::UnitClass::MEM: ++shared_issues_[2]; break;
+    default: throw std::invalid_argument(std::string(name()) + ": warp sharing is for SP, SFU and MEM only");
+  }
+}
+
+void WarpScheduler::report_stats(stats::StatMap& out) const {
+  arbiter_.report_stats(out);
+  if (!arbiter_.policy().shares_warps()) return;
+  // Issues this scheduler made for other schedulers' warps, by the unit of
+  // the collector it lent (seed 002's warp sharing).
+  out["shared_issues_sp"] = double(shared_issues_[0]);
+  out["shared_issues_sfu"] = double(shared_issues_[1]);
+  out["shared_issues_mem"] = double(shared_issues_[2]);
+}
+
 void WarpScheduler::enable_trace(sc_core::sc_trace_file* tf) {
   if (!tf) return;
   tracing_ = true;

@@ -4,6 +4,7 @@
 // process order and costs no extra activation (docs/SCHEDULERS.md).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,12 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   int last_class() const { return static_cast<int>(arbiter_.last_class()); }
   /// Whether the policy reads view.ctas (the SM may skip building it).
   bool wants_cta_view() const { return arbiter_.policy().wants_cta_view(); }
+  /// The policy's order at the last select().
+  const std::vector<uint32_t>& last_order() const { return arbiter_.last_order(); }
+  bool shares_warps() const { return arbiter_.policy().shares_warps(); }
+  /// Seed 002: this scheduler issued another scheduler's warp into its own
+  /// collector for `unit` (SP, SFU or MEM).
+  void count_shared_issue(ptx::UnitClass unit);
   /// See WarpSchedulerPolicy::next_reorder_cycle.
   uint64_t next_reorder_cycle(uint64_t now) const { return arbiter_.policy().next_reorder_cycle(now); }
 
@@ -55,10 +62,12 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   std::string policy_name() const { return arbiter_.policy().name(); }
   const IssueArbiter& arbiter() const { return arbiter_; }
 
-  void report_stats(stats::StatMap& out) const override { arbiter_.report_stats(out); }
+  void report_stats(stats::StatMap& out) const override;
 
  private:
   IssueArbiter arbiter_;
+  // Warps of other schedulers issued here (seed 002), by SP / SFU / MEM.
+  std::array<uint64_t, 3> shared_issues_{};
   bool tracing_ = false;
   // Traced as plain values: the trace file samples them every time step, so
   // no sc_signal update (and no delta cycle) is needed to make them visible.

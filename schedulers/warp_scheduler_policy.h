@@ -116,6 +116,10 @@ class WarpSchedulerPolicy {
   /// pointer that moves without an issue) returns the first cycle after
   /// `now` at which its order may differ anyway; the SM evaluates it then.
   virtual uint64_t next_reorder_cycle(uint64_t /*now*/) const { return UINT64_MAX; }
+  /// Seed 002's warp sharing: the SM lets a scheduler whose SP / SFU / MEM
+  /// operand collector is free issue another scheduler's warp that waits for
+  /// that collector (the warp-sharing control unit lives in the SM).
+  virtual bool shares_warps() const { return false; }
 };
 
 /// "name:key=value,key=value" split into the name and its parameters.

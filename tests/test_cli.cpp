@@ -575,3 +575,42 @@ TEST_F(Cli, TraceErrorsAreBadInput) {
   r = run("run --workload vector_add --ctas 2");
   EXPECT_EQ(r.status, 2) << r.all();
 }
+
+// Seed 002's warp sharing end to end: one warp's eight 32-way bank-conflicted
+// shared loads (32 cycles of its scheduler's LD/ST unit each) spread over the
+// other schedulers' free MEM collectors and units. Same kernel as
+// SmWarpSharing in test_sm.cpp.
+TEST_F(Cli, KawsWarpSharingShortensABankConflictedWarp) {
+  std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                    ".visible .entry conflicts(.param .u64 out) {\n"
+                    "  .reg .b32 %r<24>; .reg .b64 %rd<4>;\n  .shared .align 4 .b8 sbuf[4096];\n"
+                    "  mov.u32 %r1, %tid.x;\n  shl.b32 %r2, %r1, 7;\n  mov.u32 %r3, sbuf;\n  add.u32 %r4, %r3, %r2;\n";
+  for (int i = 0; i < 8; ++i)
+    ptx += "  ld.shared.u32 %r" + std::to_string(5 + i) + ", [%r4+" + std::to_string(4 * i) + "];\n";
+  ptx += "  add.u32 %r13, %r5, %r6;\n  add.u32 %r14, %r7, %r8;\n  add.u32 %r15, %r9, %r10;\n"
+         "  add.u32 %r16, %r11, %r12;\n  add.u32 %r17, %r13, %r14;\n  add.u32 %r18, %r15, %r16;\n"
+         "  add.u32 %r19, %r17, %r18;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+         "  mul.wide.u32 %rd3, %r1, 4;\n  add.u64 %rd2, %rd2, %rd3;\n  st.global.u32 [%rd2], %r19;\n  ret;\n}\n";
+  const std::string ptx_file = write("conflicts.ptx", ptx);
+  const std::string json = write("conflicts.json", R"({
+    "ptx": ")" + ptx_file + R"(",
+    "buffers": [{"name": "out", "type": "u32", "count": 32, "init": "zeros"}],
+    "launches": [{"kernel": "conflicts", "grid": 1, "block": 32, "args": [{"buffer": "out"}]}]
+  })");
+  auto cycles = [&](const std::string& sharing) {
+    CliRun r = run("run --launch " + json + " --mode timing --preset titanx_pascal --scheduler kaws:sharing=" +
+                   sharing + " --stats " + tmp(sharing + ".json"));
+    EXPECT_EQ(r.status, 0) << r.all();
+    return nlohmann::json::parse(read_text(tmp(sharing + ".json")))["sim_cycles"].get<uint64_t>();
+  };
+  const uint64_t off = cycles("off"), on = cycles("on");
+  // Without sharing the loads hold one unit for 8 x 32 cycles; with it, at
+  // most about three loads stay in scheduler 0's unit.
+  EXPECT_LT(on + 100, off) << "on " << on << " off " << off;
+  const auto j = nlohmann::json::parse(read_text(tmp("on.json")));
+  EXPECT_GT(j["modules"]["gpu.sm0.sched1.shared_issues_mem"].get<double>(), 0.0);
+  EXPECT_FALSE(nlohmann::json::parse(read_text(tmp("off.json")))["modules"].contains("gpu.sm0.sched1.shared_issues_mem"));
+  CliRun bad = run("run --workload vector_add --mode timing --scheduler kaws:sharing=maybe");
+  EXPECT_EQ(bad.status, 2) << bad.all();
+  EXPECT_NE(bad.err.find("sharing=maybe (allowed: on, off)"), std::string::npos) << bad.err;
+}

@@ -59,10 +59,16 @@ TEST(PaperPolicyKaws, LeastProgressedCtaFirstAfterTheSwitch) {
   EXPECT_EQ(p->stats().at("kaws_switch_cycle"), 100.0);
 }
 
-TEST(PaperPolicyKaws, BaseIsGtoOrLrr) {
+TEST(PaperPolicyKaws, BaseIsGtoOrLrrAndSharingOnOrOff) {
   EXPECT_NO_THROW(make_policy("kaws:base=lrr", PolicyContext{}));
   EXPECT_THROW(make_policy("kaws:base=srr", PolicyContext{}), std::invalid_argument);
-  EXPECT_THROW(make_policy("kaws:sharing=on", PolicyContext{}), std::invalid_argument);
+  EXPECT_TRUE(make_policy("kaws", PolicyContext{})->shares_warps());
+  EXPECT_TRUE(make_policy("kaws:sharing=on", PolicyContext{})->shares_warps());
+  EXPECT_FALSE(make_policy("kaws:base=lrr,sharing=off", PolicyContext{})->shares_warps());
+  EXPECT_THROW(make_policy("kaws:sharing=yes", PolicyContext{}), std::invalid_argument);
+  EXPECT_THROW(make_policy("kaws:share=on", PolicyContext{}), std::invalid_argument);
+  // Only kaws asks the SM for warp sharing.
+  EXPECT_FALSE(make_policy("gto", PolicyContext{})->shares_warps());
 }
 
 }  // namespace

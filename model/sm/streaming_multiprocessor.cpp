@@ -54,6 +54,8 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   last_class_.assign(nsched, 0);
   sched_dirty_.assign(nsched, 1);
   policy_wake_.assign(nsched, kNever);
+  issued_now_.assign(nsched, 0);
+  warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   decoded_at_.resize(nsched);
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
@@ -447,6 +449,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     seen_phase_ = *phase_;
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   }
+  std::fill(issued_now_.begin(), issued_now_.end(), 0);
   for (uint32_t s = 0; s < nsched; ++s) {
     if (policy_wake_[s] <= now) sched_dirty_[s] = 1;
     // Nothing this scheduler's choice depends on changed: same (non-)choice.
@@ -522,7 +525,54 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     if (pick >= 0) {
       active_ = true;
       sched_dirty_[s] = 1;
+      issued_now_[s] = 1;
       issue_warp(view.warps[size_t(pick)].slot, s, now);
+    }
+  }
+  if (warp_sharing_ && busy_collectors_ != 0) share_warps(now);
+}
+
+void StreamingMultiprocessor::share_warps(uint64_t now) {
+  // Seed 002's warp-sharing control unit: a scheduler that issued nothing of
+  // its own this cycle and has a free SP / SFU / MEM collector issues another
+  // scheduler's warp that waits for its own collector of that unit, at most
+  // one per receiving scheduler per cycle. Receivers take turns from the
+  // cycle number; each looks at the other schedulers from the next one on
+  // and takes the first stalled warp in that scheduler's own priority order.
+  const uint32_t nsched = uint32_t(schedulers_.size());
+  uint64_t taken = 0;  // warps shared this cycle
+  for (uint32_t k = 0; k < nsched; ++k) {
+    const uint32_t r = uint32_t((now + k) % nsched);
+    if (issued_now_[r]) continue;
+    std::array<bool, kCollectorClasses> free{};
+    for (uint32_t cls : {kSpCollector, kSfuCollector, kMemCollector})
+      for (const Collector& c : collectors_[r][cls]) free[cls] |= !c.busy;
+    if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
+    bool shared = false;
+    for (uint32_t j = 1; j < nsched && !shared; ++j) {
+      const uint32_t d = (r + j) % nsched;
+      const schedulers::SchedulerView& dv = views_[d];
+      for (const uint32_t i : schedulers_[d]->last_order()) {
+        // Ready counts too: its scheduler may have filled the collector with another warp this cycle.
+        if (i >= dv.warps.size() ||
+            (dv.warps[i].wait != WarpWait::UnitBusy && dv.warps[i].wait != WarpWait::Ready))
+          continue;
+        const uint32_t slot = dv.warps[i].slot;
+        const WarpSlot& w = warps_[slot];
+        // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
+        if (!w.active || w.view_dirty || w.needs_collector < 0 || (taken >> slot & 1)) continue;
+        const uint32_t cls = uint32_t(w.needs_collector);
+        if (cls == kDpCollector || !free[cls] || free_collector(d, CollectorClass(cls))) continue;
+        if (!issue_warp(slot, r, now)) continue;
+        taken |= 1ull << slot;
+        schedulers_[r]->count_shared_issue(cls == kSpCollector ? ptx::UnitClass::SP
+                                           : cls == kSfuCollector ? ptx::UnitClass::SFU
+                                                                  : ptx::UnitClass::MEM);
+        sched_dirty_[r] = 1;  // its collector is busy now
+        active_ = true;
+        shared = true;
+        break;
+      }
     }
   }
 }
@@ -604,7 +654,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     ev.setp_a = setp_a_.data();
     ev.setp_b = setp_b_.data();
   }
-  schedulers_[scheduler]->notify_issue(ev);
+  schedulers_[slot % schedulers_.size()]->notify_issue(ev);
   return true;
 }
 

@@ -183,7 +183,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void dispatch(Collector& c, uint32_t scheduler, uint64_t now);
   void send_lines(uint64_t now);
   void issue(uint64_t now);
+  /// `scheduler`'s collector and pipes take the instruction; the warp's own
+  /// scheduler (slot mod N) is told, which differs under warp sharing.
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
+  void share_warps(uint64_t now);
   void fetch(uint64_t now);
   void flush(WarpSlot& w);
   void finish_warps(uint64_t now);
@@ -222,6 +225,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // Per scheduler: when its policy's order may change by itself (time-driven rules).
   std::vector<uint64_t> policy_wake_;
   KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
+  bool warp_sharing_ = false;           // seed 002: the policy asks for it
+  std::vector<uint8_t> issued_now_;     // per scheduler: issued its own warp this cycle
   void touch(uint32_t slot) {
     sched_dirty_[slot % sched_dirty_.size()] = 1;
     warps_[slot].view_dirty = true;
