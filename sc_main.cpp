@@ -184,6 +184,8 @@ Command run_command() {
        "override one configuration key, e.g. sm.num_schedulers=4 (repeatable)")
       ("scheduler", po::value<std::string>()->value_name("SPEC"),
        "warp scheduler policy with parameters, e.g. gto or two_level:group=8 (= --set gpu.scheduler=SPEC)")
+      ("fetch-scheduler", po::value<std::string>()->value_name("POLICY"),
+       "the fetch stage's policy: lrr, gtlrr or gtlo (= --set sm.fetch_policy=POLICY)")
       ("dump-config", "print the effective configuration as INI and exit")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
       ("regs-per-thread", po::value<std::string>()->value_name("N"),
@@ -554,6 +556,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (vm.count("config")) files = vm["config"].as<std::vector<std::string>>();
     if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("scheduler")) sets.push_back("gpu.scheduler=" + vm["scheduler"].as<std::string>());
+    if (vm.count("fetch-scheduler")) sets.push_back("sm.fetch_policy=" + vm["fetch-scheduler"].as<std::string>());
     rs.device.config = tlmgpu::platform::resolve_config(preset, files, sets);
     // The policy name and its parameters are checked before anything runs.
     tlmgpu::schedulers::make_policy(rs.device.config.scheduler, tlmgpu::schedulers::PolicyContext{});

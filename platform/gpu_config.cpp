@@ -95,9 +95,13 @@ std::vector<KeySpec> build_key_table() {
                     "decoded instructions buffered per warp"));
   t.push_back(range("sm.fetch_width", "", 1, 8, at(&GpuConfig::sm, &SmConfig::fetch_width),
                     "warps fetched per cycle"));
-  t.push_back({"sm.fetch_policy", "which warp fetches next (loose round robin, greedy variants)", "",
+  t.push_back(range("sm.fetch_instructions", "", 0, 16, at(&GpuConfig::sm, &SmConfig::fetch_instructions),
+                    "instructions per fetch: 0 = the rest of the L1I line, N = N per request (pipelined L1I)"));
+  t.push_back({"sm.fetch_policy", "the fetch scheduler: loose round robin, greedy then round robin / oldest", "",
                at(&GpuConfig::sm, &SmConfig::fetch_policy), Rule::kChoice, 0, 0,
-               {"lrr", "gtlrr", "gto"}});
+               {"lrr", "gtlrr", "gtlo"}});
+  t.push_back(flag("sm.oracle_schedulers", at(&GpuConfig::sm, &SmConfig::oracle_schedulers),
+                   "run seed 003's oracle issue schedulers osched1 / osched2 beside each scheduler"));
   t.push_back(range("sm.decode_latency", "cycles", 1, 64, at(&GpuConfig::sm, &SmConfig::decode_latency),
                     "fetch to instruction buffer, after the L1I hit"));
   t.push_back(range("sm.issue_width", "", 1, 4, at(&GpuConfig::sm, &SmConfig::issue_width),

@@ -39,7 +39,13 @@ struct SmConfig {
   uint32_t num_schedulers = 2;       ///< warp w belongs to scheduler w mod N
   uint32_t ibuffer_depth = 2;        ///< decoded instructions buffered per warp
   uint32_t fetch_width = 1;          ///< warps fetched per cycle
-  std::string fetch_policy = "lrr";
+  /// Instructions one fetch brings: 0 = the rest of the L1I line the buffer
+  /// has room for; N = N instructions (a pipelined instruction cache that
+  /// accepts a request per cycle, as Vortex's: seed 003).
+  uint32_t fetch_instructions = 0;
+  std::string fetch_policy = "lrr";  ///< lrr, gtlrr or gtlo (seed 003's fetch scheduler)
+  /// Seed 003's oracle issue schedulers osched1 / osched2 beside each real one.
+  bool oracle_schedulers = false;
   uint32_t decode_latency = 1;
   uint32_t issue_width = 1;          ///< instructions per scheduler per cycle
   /// Operand collector units per execution-unit class, per scheduler.

@@ -127,6 +127,8 @@ GpuConfig vortex_1sm() {
   sm.num_schedulers = 1;     // "a single warp scheduler per SM"
   sm.ibuffer_depth = 4;      // "instruction queues ... t_F + 1 = 4"
   sm.decode_latency = 1;     // "decode 1"
+  sm.fetch_instructions = 1; // "requests one instruction per cycle to the instruction cache"
+  sm.oracle_schedulers = true;  // seed 003 section VI-A.4
   sm.sp = {4, 1};            // "4 cycles for fmadd, fmul and fadd"
   sm.cvt = {5, 1};           // "5 cycles for fcvt"
   sm.fp_div_sqrt = {16, 16}; // "16 cycles for fsqrt and fdiv", not pipelined

@@ -35,6 +35,11 @@ class IssueArbiter {
   /// A further issue in the same cycle (issue width > 1): does not count a
   /// cycle, only the instruction.
   int select_again(const SchedulerView& view);
+  /// The decision select() would take, without counting anything (oracles).
+  int peek(const SchedulerView& view) {
+    StallClass cls;
+    return pick(view, cls);
+  }
 
   /// Cycles that passed without a select() call (the SM skipped them).
   void account_cycles(StallClass cls, uint64_t n);

@@ -24,5 +24,6 @@ std::unique_ptr<WarpSchedulerPolicy> make_two_level_opt_policy(const PolicyParam
 std::unique_ptr<WarpSchedulerPolicy> make_pro_policy(const PolicyParams&, const PolicyContext&);
 std::unique_ptr<WarpSchedulerPolicy> make_spin_backoff_policy(const PolicyParams&, const PolicyContext&);
 std::unique_ptr<WarpSchedulerPolicy> make_kaws_policy(const PolicyParams&, const PolicyContext&);
+std::unique_ptr<WarpSchedulerPolicy> make_swas_policy(const PolicyParams&, const PolicyContext&);
 
 }  // namespace tlmgpu::schedulers

@@ -57,6 +57,9 @@ const std::vector<PolicyEntry>& policy_table() {
        {{"base", "gto", "policy before the switch: gto or lrr"},
         {"sharing", "on", "on: a scheduler with a free SP / SFU / MEM collector issues another's stalled warp"}},
        &make_kaws_policy},
+      {"swas",
+       "synchronized fetch and issue (seed 003): one scheduler for both stages, NOP-filled instruction queues",
+       {{"policy", "gtlrr", "lrr, gtlrr or gtlo"}}, &make_swas_policy},
   };
   return table;
 }

@@ -34,6 +34,51 @@ void WarpScheduler::account_cycles(int cls, uint64_t n) {
   account_cycles(static_cast<StallClass>(cls), n);
 }
 
+void WarpScheduler::notify_issue(const IssueEvent& e) {
+  arbiter_.notify_issue(e);
+  if (oracle1_) {
+    oracle1_->notify_issue(e);
+    oracle2_->notify_issue(e);
+  }
+}
+
+void WarpScheduler::notify_complete(const CompleteEvent& e) {
+  arbiter_.notify_complete(e);
+  if (oracle1_) {
+    oracle1_->notify_complete(e);
+    oracle2_->notify_complete(e);
+  }
+}
+
+void WarpScheduler::warp_started(uint32_t slot, uint64_t cycle) {
+  arbiter_.warp_started(slot, cycle);
+  if (oracle1_) {
+    oracle1_->warp_started(slot, cycle);
+    oracle2_->warp_started(slot, cycle);
+  }
+}
+
+void WarpScheduler::warp_finished(uint32_t slot, uint64_t cycle) {
+  arbiter_.warp_finished(slot, cycle);
+  if (oracle1_) {
+    oracle1_->warp_finished(slot, cycle);
+    oracle2_->warp_finished(slot, cycle);
+  }
+}
+
+void WarpScheduler::enable_oracles(const std::string& policy_spec, const PolicyContext& context) {
+  oracle1_ = std::make_unique<IssueArbiter>(make_policy(policy_spec, context));
+  oracle2_ = std::make_unique<IssueArbiter>(make_policy(policy_spec, context));
+}
+
+void WarpScheduler::judge(const SchedulerView& intended, const SchedulerView& predictable, int issued_slot) {
+  auto slot_of = [](const SchedulerView& v, int index) {
+    return index < 0 ? -1 : static_cast<int>(v.warps[static_cast<size_t>(index)].slot);
+  };
+  if (slot_of(intended, oracle1_->peek(intended)) != issued_slot) ++discrepancies_;
+  if (slot_of(predictable, oracle2_->peek(predictable)) != issued_slot) ++errors_;
+}
+
 void WarpScheduler::count_shared_issue(ptx::UnitClass unit) {
   switch (unit) {
     case ptx::UnitClass::SP: ++shared_issues_[0]; break;
@@ -45,6 +90,16 @@ void WarpScheduler::count_shared_issue(ptx::UnitClass unit) {
 
 void WarpScheduler::report_stats(stats::StatMap& out) const {
   arbiter_.report_stats(out);
+  if (oracle1_) {
+    // Seed 003: cycles whose real decision differs from osched1 (intended
+    // policy) and from osched2 (the same, minus predictable fetch breaks).
+    uint64_t cycles = 0;
+    for (const auto c : {StallClass::Issued, StallClass::Idle, StallClass::Scoreboard, StallClass::Pipeline})
+      cycles += arbiter_.cycles(c);
+    out["discrepancies"] = double(discrepancies_);
+    out["errors"] = double(errors_);
+    out["error_rate"] = cycles ? double(errors_) / double(cycles) : 0.0;
+  }
   if (!arbiter_.policy().shares_warps()) return;
   // Issues this scheduler made for other schedulers' warps, by the unit of
   // the collector it lent (seed 002's warp sharing).

@@ -29,10 +29,22 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   /// Another issue in the same cycle (issue width > 1); counts no cycle.
   int select_again(const SchedulerView& view) { return arbiter_.select_again(view); }
 
-  void notify_issue(const IssueEvent& e) { arbiter_.notify_issue(e); }
-  void notify_complete(const CompleteEvent& e) { arbiter_.notify_complete(e); }
-  void warp_started(uint32_t slot, uint64_t cycle) { arbiter_.warp_started(slot, cycle); }
-  void warp_finished(uint32_t slot, uint64_t cycle) { arbiter_.warp_finished(slot, cycle); }
+  void notify_issue(const IssueEvent& e);
+  void notify_complete(const CompleteEvent& e);
+  void warp_started(uint32_t slot, uint64_t cycle);
+  void warp_finished(uint32_t slot, uint64_t cycle);
+
+  /// Seed 003 section VI-A.4: two oracle schedulers with their own instance
+  /// of this scheduler's policy (`policy_spec`) run beside it. They are told
+  /// of every real issue (so a greedy oracle follows the real scheduler after
+  /// a discrepancy and counts it once) and judge each cycle's real decision.
+  void enable_oracles(const std::string& policy_spec, const PolicyContext& context);
+  bool has_oracles() const { return oracle1_ != nullptr; }
+  /// One cycle's judgement: `intended` is the view as if every instruction
+  /// buffer held the warp's next instruction (osched1), `predictable` the
+  /// same except for warps inside an i-cache miss or taken-branch window
+  /// (osched2); `issued_slot` is the warp the real scheduler issued (-1: none).
+  void judge(const SchedulerView& intended, const SchedulerView& predictable, int issued_slot);
 
   /// Cycles the SM skipped without calling select() (nothing could issue).
   void account_idle_cycles(uint64_t n) { account_cycles(StallClass::Idle, n); }
@@ -48,6 +60,7 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   /// The policy's order at the last select().
   const std::vector<uint32_t>& last_order() const { return arbiter_.last_order(); }
   bool shares_warps() const { return arbiter_.policy().shares_warps(); }
+  bool fetches_with_issue() const { return arbiter_.policy().fetches_with_issue(); }
   /// Seed 002: this scheduler issued another scheduler's warp into its own
   /// collector for `unit` (SP, SFU or MEM).
   void count_shared_issue(ptx::UnitClass unit);
@@ -66,6 +79,8 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
 
  private:
   IssueArbiter arbiter_;
+  std::unique_ptr<IssueArbiter> oracle1_, oracle2_;
+  uint64_t discrepancies_ = 0, errors_ = 0;
   // Warps of other schedulers issued here (seed 002), by SP / SFU / MEM.
   std::array<uint64_t, 3> shared_issues_{};
   bool tracing_ = false;

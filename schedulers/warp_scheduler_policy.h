@@ -120,6 +120,9 @@ class WarpSchedulerPolicy {
   /// operand collector is free issue another scheduler's warp that waits for
   /// that collector (the warp-sharing control unit lives in the SM).
   virtual bool shares_warps() const { return false; }
+  /// Seed 003's SWaS: the SM fetches for the warp this policy selects for
+  /// issue, instead of running its own fetch scheduler (the SM does it).
+  virtual bool fetches_with_issue() const { return false; }
 };
 
 /// "name:key=value,key=value" split into the name and its parameters.

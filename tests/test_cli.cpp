@@ -614,3 +614,25 @@ TEST_F(Cli, KawsWarpSharingShortensABankConflictedWarp) {
   EXPECT_EQ(bad.status, 2) << bad.all();
   EXPECT_NE(bad.err.find("sharing=maybe (allowed: on, off)"), std::string::npos) << bad.err;
 }
+
+// sm.issue_width and the fetch scheduler are real pipeline parameters.
+TEST_F(Cli, IssueWidthAndFetchSchedulerChangeTheRun) {
+  auto run_json = [&](const std::string& extra, const std::string& name) {
+    CliRun r = run("run --workload sgemm --size small --mode timing " + extra + " --stats " + tmp(name));
+    EXPECT_EQ(r.status, 0) << r.all();
+    return nlohmann::json::parse(read_text(tmp(name)));
+  };
+  const auto one = run_json("", "w1.json");
+  const auto two = run_json("--set sm.issue_width=2", "w2.json");
+  EXPECT_EQ(one["warp_insts"], two["warp_insts"]);
+  EXPECT_LT(two["sim_cycles"].get<uint64_t>(), one["sim_cycles"].get<uint64_t>());
+  const auto greedy = run_json("--fetch-scheduler gtlo --set sm.fetch_instructions=1", "f.json");
+  EXPECT_NE(greedy["sim_cycles"], one["sim_cycles"]);
+  // Greedy fetch stays with a warp; round robin moves on unless only one warp can fetch.
+  EXPECT_GT(greedy["modules"]["gpu.sm0.fetch.repeat_fetches"].get<double>(),
+            10 * one["modules"]["gpu.sm0.fetch.repeat_fetches"].get<double>());
+  CliRun bad = run("run --workload sgemm --mode timing --fetch-scheduler fifo");
+  EXPECT_EQ(bad.status, 2) << bad.all();
+  EXPECT_NE(bad.err.find("sm.fetch_policy = 'fifo' is not allowed (allowed: lrr, gtlrr, gtlo)"), std::string::npos)
+      << bad.err;
+}

@@ -171,7 +171,7 @@ TEST(ConfigKeys, EveryKeyChangesItsOwnField) {
     else if (key == "gpu.scheduler")
       other = "gto";
     else if (key == "sm.fetch_policy")
-      other = "gto";
+      other = "gtlo";
     else if (key == "gpu.core_clock_mhz")
       other = "701.5";
     else {
@@ -282,7 +282,7 @@ TEST(ConfigSet, WrongTypeNamesKeyAndExpectedType) {
 TEST(ConfigSet, BadEnumStringListsAllowedValues) {
   GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.fetch_policy", "fifo"); }),
-            "sm.fetch_policy = 'fifo' is not allowed (allowed: lrr, gtlrr, gto)");
+            "sm.fetch_policy = 'fifo' is not allowed (allowed: lrr, gtlrr, gtlo)");
   // gpu.scheduler: names and syntax from the scheduler registry.
   const std::string unknown = config_error([&] { set_config_value(c, "gpu.scheduler", "fifo"); });
   EXPECT_EQ(unknown.rfind("gpu.scheduler = 'fifo': unknown policy 'fifo' (allowed: ", 0), 0u) << unknown;

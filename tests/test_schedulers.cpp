@@ -95,7 +95,7 @@ TEST(PolicyRegistry, ListsTheBaselinePoliciesSortedByName) {
     EXPECT_FALSE(p.description.empty()) << p.name;
     EXPECT_EQ(p.description.find('\n'), std::string::npos) << p.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"gtlrr", "gto", "gty", "kaws", "lfws", "llos", "lpi", "lrr", "oldest", "pro", "spin_backoff", "srr", "two_level", "two_level_opt"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gtlrr", "gto", "gty", "kaws", "lfws", "llos", "lpi", "lrr", "oldest", "pro", "spin_backoff", "srr", "swas", "two_level", "two_level_opt"}));
   for (const auto& n : names) EXPECT_EQ(policy(n)->name(), n);
 }
 
@@ -110,7 +110,7 @@ TEST(PolicyRegistry, DescriptionShowsParametersAndDefaults) {
 TEST(PolicyRegistry, UnknownPolicyListsTheKnownNames) {
   const auto msg = error_of("fifo");
   EXPECT_TRUE(contains(msg, "unknown scheduler policy 'fifo'")) << msg;
-  EXPECT_TRUE(contains(msg, "gtlrr, gto, gty, kaws, lfws, llos, lpi, lrr, oldest, pro, spin_backoff, srr, two_level, two_level_opt")) << msg;
+  EXPECT_TRUE(contains(msg, "gtlrr, gto, gty, kaws, lfws, llos, lpi, lrr, oldest, pro, spin_backoff, srr, swas, two_level, two_level_opt")) << msg;
 }
 
 TEST(PolicyRegistry, UnknownParameterNamesTheAcceptedOnes) {

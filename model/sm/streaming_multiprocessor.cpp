@@ -6,6 +6,7 @@
 
 #include "memory/coalescer.h"
 #include "memory/l1_cache.h"
+#include "schedulers/fetch_scheduler.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
 
@@ -16,6 +17,11 @@ using schedulers::WarpWait;
 namespace {
 
 constexpr uint64_t kFetchTag = 1ull << 63;
+constexpr uint64_t kSwasFetchTag = 1ull << 62;  // a SWaS fetch: only its miss matters
+// Per-instruction fetch: the request's instruction count sits above the slot.
+constexpr int kFetchCountShift = 48;
+// An instruction buffer entry whose fetch has not been answered yet.
+constexpr uint64_t kPendingFetch = std::numeric_limits<uint64_t>::max() - 1;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 sc_core::sc_time clock_period(const platform::GpuConfig& c) {
@@ -42,6 +48,12 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     schedulers_.push_back(std::make_unique<schedulers::WarpScheduler>(
         ("sched" + std::to_string(s)).c_str(), schedulers::make_policy(config.scheduler, pctx)));
   }
+  if (smc_.oracle_schedulers)
+    for (auto& s : schedulers_) {
+      pctx.scheduler_index = uint32_t(&s - schedulers_.data());
+      s->enable_oracles(config.scheduler, pctx);
+    }
+  fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
   for (uint32_t b = 0; b < smc_.register_banks * nsched; ++b)
     banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str()));
 
@@ -56,6 +68,9 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   policy_wake_.assign(nsched, kNever);
   issued_now_.assign(nsched, 0);
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
+  swas_ = schedulers_[0]->fetches_with_issue();
+  oracles_ = smc_.oracle_schedulers;
+  slot_age_.assign(smc_.max_warps, 0);
   decoded_at_.resize(nsched);
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
@@ -136,7 +151,12 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     // ended must never match the slot's next occupant.
     w.fetch_generation = ++fetch_generations_;
     w.pending_writes.assign(num_ids, 0);
-    if (launch_.source->prefilled_instruction_buffers()) {
+    slot_age_[s] = w.age;
+    if (swas_) {
+      // Seed 003: queues of t_F + 1 entries start full of NOPs.
+      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
+      while (w.ib_count < depth) w.ibuffer[w.ib_count++] = {kNopPc, cycle};
+    } else if (launch_.source->prefilled_instruction_buffers()) {
       const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
       const uint32_t end = w.warp->end_pc();
       while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
@@ -177,6 +197,7 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   issue(now);
   fetch(now);
   finish_warps(now);
+  if ((swas_ || oracles_) && used_warps_ != 0) active_ = true;  // evaluated every cycle
   ++run_cycles_;
   return active_;
 }
@@ -226,16 +247,55 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
       const uint32_t generation = uint32_t(r.id & 0xffffffffu);
       WarpSlot& w = warps_[slot];
-      if (!w.active || !w.fetch_pending || generation != w.fetch_generation) continue;
+      if (r.id & kSwasFetchTag) {
+        // A SWaS warp's buffer entry was written when it fetched; only the
+        // answer to a miss matters: the warp may be selected again.
+        if (w.active && w.fetch_pending && generation == w.swas_miss) {
+          w.fetch_pending = false;
+          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
+          touch(slot);
+        }
+        continue;
+      }
+      if (!w.active || generation != w.fetch_generation) continue;
+      const uint32_t size = uint32_t(w.ibuffer.size());
+      if (smc_.fetch_instructions != 0) {
+        // Per-instruction fetch: this request's entries, the oldest unanswered first.
+        uint32_t n = uint32_t((r.id >> kFetchCountShift) & 0xff);
+        bool still_pending = false;
+        for (uint32_t k = 0; k < w.ib_count; ++k) {
+          BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % size];
+          if (e.ready_cycle != kPendingFetch) continue;
+          if (n == 0) {
+            still_pending = true;
+            continue;
+          }
+          e.ready_cycle = r.cycle + smc_.decode_latency;
+          decoded_at_[slot % schedulers_.size()].push(e.ready_cycle);
+          --n;
+        }
+        touch(slot);
+        if (w.fetch_pending && !still_pending) {  // the miss was answered
+          w.fetch_pending = false;
+          fetch_candidates_ |= 1ull << slot;
+          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
+        }
+        continue;
+      }
+      if (!w.fetch_pending) continue;
       w.fetch_pending = false;
+      if (w.fetch_missed) {
+        w.fetch_missed = false;
+        w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
+      }
       touch(slot);
       fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t per_line = config_.l1i.line_bytes / 8;
-      const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, uint32_t(w.ibuffer.size()));
+      const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
       const uint32_t end = w.warp->end_pc();
       while (w.ib_count < depth && w.fetch_pc < end) {
-        w.ibuffer[(w.ib_head + w.ib_count) % w.ibuffer.size()] = {w.fetch_pc, r.cycle + smc_.decode_latency};
+        w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
         decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
         ++w.ib_count;
         ++w.fetch_pc;
@@ -413,11 +473,14 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.progress = w.progress;
   const WarpInstructionSource& warp = *w.warp;
   v.active_threads = uint32_t(__builtin_popcount(warp.next_mask()));
-  if (w.ib_count) {
-    const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
-    v.head_pc = w.ibuffer[w.ib_head].pc;
+  const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
+  if (w.ib_count && head != kNopPc) {
+    const InstructionTiming& t = (*launch_.timing)[head];
+    v.head_pc = head;
     v.head_unit = t.unit;
     v.head_class = t.head_class;
+  } else if (w.ib_count) {
+    v.head_class = schedulers::HeadClass::ShortAlu;
   }
   if (warp.finished()) {
     v.wait = WarpWait::Finished;
@@ -425,20 +488,29 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
     v.wait = WarpWait::Barrier;
   } else if (w.membar_wait) {
     v.wait = WarpWait::Membar;
-  } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now) {
-    v.wait = WarpWait::EmptyBuffer;
+  } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now || (swas_ && w.fetch_pending)) {
+    v.wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
+  } else if (head == kNopPc) {
+    v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
   } else {
-    const InstructionTiming& t = (*launch_.timing)[w.ibuffer[w.ib_head].pc];
-    v.wait = WarpWait::Ready;
-    for (uint8_t i = 0; i < t.num_src && v.wait == WarpWait::Ready; ++i)
-      if (w.pending_writes[t.src[i]]) v.wait = WarpWait::Scoreboard;
-    for (uint8_t i = 0; i < t.num_dst && v.wait == WarpWait::Ready; ++i)
-      if (w.pending_writes[t.dst[i]]) v.wait = WarpWait::Scoreboard;
-    if (v.wait == WarpWait::Ready && t.fixed_latency)
-      w.needs_pipe = int8_t(t.pipe);
-    else if (v.wait == WarpWait::Ready && t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
-      w.needs_collector = int8_t(collector_class(t.pipe));
+    v.wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
   }
+}
+
+WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
+                                               int8_t& needs_pipe) const {
+  const InstructionTiming& t = (*launch_.timing)[pc];
+  needs_collector = -1;
+  needs_pipe = -1;
+  for (uint8_t i = 0; i < t.num_src; ++i)
+    if (w.pending_writes[t.src[i]]) return WarpWait::Scoreboard;
+  for (uint8_t i = 0; i < t.num_dst; ++i)
+    if (w.pending_writes[t.dst[i]]) return WarpWait::Scoreboard;
+  if (t.fixed_latency)
+    needs_pipe = int8_t(t.pipe);
+  else if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
+    needs_collector = int8_t(collector_class(t.pipe));
+  return WarpWait::Ready;
 }
 
 void StreamingMultiprocessor::issue(uint64_t now) {
@@ -462,7 +534,8 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
       std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
     }
-    if (!sched_dirty_[s]) {
+    // SWaS fetches with every issue and the oracles judge every cycle: no skipping then.
+    if (!sched_dirty_[s] && !swas_ && !oracles_) {
       schedulers_[s]->account_cycles(last_class_[s], 1);
       continue;
     }
@@ -518,6 +591,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
+    if (oracles_) judge_with_oracles(s, view, pick, now);
     policy_wake_[s] = schedulers_[s]->next_reorder_cycle(now);
     // A scheduler that cannot issue needs no tick of its own: what it waits
     // for (a writeback, a memory response, a busy collector, a decoded
@@ -526,10 +600,74 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       active_ = true;
       sched_dirty_[s] = 1;
       issued_now_[s] = 1;
-      issue_warp(view.warps[size_t(pick)].slot, s, now);
+      const uint32_t slot = view.warps[size_t(pick)].slot;
+      const bool issued = issue_warp(slot, s, now);
+      if (issued && swas_) swas_fetch(slot, now);
+      if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
   if (warp_sharing_ && busy_collectors_ != 0) share_warps(now);
+}
+
+void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
+  // sm.issue_width > 1: further issues in the same cycle. Only the warps that
+  // issued and the collectors changed since the view was built.
+  for (uint32_t extra = 1; extra < smc_.issue_width; ++extra) {
+    std::array<bool, kCollectorClasses> collector_free{};
+    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+      for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
+    for (schedulers::WarpView& wv : view.warps) {
+      WarpSlot& w = warps_[wv.slot];
+      if (!w.active) continue;
+      if (w.view_dirty) refresh_view(w, wv.slot, now);
+      wv = w.view;
+      if ((w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
+          (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
+        wv.wait = WarpWait::UnitBusy;
+    }
+    const int pick = schedulers_[s]->select_again(view);
+    if (pick < 0) return;
+    const uint32_t slot = view.warps[size_t(pick)].slot;
+    if (!issue_warp(slot, s, now)) return;
+    if (swas_) swas_fetch(slot, now);
+  }
+}
+
+void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick,
+                                                 uint64_t now) {
+  // Seed 003 VI-A.4. osched1 assumes every instruction buffer holds the
+  // warp's next instruction: a warp whose buffer is empty (or not decoded
+  // yet) is judged on that instruction's operands. osched2 does the same
+  // except for warps whose buffer is empty for a predictable reason: an
+  // i-cache miss less than 1 + miss + hit latency ago, a taken branch less
+  // than 1 + hit latency ago (oracle_blocked_until).
+  oracle_intended_ = view;
+  oracle_predictable_ = view;
+  std::array<bool, kCollectorClasses> collector_free{};
+  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+    for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
+  for (size_t i = 0; i < view.warps.size(); ++i) {
+    if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
+    const WarpSlot& w = warps_[view.warps[i].slot];
+    if (!w.active || w.warp->finished()) continue;
+    const uint32_t pc = w.warp->pc();
+    if (pc >= launch_.timing->size()) continue;
+    int8_t collector = -1, pipe = -1;
+    WarpWait wait = operand_wait(w, pc, collector, pipe);
+    if ((collector >= 0 && !collector_free[size_t(collector)]) ||
+        (pipe >= 0 && unit_free_[s][size_t(pipe)] > now))
+      wait = WarpWait::UnitBusy;
+    const InstructionTiming& t = (*launch_.timing)[pc];
+    for (schedulers::SchedulerView* v : {&oracle_intended_, &oracle_predictable_}) {
+      if (v == &oracle_predictable_ && now < w.oracle_blocked_until) continue;
+      schedulers::WarpView& wv = v->warps[i];
+      wv.wait = wait;
+      wv.head_pc = pc;
+      wv.head_unit = t.unit;
+      wv.head_class = t.head_class;
+    }
+  }
+  schedulers_[s]->judge(oracle_intended_, oracle_predictable_, pick < 0 ? -1 : int(view.warps[size_t(pick)].slot));
 }
 
 void StreamingMultiprocessor::share_warps(uint64_t now) {
@@ -581,6 +719,21 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   WarpSlot& w = warps_[slot];
   WarpInstructionSource& warp = *w.warp;
   const uint32_t pc = w.ibuffer[w.ib_head].pc;
+  if (pc == kNopPc) {
+    // SWaS: a NOP takes the issue slot and nothing else; it is not an
+    // instruction of the kernel, so no instruction count sees it.
+    w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
+    --w.ib_count;
+    ++nops_issued_;
+    touch(slot);
+    schedulers::IssueEvent ev;
+    ev.cycle = now;
+    ev.slot = slot;
+    ev.pc = warp.pc();
+    ev.op = ptx::Opcode::Nop;
+    schedulers_[slot % schedulers_.size()]->notify_issue(ev);
+    return true;
+  }
   if (warp.pc() != pc) {  // the buffered path is not where the warp goes
     flush(w);
     return false;
@@ -662,6 +815,20 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
   const uint32_t slot = uint32_t(&w - warps_.data());
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
+  // osched2 (seed 003): an empty buffer is predictable for 1 + hit latency cycles after a taken branch.
+  w.oracle_blocked_until = std::max(w.oracle_blocked_until, last_cycle_ + 1 + config_.l1i.hit_latency);
+  if (swas_) {
+    // SWaS keeps the queue full: the wrong-path instructions become NOPs.
+    bool real = false;
+    for (uint32_t k = 0; k < w.ib_count; ++k) {
+      BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % w.ibuffer.size()];
+      real |= e.pc != kNopPc;
+      e.pc = kNopPc;
+    }
+    if (real) ++icache_flushes_;
+    w.fetch_pc = w.warp->pc();
+    return;
+  }
   if (w.ib_count) ++icache_flushes_;
   w.ib_count = 0;
   w.fetch_pending = false;
@@ -673,36 +840,101 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
 
 void StreamingMultiprocessor::fetch(uint64_t now) {
   fetch_refused_ = false;
+  if (swas_) return;  // the issue stage fetched for the warp it selected
   const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-  // Loose round robin over the warps that may want a fetch, starting at fetch_rr_.
-  const uint64_t below = fetch_rr_ >= 64 ? ~0ull : (1ull << fetch_rr_) - 1;
-  for (uint64_t part : {fetch_candidates_ & ~below, fetch_candidates_ & below}) {
-    for (; part; part &= part - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(part));
-      WarpSlot& w = warps_[slot];
-      if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished() ||
-          w.fetch_pc >= w.warp->end_pc()) {
-        fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
-        continue;
-      }
-      memory::LineAccess a;
-      a.kind = memory::AccessKind::InstructionFetch;
-      const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
-      a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-      a.sector_mask = 0xffffffffu;
-      a.warp = slot;
-      a.id = kFetchTag | (uint64_t(slot) << 32) | w.fetch_generation;
-      if (l1i_->try_access(a, now)) {
-        active_ = true;
+  // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
+  // outstanding, room in the buffer, code left.
+  uint64_t ready = 0;
+  for (uint64_t part = fetch_candidates_; part; part &= part - 1) {
+    const uint32_t slot = uint32_t(__builtin_ctzll(part));
+    const WarpSlot& w = warps_[slot];
+    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished() ||
+        w.fetch_pc >= w.warp->end_pc()) {
+      fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
+      continue;
+    }
+    ready |= 1ull << slot;
+  }
+  const uint32_t per_line = config_.l1i.line_bytes / 8;
+  for (uint32_t k = 0; k < smc_.fetch_width && ready; ++k) {
+    const int pick = fetch_scheduler_->select(ready, slot_age_);
+    const uint32_t slot = uint32_t(pick);
+    ready &= ~(1ull << slot);
+    WarpSlot& w = warps_[slot];
+    memory::LineAccess a;
+    a.kind = memory::AccessKind::InstructionFetch;
+    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
+    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
+    a.sector_mask = 0xffffffffu;
+    a.warp = slot;
+    // Per-instruction fetch: up to fetch_instructions from this line, as the buffer allows.
+    uint32_t count = 0;
+    if (smc_.fetch_instructions != 0) {
+      const uint32_t line_left = per_line - w.fetch_pc % per_line;
+      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.warp->end_pc() - w.fetch_pc, line_left});
+    }
+    a.id = kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation;
+    const size_t answered_before = responses_.size();
+    if (!l1i_->try_access(a, now)) {
+      fetch_refused_ = true;  // no L1I MSHR: try again when one frees
+      return;
+    }
+    // The L1I answers a hit at once; a line still being filled counts as a miss.
+    const bool missed = responses_.size() == answered_before ||
+                        responses_.back().cycle > now + config_.l1i.hit_latency;
+    active_ = true;
+    fetch_scheduler_->fetched(slot);
+    if (count == 0) {
+      w.fetch_pending = true;
+      w.fetch_missed = missed;
+      fetch_candidates_ &= ~(1ull << slot);
+    } else {
+      for (uint32_t i = 0; i < count; ++i)
+        w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {w.fetch_pc++, kPendingFetch};
+      if (missed) {  // not fetch-ready until the miss is served
         w.fetch_pending = true;
         fetch_candidates_ &= ~(1ull << slot);
-        fetch_rr_ = (slot + 1) % uint32_t(warps_.size());
-      } else {
-        fetch_refused_ = true;
       }
-      return;  // one fetch per cycle
+    }
+    if (missed) w.oracle_blocked_until = kNever;
+  }
+}
+
+void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
+  WarpSlot& w = warps_[slot];
+  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
+  if (w.ib_count >= depth) return;
+  // Whatever happens, one entry goes in, so the queue stays full: the
+  // instruction on a hit, a NOP on a miss (the warp is suspended until the
+  // line arrives and fetches it again then), a NOP past the code's end or
+  // when the L1I has no MSHR (fetched again at the next selection).
+  uint32_t pc = kNopPc;
+  uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
+  if (!w.warp->finished() && w.fetch_pc < w.warp->end_pc()) {
+    memory::LineAccess a;
+    a.kind = memory::AccessKind::InstructionFetch;
+    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
+    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
+    a.sector_mask = 0xffffffffu;
+    a.warp = slot;
+    const uint32_t id = ++fetch_generations_;
+    a.id = kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id;
+    const size_t answered_before = responses_.size();
+    if (l1i_->try_access(a, now)) {
+      active_ = true;
+      fetch_scheduler_->fetched(slot);
+      if (responses_.size() > answered_before && responses_.back().cycle <= now + config_.l1i.hit_latency) {
+        pc = w.fetch_pc++;
+      } else {  // a miss, or a line still being filled: its answer ends the suspension
+        w.fetch_pending = true;
+        w.swas_miss = id;
+        w.oracle_blocked_until = kNever;
+      }
+    } else {
+      fetch_refused_ = true;
     }
   }
+  w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {pc, ready};
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
@@ -777,6 +1009,7 @@ void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
   out["shared_accesses"] = double(shared_accesses_);
   out["shared_bank_cycles"] = double(shared_bank_cycles_);
   out["ibuffer_flushes"] = double(icache_flushes_);
+  if (swas_) out["nops_issued"] = double(nops_issued_);  // not in warp_insts (seed 003: not committed)
   // Cycles this SM's pipeline was evaluated (the rest it slept through).
   out["evaluated_cycles"] = double(run_cycles_);
 }

@@ -28,6 +28,7 @@ class L1Cache;
 }
 namespace tlmgpu::schedulers {
 class WarpScheduler;
+class FetchScheduler;
 }
 
 namespace tlmgpu::sm {
@@ -59,6 +60,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
                                 public memory::CacheResponseIf,
                                 public stats::StatsProvider {
  public:
+  /// A buffered NOP (SWaS fills and refills instruction queues with them).
+  static constexpr uint32_t kNopPc = 0xffffffffu;
   /// Instruction addresses for the L1I: PC * 8 above this base.
   static constexpr uint64_t kCodeBase = 0x0000600000000000ull;
   /// Entries of a warp's instruction buffer the model provides (sm.ibuffer_depth uses up to this many).
@@ -124,7 +127,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
     uint8_t ib_head = 0, ib_count = 0;
     uint32_t fetch_pc = 0;
-    bool fetch_pending = false;
+    bool fetch_pending = false;      // line fetch outstanding, or (per-instruction fetch, swas) an i-cache miss
+    bool fetch_missed = false;       // the outstanding line fetch missed in the L1I
+    uint32_t swas_miss = 0;          // swas: the fetch whose miss suspends the warp
+    uint64_t oracle_blocked_until = 0;  // osched2: a miss or taken branch explains an empty buffer until then
     uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
     std::vector<uint16_t> pending_writes;  // scoreboard: per register id
     uint32_t in_flight = 0;          // issued, not written back
@@ -177,6 +183,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
   static CollectorClass collector_class(Pipe pipe);
   void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now);
+  /// Ready or Scoreboard for the instruction at `pc` of warp `w`, and what it
+  /// then still needs: a free collector of a class, or a free pipe (traces).
+  schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
+                                    int8_t& needs_pipe) const;
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
@@ -187,7 +197,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// scheduler (slot mod N) is told, which differs under warp sharing.
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
   void share_warps(uint64_t now);
+  void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
   void fetch(uint64_t now);
+  /// SWaS: the warp selected for issue fetches one instruction (or a NOP).
+  void swas_fetch(uint32_t slot, uint64_t now);
+  /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
+  void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
   void finish_warps(uint64_t now);
   Collector* free_collector(uint32_t scheduler, CollectorClass cls);
@@ -245,7 +260,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   size_t line_queue_head_ = 0;
   std::vector<Response> responses_;
   sc_core::sc_event response_event_;
-  uint32_t fetch_rr_ = 0;
+  std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
+  std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
+  bool swas_ = false;               // seed 003: one scheduler fetches and issues
+  bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
+  schedulers::SchedulerView oracle_intended_, oracle_predictable_;
+  uint64_t nops_issued_ = 0;
   bool active_ = false;  // did something this cycle
   bool wake_ = false;
   bool fetch_refused_ = false;
