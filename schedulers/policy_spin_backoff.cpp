@@ -94,8 +94,39 @@ bool SpinBackoffPolicy::record_setp(WarpState& w, const IssueEvent& e) {
   return all_spin;
 }
 
+void SpinBackoffPolicy::track_locks(WarpState& w, const IssueEvent& e) {
+  if (!e.addresses || !e.writes_memory) return;
+  auto contains = [](const std::vector<uint64_t>& v, uint64_t a) { return std::find(v.begin(), v.end(), a) != v.end(); };
+  if (e.atom == ptx::AtomOp::Cas) {
+    // Lanes that swapped took the word; the others wait for it.
+    w.wanted.clear();
+    for (uint32_t m = e.address_mask; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      const uint64_t a = e.addresses[lane];
+      if (e.cas_written >> lane & 1u) {
+        if (!contains(w.held, a)) w.held.push_back(a);
+      } else if (!contains(w.wanted, a)) {
+        w.wanted.push_back(a);
+      }
+    }
+    return;
+  }
+  // Any other write of a held word (st, atom.exch, red) releases it.
+  if (w.held.empty()) return;
+  for (uint32_t m = e.address_mask; m; m &= m - 1) {
+    const uint64_t a = e.addresses[__builtin_ctz(m)];
+    w.held.erase(std::remove(w.held.begin(), w.held.end(), a), w.held.end());
+  }
+}
+
 void SpinBackoffPolicy::back_off(uint32_t slot, WarpState& w, uint64_t cycle) {
   ++backoffs_;
+  // A false positive: some lane of the warp holds a word the spinning lanes wait for.
+  for (const uint64_t a : w.wanted)
+    if (std::find(w.held.begin(), w.held.end(), a) != w.held.end()) {
+      ++false_positives_;
+      break;
+    }
   backoff_cycles_ += options_.backoff;
   if (options_.backoff == 0) return;  // detection only
   if (w.wake > cycle) queue_.erase({w.wake, slot});
@@ -106,6 +137,7 @@ void SpinBackoffPolicy::back_off(uint32_t slot, WarpState& w, uint64_t cycle) {
 void SpinBackoffPolicy::on_issue(const IssueEvent& e) {
   base_->on_issue(e);
   WarpState& w = state(e.slot);
+  track_locks(w, e);
   if (e.is_setp && e.setp_a && e.setp_b) {
     const bool spins = record_setp(w, e);
     if (spins) ++detections_;
@@ -148,6 +180,7 @@ std::map<std::string, double> SpinBackoffPolicy::stats() const {
   out["spin_detections"] = static_cast<double>(detections_);
   out["spin_backoffs"] = static_cast<double>(backoffs_);
   out["backoff_cycles"] = static_cast<double>(backoff_cycles_);
+  out["false_positive_backoffs"] = static_cast<double>(false_positives_);
   return out;
 }
 

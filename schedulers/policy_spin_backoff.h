@@ -62,12 +62,18 @@ class SpinBackoffPolicy final : public WarpSchedulerPolicy {
     std::unordered_map<uint32_t, Row> rows;  ///< by setp PC
     uint64_t wake = 0;                       ///< backed off while cycle < wake
     bool spinning = false;                   ///< table detector's warp state
+    // Lock ownership, for the false-positive count: words this warp's lanes
+    // took with atom.cas and have not written since, and the words of its
+    // latest failed atom.cas (the lock it spins for).
+    std::vector<uint64_t> held;
+    std::vector<uint64_t> wanted;
   };
 
   WarpState& state(uint32_t slot);
   /// Records a setp's pairs; true if every active lane now spins at its PC.
   bool record_setp(WarpState& w, const IssueEvent& e);
   void back_off(uint32_t slot, WarpState& w, uint64_t cycle);
+  void track_locks(WarpState& w, const IssueEvent& e);
   void expire(uint64_t cycle);
 
   std::unique_ptr<WarpSchedulerPolicy> base_;
@@ -80,6 +86,7 @@ class SpinBackoffPolicy final : public WarpSchedulerPolicy {
   uint64_t detections_ = 0;
   uint64_t backoffs_ = 0;
   uint64_t backoff_cycles_ = 0;
+  uint64_t false_positives_ = 0;
 };
 
 }  // namespace tlmgpu::schedulers

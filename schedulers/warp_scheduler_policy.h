@@ -84,6 +84,15 @@ struct IssueEvent {
   bool is_branch = false;
   bool taken = false;
   bool backward = false;
+  /// Memory instructions: every active lane's address (nullptr for other
+  /// instructions, and for traces, which have no addresses).
+  const uint64_t* addresses = nullptr;
+  uint32_t address_mask = 0;   ///< lanes with an address
+  bool writes_memory = false;  ///< a store, reduction or atomic
+  ptx::AtomOp atom = ptx::AtomOp::None;
+  /// atom.cas: lanes that found the compare value and wrote a different one
+  /// (a lock taken); their addresses are in `addresses`.
+  uint32_t cas_written = 0;
 };
 
 struct CompleteEvent {

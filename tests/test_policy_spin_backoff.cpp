@@ -243,6 +243,55 @@ TEST(SpinBackoffStats, CountsDetectionsAndBackoffCycles) {
   EXPECT_EQ(s.at("backoff_cycles"), 120.0);
 }
 
+// A memory instruction of warp `slot` writing `addr` in every lane of `mask`.
+void write_word(WarpSchedulerPolicy& p, uint32_t slot, uint64_t cycle, tlmgpu::ptx::AtomOp atom, uint64_t addr,
+                uint32_t mask, uint32_t cas_written = 0) {
+  static Lanes addresses;
+  addresses.fill(addr);
+  IssueEvent e;
+  e.cycle = cycle;
+  e.slot = slot;
+  e.op = atom == tlmgpu::ptx::AtomOp::None ? tlmgpu::ptx::Opcode::St : tlmgpu::ptx::Opcode::Atom;
+  e.active_mask = mask;
+  e.addresses = addresses.data();
+  e.address_mask = mask;
+  e.writes_memory = true;
+  e.atom = atom;
+  e.cas_written = cas_written;
+  p.on_issue(e);
+}
+
+// A warp backed off while one of its lanes holds the lock the others spin
+// for (intra-warp contention under independent thread scheduling) is a
+// false positive; once that lane released the word, a back-off is not.
+TEST(SpinBackoffStats, CountsBackoffsOfWarpsHoldingTheirLock) {
+  using tlmgpu::ptx::AtomOp;
+  auto p = policy("spin_backoff:window=2,backoff=10");
+  constexpr uint64_t kLock = 0x1000;
+  // Lane 0 takes the lock; lanes 1..31 fail on it and spin.
+  write_word(*p, 0, 1, AtomOp::Cas, kLock, kAll, 0x1);
+  setp(*p, 0, 2, 0x10, filled(1), filled(0), kAll & ~1u);
+  write_word(*p, 0, 3, AtomOp::Cas, kLock, kAll & ~1u, 0);
+  setp(*p, 0, 4, 0x10, filled(1), filled(0), kAll & ~1u);
+  EXPECT_EQ(p->stats().at("spin_backoffs"), 1.0);
+  EXPECT_EQ(p->stats().at("false_positive_backoffs"), 1.0);
+  // Lane 0 releases (atom.exch); the others keep failing: true spinning now.
+  write_word(*p, 0, 20, AtomOp::Exch, kLock, 0x1);
+  write_word(*p, 0, 21, AtomOp::Cas, kLock, kAll & ~1u, 0);
+  setp(*p, 0, 22, 0x10, filled(1), filled(0), kAll & ~1u);
+  EXPECT_EQ(p->stats().at("spin_backoffs"), 2.0);
+  EXPECT_EQ(p->stats().at("false_positive_backoffs"), 1.0);
+  // Another warp's lock is not this warp's: holding word B while spinning on A is no false positive.
+  write_word(*p, 1, 30, AtomOp::Cas, 0x2000, 0x1, 0x1);
+  write_word(*p, 1, 31, AtomOp::Cas, kLock, kAll & ~1u, 0);
+  setp(*p, 1, 32, 0x10, filled(1), filled(0), kAll & ~1u);
+  setp(*p, 1, 33, 0x10, filled(1), filled(0), kAll & ~1u);
+  EXPECT_EQ(p->stats().at("spin_backoffs"), 3.0);
+  EXPECT_EQ(p->stats().at("false_positive_backoffs"), 1.0);
+  // A plain store releases too.
+  write_word(*p, 1, 40, AtomOp::None, 0x2000, 0x1);
+}
+
 // ------------------------------------------------------------------ registry
 
 TEST(SpinBackoffRegistry, ListedWithParameters) {

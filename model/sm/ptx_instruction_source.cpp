@@ -24,6 +24,23 @@ exec::StepStatus PtxWarpSource::execute() {
   issued_.backward = info.backward;
   // Valid for memory instructions with an active lane (the SM checks both).
   issued_.access = &warp_->last_access();
+  issued_.atom = info.inst->op == ptx::Opcode::Atom ? info.inst->atom : ptx::AtomOp::None;
+  issued_.cas_written = 0;
+  if (issued_.atom == ptx::AtomOp::Cas && info.active_mask) {
+    // atom.cas d, [a], cmp, new: d holds the old value; it wrote when old == cmp.
+    const ptx::Instruction& in = *info.inst;
+    const unsigned bytes = ptx::type_bytes(in.type);
+    const uint64_t keep = bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+    std::array<uint64_t, ptx::kWarpSize> cmp{}, value{};
+    source_values(1, cmp);
+    source_values(2, value);
+    const uint64_t* old = warp_->reg(in.dst.reg);
+    for (uint32_t m = info.active_mask; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      if ((old[lane] & keep) == (cmp[lane] & keep) && (value[lane] & keep) != (cmp[lane] & keep))
+        issued_.cas_written |= 1u << lane;
+    }
+  }
   return st;
 }
 

@@ -799,6 +799,13 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   ev.is_branch = t.is_branch;
   ev.taken = info.branch_taken;
   ev.backward = info.backward;
+  if (info.access && t.is_memory && info.active_mask && info.access->mask) {
+    ev.addresses = info.access->addr.data();
+    ev.address_mask = info.access->mask;
+    ev.writes_memory = info.access->is_store || info.access->is_atomic;
+    ev.atom = info.atom;
+    ev.cas_written = info.cas_written;
+  }
   ev.is_setp = t.is_setp;
   if (t.is_setp) {
     // The compared values per lane (raw bits), for spin detectors (seed 001).

@@ -27,6 +27,9 @@ struct IssuedInstruction {
   /// instruction with an active lane; nullptr when the source has no
   /// addresses (a trace's memory instructions).
   const exec::MemAccess* access = nullptr;
+  ptx::AtomOp atom = ptx::AtomOp::None;
+  /// atom.cas: lanes that found the compare value and wrote a different one.
+  uint32_t cas_written = 0;
 };
 
 /// One warp's instruction stream. PCs index the launch's InstructionTiming table.
