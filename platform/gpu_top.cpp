@@ -40,12 +40,16 @@ void CtaDispatcher::begin_launch(const exec::Dim3& grid, uint64_t cycle) {
   next_cta_ = 0;
   running_ = 0;
   rr_ = 0;
+  retry_ = true;
   launch_cycle_ = cycle;
   records_.assign(total_ctas_, CtaRecord{});
   update_signals();
 }
 
 bool CtaDispatcher::cycle(uint64_t now) {
+  // Whether an SM can take a CTA changes only when a CTA starts or finishes:
+  // after a cycle that placed nothing, wait for a finished CTA.
+  if (!retry_) return false;
   bool any = false;
   // At most one CTA per SM per cycle, SMs in rotating order so the first
   // SMs do not always get the tail of the grid.
@@ -67,12 +71,14 @@ bool CtaDispatcher::cycle(uint64_t now) {
     rr_ = (rr_ + 1) % n;
     update_signals();
   }
+  retry_ = any;  // one CTA per SM per cycle: an SM may take another next cycle
   return any;
 }
 
 void CtaDispatcher::cta_finished(uint32_t, uint64_t cta_id, uint64_t cycle) {
   records_[cta_id].end = cycle;
   --running_;
+  retry_ = true;
   if (next_cta_ == total_ctas_ && running_ == 0) last_cta_end_ = cycle;
 }
 

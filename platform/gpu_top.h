@@ -62,6 +62,7 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
 
  private:
   uint32_t rr_ = 0;
+  bool retry_ = false;  // an SM may accept a CTA now (a CTA finished, or some were placed last cycle)
   sm::KernelPhase phase_;
   std::vector<CtaRecord> records_;
 };

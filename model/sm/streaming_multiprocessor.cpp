@@ -199,19 +199,25 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
   if (responses_.empty()) return;
-  // Order by (cycle, id): the same result whatever order the caches called in.
-  std::sort(responses_.begin(), responses_.end(),
-            [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
+  // it never matters whether the cache's process ran before this one. The
+  // due ones move to due_responses_; the rest stay (their order is irrelevant).
+  due_responses_.clear();
   size_t kept = 0;
   for (size_t i = 0; i < responses_.size(); ++i) {
-    const Response r = responses_[i];
-    // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
-    // it never matters whether the cache's process ran before this one.
-    if (r.cycle >= now) {
-      responses_[kept++] = r;
-      continue;
-    }
-    active_ = true;
+    if (responses_[i].cycle >= now)
+      responses_[kept++] = responses_[i];
+    else
+      due_responses_.push_back(responses_[i]);
+  }
+  responses_.resize(kept);
+  if (due_responses_.empty()) return;
+  // Order by (cycle, id): the same result whatever order the caches called in.
+  if (due_responses_.size() > 1)
+    std::sort(due_responses_.begin(), due_responses_.end(),
+              [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  active_ = true;
+  for (const Response& r : due_responses_) {
     if (r.id & kFetchTag) {
       const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
       const uint32_t generation = uint32_t(r.id & 0xffffffffu);
@@ -241,7 +247,6 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       }
     }
   }
-  responses_.resize(kept);
 }
 
 void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
@@ -255,7 +260,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     active_ = true;
     WarpSlot& w = warps_[c.slot];
     touch(c.slot);
-    scan_finish_ = true;
+    finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
     for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
     --w.in_flight;
@@ -635,10 +640,13 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
-  // Only a writeback or an issue can finish a warp or end its membar wait.
-  if (!scan_finish_) return;
+  // Only a writeback can finish a warp or end its membar wait: an issue
+  // leaves the warp with its own instruction in flight (in_flight and, for
+  // memory instructions, mem_in_flight only drop in writeback). So only the
+  // warps written back this cycle are looked at, in slot order as before.
   scan_finish_ = false;
-  for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+  for (uint64_t m = finish_candidates_; m; m &= m - 1) {
+    const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
     if (w.membar_wait && w.mem_in_flight == 0) {
@@ -661,6 +669,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     ++ctas_finished_;
     dispatcher_->cta_finished(index_, c.cta_id, now);
   }
+  finish_candidates_ = 0;
 }
 
 // ------------------------------------------------------------------ stats

@@ -230,12 +230,14 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
   size_t line_queue_head_ = 0;
   std::vector<Response> responses_;
+  std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
   sc_core::sc_event response_event_;
   uint32_t fetch_rr_ = 0;
   bool active_ = false;  // did something this cycle
   bool wake_ = false;
   bool fetch_refused_ = false;
-  bool scan_finish_ = false;
+  bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
+  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t fetch_candidates_ = 0;
   uint32_t fetch_generations_ = 0;
   uint32_t busy_collectors_ = 0;
