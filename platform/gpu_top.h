@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
@@ -95,6 +96,8 @@ class GpuTop : public sc_core::sc_module {
 
  private:
   void tick();
+  /// Waits for cycle min(until, the memory modules' next), or an event.
+  void sleep(uint64_t now, uint64_t until);
   void watchdog(uint64_t now);
   uint64_t now_cycle() const;
 
@@ -105,8 +108,11 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<CtaDispatcher> dispatcher_;
   sc_core::sc_event wake_;
   sc_core::sc_event_or_list wake_any_;
+  memory::CycleCalendar calendar_;  // runs the memory modules from tick
   bool running_ = false;
   bool ticked_ = false;
+  bool asleep_ = false;         // every SM waits: only they (or memory) end it
+  uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
   std::vector<bool> sm_asleep_;
   std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event
   uint64_t last_tick_cycle_ = 0;
