@@ -182,6 +182,12 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
   if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
   for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
+  // Every buffered instruction's decode cycle is also in decoded_at_, which
+  // issue() has emptied of the cycles up to now: when it is empty, no head is
+  // still being decoded (always so with a one-cycle decode).
+  bool decoding = false;
+  for (const auto& d : decoded_at_) decoding |= !d.empty();
+  if (!decoding) return next;
   for (const WarpSlot& w : warps_) {
     if (!w.active || w.ib_count == 0) continue;
     // Only instructions still being decoded: a decoded one waits for something else.
@@ -198,19 +204,27 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
-  if (responses_.empty()) return;
+  // Most cycles nothing is due yet: access_done only appends, so only the
+  // responses that arrived since the last look need checking.
+  for (; responses_seen_ < responses_.size(); ++responses_seen_)
+    responses_min_ = std::min(responses_min_, responses_[responses_seen_].cycle);
+  if (responses_min_ >= now) return;
   // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
   // it never matters whether the cache's process ran before this one. The
   // due ones move to due_responses_; the rest stay (their order is irrelevant).
   due_responses_.clear();
+  responses_min_ = kNever;
   size_t kept = 0;
   for (size_t i = 0; i < responses_.size(); ++i) {
-    if (responses_[i].cycle >= now)
+    if (responses_[i].cycle >= now) {
+      responses_min_ = std::min(responses_min_, responses_[i].cycle);
       responses_[kept++] = responses_[i];
-    else
+    } else {
       due_responses_.push_back(responses_[i]);
+    }
   }
   responses_.resize(kept);
+  responses_seen_ = kept;
   if (due_responses_.empty()) return;
   // Order by (cycle, id): the same result whatever order the caches called in.
   if (due_responses_.size() > 1)

@@ -231,6 +231,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   size_t line_queue_head_ = 0;
   std::vector<Response> responses_;
   std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
+  size_t responses_seen_ = 0;             // responses_[0, seen) have cycle >= responses_min_
+  uint64_t responses_min_ = ~uint64_t(0);
   sc_core::sc_event response_event_;
   uint32_t fetch_rr_ = 0;
   bool active_ = false;  // did something this cycle
