@@ -18,6 +18,33 @@ CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uin
   // Power-of-two geometry (every preset) needs no division.
   const bool pow2 = (line_bytes & (line_bytes - 1)) == 0 && (sector_bytes & (sector_bytes - 1)) == 0;
   const uint32_t sector_shift = uint32_t(__builtin_ctz(sector_bytes));
+  if (pow2 && access.mask && line_bytes >= sector_bytes && line_bytes / sector_bytes <= 32) {
+    // The common case, a warp whose lanes all fall in one line: one mask.
+    uint64_t lo = ~uint64_t(0), hi = 0;
+    for (uint32_t m = access.mask; m; m &= m - 1) {
+      const uint64_t a = access.addr[uint32_t(__builtin_ctz(m))];
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+    }
+    const uint64_t line = lo & ~uint64_t(line_bytes - 1);
+    if (((hi + bytes - 1) & ~uint64_t(line_bytes - 1)) == line && hi + bytes - 1 >= hi) {
+      uint32_t mask = 0;
+      for (uint32_t m = access.mask; m; m &= m - 1) {
+        const uint64_t a = access.addr[uint32_t(__builtin_ctz(m))] - line;
+        const uint32_t first = uint32_t(a >> sector_shift), last = uint32_t((a + bytes - 1) >> sector_shift);
+        mask |= (last >= 31 ? ~0u : (2u << last) - 1) & ~((1u << first) - 1);  // bits first..last
+      }
+      LineAccess l;
+      l.kind = kind;
+      l.line_addr = line;
+      l.bypass_l1 = access.is_atomic;
+      l.sector_mask = mask;
+      out.push_back(l);
+      result.lines = 1;
+      result.sectors = uint32_t(__builtin_popcount(mask));
+      return result;
+    }
+  }
   for (uint32_t m = access.mask; m; m &= m - 1) {
     const uint32_t lane = uint32_t(__builtin_ctz(m));
     const uint64_t first = access.addr[lane];

@@ -115,7 +115,6 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   // reaches an SM inside tick and no per-SM response event is needed.
   memory_->drive_from(calendar_);
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
-  sm_asleep_.assign(sms_.size(), false);
   sm_wake_.assign(sms_.size(), 0);
   wake_any_ |= wake_;
   wake_any_ |= calendar_.event();
@@ -196,11 +195,10 @@ void GpuTop::tick() {
     // An SM that is only waiting sleeps until its next known event or until
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
-      auto& sm = sms_[i];
-      if (sm_asleep_[i] && !sm->needs_wake() && now < sm_wake_[i]) continue;
-      const bool busy = sm->cycle(now);
-      sm_asleep_[i] = !busy;
-      if (!busy) sm_wake_[i] = sm->next_event_cycle();
+      auto& sm = *sms_[i];
+      if (now < sm_wake_[i] && !sm.needs_wake()) continue;
+      const bool busy = sm.cycle(now);
+      sm_wake_[i] = busy ? 0 : sm.next_event_cycle();
       active |= busy;
     }
     watchdog(now);
@@ -309,7 +307,7 @@ TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<
     sm->l1i().invalidate_all();
   }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
-  sm_asleep_.assign(sms_.size(), false);
+  sm_wake_.assign(sms_.size(), 0);
   asleep_ = false;
 
   uint64_t insts_before = 0, thread_before = 0;
