@@ -29,6 +29,7 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   queues.assign(size_t(srcs) * dsts, {});
   words = (srcs + 63) / 64;
   nonempty.assign(size_t(words) * dsts, 0);
+  busy_dsts.assign((dsts + 63) / 64, 0);
   in_free.assign(srcs, 0);
   out_free.assign(dsts, 0);
   last_src.assign(dsts, srcs - 1);  // the first grant goes to source 0
@@ -37,8 +38,9 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   dst_bytes.assign(dsts, 0);
 }
 
-uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint32_t to) const {
-  const uint64_t* bits = &nonempty[size_t(dst) * words];
+namespace {
+// First set bit in [from, to) of a bit array, else `to`.
+uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t to) {
   while (from < to) {
     const uint64_t word = bits[from / 64] >> (from % 64);
     if (word) return std::min(to, from + uint32_t(__builtin_ctzll(word)));
@@ -46,11 +48,15 @@ uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint3
   }
   return to;
 }
+}  // namespace
+
+uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint32_t to) const {
+  return next_bit(&nonempty[size_t(dst) * words], from, to);
+}
 
 uint64_t Interconnect::Direction::next_event() const {
   uint64_t next = arrivals.empty() ? kNever : arrivals.next_ready();
-  for (uint32_t d = 0; d < dsts; ++d) {
-    if (!waiting[d]) continue;
+  for (uint32_t d = next_bit(busy_dsts.data(), 0, dsts); d < dsts; d = next_bit(busy_dsts.data(), d + 1, dsts)) {
     // The output link is free at out_free[d]; the earliest head that has
     // entered its input link by then cannot go earlier.
     uint64_t head = kNever;
@@ -149,9 +155,11 @@ void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
     dir.queues[size_t(p.dst) * dir.srcs + p.src].push_back(p);
     dir.nonempty[size_t(p.dst) * dir.words + p.src / 64] |= uint64_t(1) << (p.src % 64);
     ++dir.waiting[p.dst];
+    dir.busy_dsts[p.dst / 64] |= uint64_t(1) << (p.dst % 64);
   }
-  for (uint32_t d = 0; d < dir.dsts; ++d) {
-    if (!dir.waiting[d] || dir.out_free[d] > now) continue;
+  for (uint32_t d = next_bit(dir.busy_dsts.data(), 0, dir.dsts); d < dir.dsts;
+       d = next_bit(dir.busy_dsts.data(), d + 1, dir.dsts)) {
+    if (dir.out_free[d] > now) continue;
     // Round robin over the sources with a packet, starting after the last one
     // served: those above it, then from 0 up to it.
     const uint32_t first = dir.last_src[d] + 1;
@@ -166,7 +174,7 @@ bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32
     const Packet p = q.front();
     q.pop_front();
     if (q.empty()) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
-    --dir.waiting[d];
+    if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
     dir.last_src[d] = s;
     dir.out_free[d] = now + p.flits;
     dir.stall_cycles += now - p.arrive;

@@ -90,6 +90,7 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     /// ([dst * words + src / 64]): arbitration and next_event visit only those.
     std::vector<uint64_t> nonempty;
     uint32_t words = 1;
+    std::vector<uint64_t> busy_dsts;  ///< bit per destination with a waiting packet
     std::vector<uint64_t> in_free, out_free;
     std::vector<uint32_t> last_src, waiting;
     std::vector<uint64_t> src_bytes, dst_bytes;
