@@ -166,7 +166,10 @@ void GpuTop::tick() {
   // Woken between edges, or twice at one edge: wait for the next edge.
   if (!edge || (ticked_ && now == last_tick_cycle_)) {
     calendar_.arm(now + 1);
-    next_trigger(clk.posedge_event());
+    if (self_timed_)
+      next_trigger(period_ * double(now + 1) - t);
+    else
+      next_trigger(clk.posedge_event());
     return;
   }
   // The memory modules first: what they do at this cycle is seen by the SMs
@@ -221,7 +224,8 @@ void GpuTop::tick() {
   for (size_t i = 0; i < sms_.size() && !active; ++i) active = sms_[i]->needs_wake();
   if (active) {
     calendar_.arm(now + 1);
-    return;  // next edge (static sensitivity)
+    if (self_timed_) next_trigger(period_);  // else the next edge (static sensitivity)
+    return;
   }
 
   // Nothing moves until an event: sleep through the cycles in between.
