@@ -114,14 +114,18 @@ void DramChannel::channel_process() {
   }
   if (command_free_ <= now && !queue_.empty()) {
     // FR-FCFS: the oldest row hit whose bank is free, else the oldest request
-    // whose bank is free.
-    size_t pick = queue_.size();
-    for (size_t i = 0; i < queue_.size() && pick == queue_.size(); ++i) {
+    // whose bank is free (one pass).
+    size_t pick = queue_.size(), oldest = queue_.size();
+    for (size_t i = 0; i < queue_.size(); ++i) {
       const Bank& b = banks_[queue_[i].where.bank];
-      if (b.next_cmd <= now && b.open && b.row == queue_[i].where.row) pick = i;
+      if (b.next_cmd > now) continue;
+      if (b.open && b.row == queue_[i].where.row) {
+        pick = i;
+        break;
+      }
+      if (oldest == queue_.size()) oldest = i;
     }
-    for (size_t i = 0; i < queue_.size() && pick == queue_.size(); ++i)
-      if (banks_[queue_[i].where.bank].next_cmd <= now) pick = i;
+    if (pick == queue_.size()) pick = oldest;
     if (pick != queue_.size()) {
       const Request r = queue_[pick];
       queue_.erase(queue_.begin() + std::ptrdiff_t(pick));
@@ -135,7 +139,10 @@ void DramChannel::channel_process() {
   }
   traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
-  for (const Request& r : queue_) next = std::min(next, std::max(banks_[r.where.bank].next_cmd, command_free_));
+  // The queued request whose bank frees first; none can go before the command bus frees.
+  uint64_t bank_ready = ~uint64_t(0);
+  for (const Request& r : queue_) bank_ready = std::min(bank_ready, banks_[r.where.bank].next_cmd);
+  if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }
 

@@ -54,6 +54,10 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   void close_all_rows() {
     for (Bank& b : banks_) b.open = false;
   }
+  /// Lets `calendar`'s driver run the channel instead of its own event.
+  void drive_from(CycleCalendar& calendar) {
+    calendar.add(waker_, this, [](void* m) { static_cast<DramChannel*>(m)->channel_process(); });
+  }
 
  private:
   SC_HAS_PROCESS(DramChannel);

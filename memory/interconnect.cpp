@@ -27,6 +27,9 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   srcs = sources;
   dsts = destinations;
   queues.assign(size_t(srcs) * dsts, {});
+  words = (srcs + 63) / 64;
+  nonempty.assign(size_t(words) * dsts, 0);
+  busy_dsts.assign((dsts + 63) / 64, 0);
   in_free.assign(srcs, 0);
   out_free.assign(dsts, 0);
   last_src.assign(dsts, srcs - 1);  // the first grant goes to source 0
@@ -35,15 +38,30 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   dst_bytes.assign(dsts, 0);
 }
 
+namespace {
+// First set bit in [from, to) of a bit array, else `to`.
+uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t to) {
+  while (from < to) {
+    const uint64_t word = bits[from / 64] >> (from % 64);
+    if (word) return std::min(to, from + uint32_t(__builtin_ctzll(word)));
+    from = (from / 64 + 1) * 64;
+  }
+  return to;
+}
+}  // namespace
+
+uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint32_t to) const {
+  return next_bit(&nonempty[size_t(dst) * words], from, to);
+}
+
 uint64_t Interconnect::Direction::next_event() const {
   uint64_t next = arrivals.empty() ? kNever : arrivals.next_ready();
-  for (uint32_t d = 0; d < dsts; ++d) {
-    if (!waiting[d]) continue;
+  for (uint32_t d = next_bit(busy_dsts.data(), 0, dsts); d < dsts; d = next_bit(busy_dsts.data(), d + 1, dsts)) {
+    // The output link is free at out_free[d]; the earliest head that has
+    // entered its input link by then cannot go earlier.
     uint64_t head = kNever;
-    for (uint32_t s = 0; s < srcs; ++s) {
-      const auto& q = queues[size_t(d) * srcs + s];
-      if (!q.empty()) head = std::min(head, q.front().in_cycle);
-    }
+    for (uint32_t s = next_source(d, 0, srcs); s < srcs && head > out_free[d]; s = next_source(d, s + 1, srcs))
+      head = std::min(head, queues[size_t(d) * srcs + s].front().in_cycle);
     next = std::min(next, std::max(head, out_free[d]));
   }
   return next;
@@ -135,37 +153,47 @@ void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
     p.in_cycle = std::max(p.arrive, dir.in_free[p.src]);
     dir.in_free[p.src] = p.in_cycle + p.flits;
     dir.queues[size_t(p.dst) * dir.srcs + p.src].push_back(p);
+    dir.nonempty[size_t(p.dst) * dir.words + p.src / 64] |= uint64_t(1) << (p.src % 64);
     ++dir.waiting[p.dst];
+    dir.busy_dsts[p.dst / 64] |= uint64_t(1) << (p.dst % 64);
   }
-  for (uint32_t d = 0; d < dir.dsts; ++d) {
-    if (!dir.waiting[d] || dir.out_free[d] > now) continue;
-    // Round robin over sources, starting after the last one served.
-    for (uint32_t k = 1; k <= dir.srcs; ++k) {
-      const uint32_t s = (dir.last_src[d] + k) % dir.srcs;
-      auto& q = dir.queues[size_t(d) * dir.srcs + s];
-      if (q.empty() || q.front().in_cycle > now) continue;
-      const Packet p = q.front();
-      q.pop_front();
-      --dir.waiting[d];
-      dir.last_src[d] = s;
-      dir.out_free[d] = now + p.flits;
-      dir.stall_cycles += now - p.arrive;
-      ++dir.packets;
-      const uint32_t bytes = p.flits * config_.bytes_per_cycle;
-      dir.src_bytes[s] += bytes;
-      dir.dst_bytes[d] += bytes;
-      // The last flit reaches the far side latency + flits - 1 cycles later.
-      sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
-      if (requests) {
-        tlm::tlm_phase phase = tlm::BEGIN_REQ;
-        (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
-      } else {
-        tlm::tlm_phase phase = tlm::BEGIN_RESP;
-        (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
-      }
-      break;
+  for (uint32_t d = next_bit(dir.busy_dsts.data(), 0, dir.dsts); d < dir.dsts;
+       d = next_bit(dir.busy_dsts.data(), d + 1, dir.dsts)) {
+    if (dir.out_free[d] > now) continue;
+    // Round robin over the sources with a packet, starting after the last one
+    // served: those above it, then from 0 up to it.
+    const uint32_t first = dir.last_src[d] + 1;
+    if (!grant_first(dir, d, first, dir.srcs, requests, now)) grant_first(dir, d, 0, first, requests, now);
+  }
+}
+
+bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32_t to, bool requests, uint64_t now) {
+  for (uint32_t s = dir.next_source(d, from, to); s < to; s = dir.next_source(d, s + 1, to)) {
+    auto& q = dir.queues[size_t(d) * dir.srcs + s];
+    if (q.front().in_cycle > now) continue;  // still entering its input link
+    const Packet p = q.front();
+    q.pop_front();
+    if (q.empty()) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
+    if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
+    dir.last_src[d] = s;
+    dir.out_free[d] = now + p.flits;
+    dir.stall_cycles += now - p.arrive;
+    ++dir.packets;
+    const uint32_t bytes = p.flits * config_.bytes_per_cycle;
+    dir.src_bytes[s] += bytes;
+    dir.dst_bytes[d] += bytes;
+    // The last flit reaches the far side latency + flits - 1 cycles later.
+    sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
+    if (requests) {
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
+    } else {
+      tlm::tlm_phase phase = tlm::BEGIN_RESP;
+      (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
     }
+    return true;
   }
+  return false;
 }
 
 void Interconnect::crossbar_process() {

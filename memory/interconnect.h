@@ -67,6 +67,10 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   static uint32_t response_bytes(AccessKind kind, uint32_t units);
 
   void report_stats(stats::StatMap& out) const override;
+  /// Lets `calendar`'s driver run the crossbar instead of its own event.
+  void drive_from(CycleCalendar& calendar) {
+    calendar.add(waker_, this, [](void* m) { static_cast<Interconnect*>(m)->crossbar_process(); });
+  }
 
  private:
   SC_HAS_PROCESS(Interconnect);
@@ -82,6 +86,11 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     uint32_t srcs = 0, dsts = 0;
     TimedQueue<Packet> arrivals;
     std::vector<std::deque<Packet>> queues;  ///< [dst * srcs + src]
+    /// Bit per source whose queue to a destination is not empty
+    /// ([dst * words + src / 64]): arbitration and next_event visit only those.
+    std::vector<uint64_t> nonempty;
+    uint32_t words = 1;
+    std::vector<uint64_t> busy_dsts;  ///< bit per destination with a waiting packet
     std::vector<uint64_t> in_free, out_free;
     std::vector<uint32_t> last_src, waiting;
     std::vector<uint64_t> src_bytes, dst_bytes;
@@ -89,6 +98,8 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
 
     void init(uint32_t sources, uint32_t destinations);
     uint64_t next_event() const;
+    /// First source >= from and < to with a non-empty queue to `dst`, else `to`.
+    uint32_t next_source(uint32_t dst, uint32_t from, uint32_t to) const;
   };
 
   void init(uint32_t upstream_ports, uint32_t downstream_ports);
@@ -97,6 +108,9 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   tlm::tlm_sync_enum nb_transport_bw(int slice, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void arbitrate(Direction& dir, bool requests, uint64_t now);
+  /// Grants destination d's output link to the first source in [from, to)
+  /// whose head packet has entered its input link; false when none has.
+  bool grant_first(Direction& dir, uint32_t d, uint32_t from, uint32_t to, bool requests, uint64_t now);
   void crossbar_process();
   uint32_t flits(uint32_t bytes) const;
 

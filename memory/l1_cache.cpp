@@ -67,11 +67,18 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   // Answers that arrived by now are applied first, so the access sees the same
   // cache state whichever process ran first in this cycle.
   apply_responses(cycle);
+  if (version_ == refused_version_ && access.id == refused_.id && access.line_addr == refused_.line_addr &&
+      access.sector_mask == refused_.sector_mask && access.kind == refused_.kind &&
+      access.bypass_l1 == refused_.bypass_l1) {
+    ++reservation_fails_;
+    return false;
+  }
+  ++version_;  // every path below either changes the state or records a refusal
   const uint32_t units = tags_.expand(access.sector_mask);
   const uint64_t line = tags_.line_of(access.line_addr);
 
   if (access.kind == AccessKind::Store || access.kind == AccessKind::Atomic || access.bypass_l1) {
-    if (outstanding_ >= config_.mshrs) return reservation_fail();
+    if (outstanding_ >= config_.mshrs) return reservation_fail(access);
     ++accesses_;
     if (access.kind == AccessKind::Store) {
       ++writes_;
@@ -104,8 +111,8 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   }
   Mshrs::Entry* entry = mshrs_.find(line);
   const uint32_t extra = entry ? missing & ~entry->requested : missing;
-  if (entry && entry->requests >= config_.mshr_merges) return reservation_fail();
-  if (extra && outstanding_ >= config_.mshrs) return reservation_fail();
+  if (entry && entry->requests >= config_.mshr_merges) return reservation_fail(access);
+  if (extra && outstanding_ >= config_.mshrs) return reservation_fail(access);
   if (!entry) entry = &mshrs_.allocate(line);
   ++accesses_;
   ++entry->requests;
@@ -165,6 +172,7 @@ void L1Cache::apply_responses(uint64_t cycle) {
 }
 
 void L1Cache::apply(Transaction& tx) {
+  ++version_;
   if (tx.fill) {
     ++fills_;
     CacheLine* way = tags_.find(tx.line);

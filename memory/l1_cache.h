@@ -45,6 +45,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     // install stale lines after the flush.
     apply_responses(~uint64_t(0));
     tags_.invalidate_all();
+    ++version_;
   }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
@@ -81,8 +82,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   void apply(Transaction& tx);
   /// Completion cycle of `units` of an entry whose sectors are all known.
   uint64_t data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const;
-  bool reservation_fail() {
+  bool reservation_fail(const LineAccess& access) {
     ++reservation_fails_;
+    refused_ = access;
+    refused_version_ = version_;
     return false;
   }
 
@@ -95,6 +98,11 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   TimedQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
   uint32_t outstanding_ = 0;
   uint64_t next_request_id_ = 0;
+  // A refused access is retried every cycle its SM runs; while no access
+  // succeeded and no answer was applied (version_), it is refused again
+  // without looking at the tags and MSHRs.
+  uint64_t version_ = 0, refused_version_ = ~uint64_t(0);
+  LineAccess refused_;
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
   uint64_t writes_ = 0, write_evicts_ = 0, bypasses_ = 0, evictions_ = 0, fills_ = 0;

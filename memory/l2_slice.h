@@ -49,6 +49,10 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// only, the data lives in device memory). Call only when nothing is in flight.
   void invalidate_all() { tags_.invalidate_all(); }
   void report_stats(stats::StatMap& out) const override;
+  /// Lets `calendar`'s driver run the slice instead of its own event.
+  void drive_from(CycleCalendar& calendar) {
+    calendar.add(waker_, this, [](void* m) { static_cast<L2Slice*>(m)->slice_process(); });
+  }
 
  private:
   SC_HAS_PROCESS(L2Slice);

@@ -36,6 +36,12 @@ uint32_t MemorySystem::channel_of_slice(uint32_t slice) const {
   return uint32_t(uint64_t(slice) * config_.dram.channels / config_.l2_slices);
 }
 
+void MemorySystem::drive_from(CycleCalendar& calendar) {
+  icnt_->drive_from(calendar);
+  for (auto& slice : l2_) slice->drive_from(calendar);
+  for (auto& channel : dram_) channel->drive_from(calendar);
+}
+
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   l1d.socket.bind(icnt_->upstream(2 * sm));
   l1i.socket.bind(icnt_->upstream(2 * sm + 1));

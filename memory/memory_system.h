@@ -35,6 +35,9 @@ class MemorySystem {
   uint32_t dram_channels() const { return uint32_t(dram_.size()); }
   /// The channel behind L2 slice `slice`.
   uint32_t channel_of_slice(uint32_t slice) const;
+  /// Hands every module's wake-ups to `calendar`, whose driver then runs them
+  /// (before sc_start). Without it each module runs on its own event.
+  void drive_from(CycleCalendar& calendar);
 
  private:
   platform::GpuConfig config_;

@@ -41,12 +41,16 @@ void CtaDispatcher::begin_launch(const exec::Dim3& grid, uint64_t cycle) {
   next_cta_ = 0;
   running_ = 0;
   rr_ = 0;
+  retry_ = true;
   launch_cycle_ = cycle;
   records_.assign(total_ctas_, CtaRecord{});
   update_signals();
 }
 
 bool CtaDispatcher::cycle(uint64_t now) {
+  // Whether an SM can take a CTA changes only when a CTA starts or finishes:
+  // after a cycle that placed nothing, wait for a finished CTA.
+  if (!retry_) return false;
   bool any = false;
   // At most one CTA per SM per cycle, SMs in rotating order so the first
   // SMs do not always get the tail of the grid.
@@ -68,12 +72,14 @@ bool CtaDispatcher::cycle(uint64_t now) {
     rr_ = (rr_ + 1) % n;
     update_signals();
   }
+  retry_ = any;  // one CTA per SM per cycle: an SM may take another next cycle
   return any;
 }
 
 void CtaDispatcher::cta_finished(uint32_t, uint64_t cta_id, uint64_t cycle) {
   records_[cta_id].end = cycle;
   --running_;
+  retry_ = true;
   if (next_cta_ == total_ctas_ && running_ == 0) last_cta_end_ = cycle;
 }
 
@@ -97,7 +103,8 @@ void CtaDispatcher::report_stats(stats::StatMap& out) const {
 GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     : sc_core::sc_module(name),
       config_(config),
-      period_(sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS)) {
+      period_(sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS)),
+      calendar_(period_) {
   std::vector<sm::StreamingMultiprocessor*> raw;
   for (uint32_t i = 0; i < config_.num_sms; ++i) {
     sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
@@ -105,11 +112,13 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   }
   memory_ = std::make_unique<memory::MemorySystem>(config_, period_);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
+  // The memory modules run from this process (see tick), so every response
+  // reaches an SM inside tick and no per-SM response event is needed.
+  memory_->drive_from(calendar_);
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
-  for (auto& sm : sms_) wake_any_ |= sm->response_event();
-  sm_asleep_.assign(sms_.size(), false);
   sm_wake_.assign(sms_.size(), 0);
   wake_any_ |= wake_;
+  wake_any_ |= calendar_.event();
 
   SC_HAS_PROCESS(GpuTop);
   SC_METHOD(tick);
@@ -132,17 +141,54 @@ void GpuTop::enable_vcd(const std::string& path) {
   for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).trace(vcd_);
 }
 
+void GpuTop::sleep(uint64_t now, uint64_t until) {
+  // `until` is the SMs' next known event; the memory modules may need an
+  // earlier cycle. Anything asked for before the chosen cycle from outside
+  // this process notifies the calendar's event (in wake_any_).
+  const uint64_t at = std::min(until, calendar_.next());
+  calendar_.arm(at);
+  if (at == kNever)
+    next_trigger(wake_any_);
+  else
+    next_trigger(period_ * double(std::max(at, now + 1) - now), wake_any_);
+}
+
 void GpuTop::tick() {
-  if (!running_) {
-    next_trigger(wake_);
-    return;
-  }
   const sc_core::sc_time t = sc_core::sc_time_stamp();
   const uint64_t now = now_cycle();
-  // Woken by a memory response between edges, or twice at one edge: wait for the next edge.
-  if (t != period_ * double(now) || (ticked_ && now == last_tick_cycle_)) {
-    next_trigger(clk.posedge_event());
+  const bool edge = t == period_ * double(now);
+  if (!running_) {
+    // Between launches the memory system finishes what is in flight.
+    calendar_.hold();
+    if (edge) calendar_.run(now);
+    sleep(now, kNever);
     return;
+  }
+  // Woken between edges, or twice at one edge: wait for the next edge.
+  if (!edge || (ticked_ && now == last_tick_cycle_)) {
+    calendar_.arm(now + 1);
+    if (self_timed_)
+      next_trigger(period_ * double(now + 1) - t);
+    else
+      next_trigger(clk.posedge_event());
+    return;
+  }
+  // The memory modules first: what they do at this cycle is seen by the SMs
+  // (and by each other) at the next cycle at the earliest, so their order
+  // relative to the SMs cannot change a result. A response reaching a
+  // sleeping SM makes it run in this cycle, as when the memory modules had
+  // their own processes and woke the GPU with an event.
+  calendar_.hold();
+  calendar_.run(now);
+  if (asleep_) {
+    bool woken = now >= sleep_until_;
+    for (size_t i = 0; i < sms_.size() && !woken; ++i) woken = sms_[i]->needs_wake();
+    if (!woken) {
+      // Only the memory modules had something to do in this cycle.
+      sleep(now, sleep_until_);
+      return;
+    }
+    asleep_ = false;
   }
   ticked_ = true;
   last_tick_cycle_ = now;
@@ -153,11 +199,10 @@ void GpuTop::tick() {
     // An SM that is only waiting sleeps until its next known event or until
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
-      auto& sm = sms_[i];
-      if (sm_asleep_[i] && !sm->needs_wake() && now < sm_wake_[i]) continue;
-      const bool busy = sm->cycle(now);
-      sm_asleep_[i] = !busy;
-      if (!busy) sm_wake_[i] = sm->next_event_cycle();
+      auto& sm = *sms_[i];
+      if (now < sm_wake_[i] && !sm.needs_wake()) continue;
+      const bool busy = sm.cycle(now);
+      sm_wake_[i] = busy ? 0 : sm.next_event_cycle();
       active |= busy;
     }
     watchdog(now);
@@ -165,7 +210,7 @@ void GpuTop::tick() {
     failure_ = std::current_exception();
     running_ = false;
     sc_core::sc_pause();
-    next_trigger(wake_);
+    sleep(now, kNever);
     return;
   }
   if (dispatcher_->all_done()) {
@@ -173,10 +218,16 @@ void GpuTop::tick() {
     end_cycle_ = now;
     for (auto& sm : sms_) sm->end_launch(now);
     sc_core::sc_pause();
-    next_trigger(wake_);
+    sleep(now, kNever);
     return;
   }
-  if (active) return;  // next edge (static sensitivity)
+  // An L1 hit in this cycle already answered its SM: it runs next cycle.
+  for (size_t i = 0; i < sms_.size() && !active; ++i) active = sms_[i]->needs_wake();
+  if (active) {
+    calendar_.arm(now + 1);
+    if (self_timed_) next_trigger(period_);  // else the next edge (static sensitivity)
+    return;
+  }
 
   // Nothing moves until an event: sleep through the cycles in between.
   uint64_t next = kNever;
@@ -194,15 +245,12 @@ void GpuTop::tick() {
             ": no warp can issue and nothing is in flight (a barrier that can never complete?)" + states));
     running_ = false;
     sc_core::sc_pause();
-    next_trigger(wake_);
+    sleep(now, kNever);
     return;
   }
-  if (next == kNever) {
-    next_trigger(wake_any_);
-  } else {
-    const uint64_t at = std::max(next, now + 1);
-    next_trigger(period_ * double(at - now), wake_any_);
-  }
+  asleep_ = true;
+  sleep_until_ = std::max(next, now + 1);
+  sleep(now, sleep_until_);
 }
 
 void GpuTop::watchdog(uint64_t now) {
@@ -272,7 +320,8 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
     sm->l1i().invalidate_all();
   }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
-  sm_asleep_.assign(sms_.size(), false);
+  sm_wake_.assign(sms_.size(), 0);
+  asleep_ = false;
 
   uint64_t insts_before = 0, thread_before = 0;
   for (auto& sm : sms_) {

@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
@@ -62,6 +63,7 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
 
  private:
   uint32_t rr_ = 0;
+  bool retry_ = false;  // an SM may accept a CTA now (a CTA finished, or some were placed last cycle)
   sm::KernelPhase phase_;
   std::vector<CtaRecord> records_;
 };
@@ -96,9 +98,16 @@ class GpuTop : public sc_core::sc_module {
   /// Empties the L2 slices and closes the DRAM rows: the next launch belongs
   /// to a new device context.
   void invalidate_l2();
+  /// Wakes itself at every cycle it needs instead of following `clk` (bind
+  /// `clk` to any signal). An sc_clock costs two process activations, two
+  /// timed events and a signal update per cycle even when nothing listens:
+  /// without a VCD trace or a SoC around the GPU, nobody needs it.
+  void set_self_timed(bool on) { self_timed_ = on; }
 
  private:
   void tick();
+  /// Waits for cycle min(until, the memory modules' next), or an event.
+  void sleep(uint64_t now, uint64_t until);
   void watchdog(uint64_t now);
   uint64_t now_cycle() const;
 
@@ -109,10 +118,13 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<CtaDispatcher> dispatcher_;
   sc_core::sc_event wake_;
   sc_core::sc_event_or_list wake_any_;
+  memory::CycleCalendar calendar_;  // runs the memory modules from tick
   bool running_ = false;
+  bool self_timed_ = false;
   bool ticked_ = false;
-  std::vector<bool> sm_asleep_;
-  std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event
+  bool asleep_ = false;         // every SM waits: only they (or memory) end it
+  uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
+  std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)
   uint64_t last_tick_cycle_ = 0;
   std::exception_ptr failure_;
   std::string kernel_name_;

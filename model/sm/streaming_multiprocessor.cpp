@@ -213,6 +213,12 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
   for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
+  // Every buffered instruction's decode cycle is also in decoded_at_, which
+  // issue() has emptied of the cycles up to now: when it is empty, no head is
+  // still being decoded (always so with a one-cycle decode).
+  bool decoding = false;
+  for (const auto& d : decoded_at_) decoding |= !d.empty();
+  if (!decoding) return next;
   for (const WarpSlot& w : warps_) {
     if (!w.active || w.ib_count == 0) continue;
     // Only instructions still being decoded: a decoded one waits for something else.
@@ -229,20 +235,34 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
-  if (responses_.empty()) return;
-  // Order by (cycle, id): the same result whatever order the caches called in.
-  std::sort(responses_.begin(), responses_.end(),
-            [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  // Most cycles nothing is due yet: access_done only appends, so only the
+  // responses that arrived since the last look need checking.
+  for (; responses_seen_ < responses_.size(); ++responses_seen_)
+    responses_min_ = std::min(responses_min_, responses_[responses_seen_].cycle);
+  if (responses_min_ >= now) return;
+  // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
+  // it never matters whether the cache's process ran before this one. The
+  // due ones move to due_responses_; the rest stay (their order is irrelevant).
+  due_responses_.clear();
+  responses_min_ = kNever;
   size_t kept = 0;
   for (size_t i = 0; i < responses_.size(); ++i) {
-    const Response r = responses_[i];
-    // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
-    // it never matters whether the cache's process ran before this one.
-    if (r.cycle >= now) {
-      responses_[kept++] = r;
-      continue;
+    if (responses_[i].cycle >= now) {
+      responses_min_ = std::min(responses_min_, responses_[i].cycle);
+      responses_[kept++] = responses_[i];
+    } else {
+      due_responses_.push_back(responses_[i]);
     }
-    active_ = true;
+  }
+  responses_.resize(kept);
+  responses_seen_ = kept;
+  if (due_responses_.empty()) return;
+  // Order by (cycle, id): the same result whatever order the caches called in.
+  if (due_responses_.size() > 1)
+    std::sort(due_responses_.begin(), due_responses_.end(),
+              [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  active_ = true;
+  for (const Response& r : due_responses_) {
     if (r.id & kFetchTag) {
       const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
       const uint32_t generation = uint32_t(r.id & 0xffffffffu);
@@ -311,7 +331,6 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       }
     }
   }
-  responses_.resize(kept);
 }
 
 void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
@@ -325,7 +344,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     active_ = true;
     WarpSlot& w = warps_[c.slot];
     touch(c.slot);
-    scan_finish_ = true;
+    finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
     for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
     --w.in_flight;
@@ -945,10 +964,13 @@ void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
-  // Only a writeback or an issue can finish a warp or end its membar wait.
-  if (!scan_finish_) return;
+  // Only a writeback can finish a warp or end its membar wait: an issue
+  // leaves the warp with its own instruction in flight (in_flight and, for
+  // memory instructions, mem_in_flight only drop in writeback). So only the
+  // warps written back this cycle are looked at, in slot order as before.
   scan_finish_ = false;
-  for (uint32_t slot = 0; slot < warps_.size(); ++slot) {
+  for (uint64_t m = finish_candidates_; m; m &= m - 1) {
+    const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
     if (w.membar_wait && w.mem_in_flight == 0) {
@@ -971,6 +993,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     ++ctas_finished_;
     dispatcher_->cta_finished(index_, c.cta_id, now);
   }
+  finish_candidates_ = 0;
 }
 
 // ------------------------------------------------------------------ stats

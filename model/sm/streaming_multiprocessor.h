@@ -259,6 +259,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
   size_t line_queue_head_ = 0;
   std::vector<Response> responses_;
+  std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
+  size_t responses_seen_ = 0;             // responses_[0, seen) have cycle >= responses_min_
+  uint64_t responses_min_ = ~uint64_t(0);
   sc_core::sc_event response_event_;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
   std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
@@ -269,7 +272,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool active_ = false;  // did something this cycle
   bool wake_ = false;
   bool fetch_refused_ = false;
-  bool scan_finish_ = false;
+  bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
+  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t fetch_candidates_ = 0;
   uint32_t fetch_generations_ = 0;
   uint32_t busy_collectors_ = 0;
