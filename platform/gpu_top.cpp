@@ -167,10 +167,7 @@ void GpuTop::tick() {
   // Woken between edges, or twice at one edge: wait for the next edge.
   if (!edge || (ticked_ && now == last_tick_cycle_)) {
     calendar_.arm(now + 1);
-    if (self_timed_)
-      next_trigger(period_ * double(now + 1) - t);
-    else
-      next_trigger(clk.posedge_event());
+    next_trigger(clk.posedge_event());
     return;
   }
   // The memory modules first: what they do at this cycle is seen by the SMs
@@ -225,8 +222,7 @@ void GpuTop::tick() {
   for (size_t i = 0; i < sms_.size() && !active; ++i) active = sms_[i]->needs_wake();
   if (active) {
     calendar_.arm(now + 1);
-    if (self_timed_) next_trigger(period_);  // else the next edge (static sensitivity)
-    return;
+    return;  // next edge (static sensitivity)
   }
 
   // Nothing moves until an event: sleep through the cycles in between.

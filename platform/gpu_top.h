@@ -98,11 +98,6 @@ class GpuTop : public sc_core::sc_module {
   /// Empties the L2 slices and closes the DRAM rows: the next launch belongs
   /// to a new device context.
   void invalidate_l2();
-  /// Wakes itself at every cycle it needs instead of following `clk` (bind
-  /// `clk` to any signal). An sc_clock costs two process activations, two
-  /// timed events and a signal update per cycle even when nothing listens:
-  /// without a VCD trace or a SoC around the GPU, nobody needs it.
-  void set_self_timed(bool on) { self_timed_ = on; }
 
  private:
   void tick();
@@ -120,7 +115,6 @@ class GpuTop : public sc_core::sc_module {
   sc_core::sc_event_or_list wake_any_;
   memory::CycleCalendar calendar_;  // runs the memory modules from tick
   bool running_ = false;
-  bool self_timed_ = false;
   bool ticked_ = false;
   bool asleep_ = false;         // every SM waits: only they (or memory) end it
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event

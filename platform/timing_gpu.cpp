@@ -16,7 +16,6 @@ namespace {
 struct TimingGpu {
   std::string config_text;
   std::unique_ptr<sc_core::sc_clock> clock;
-  std::unique_ptr<sc_core::sc_signal<bool>> no_clock;
   std::unique_ptr<GpuTop> top;
   uint64_t last_device = 0;
 };
@@ -35,17 +34,9 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
   }
   g.config_text = text;
   g.top = std::make_unique<GpuTop>("gpu", config);
-  if (vcd_path.empty()) {
-    // Nothing watches a clock: the top times itself (same cycles, no clock
-    // process per half cycle).
-    g.no_clock = std::make_unique<sc_core::sc_signal<bool>>("clk");
-    g.top->clk(*g.no_clock);
-    g.top->set_self_timed(true);
-  } else {
-    g.clock = std::make_unique<sc_core::sc_clock>("clk", g.top->period());
-    g.top->clk(*g.clock);
-    g.top->enable_vcd(vcd_path);
-  }
+  g.clock = std::make_unique<sc_core::sc_clock>("clk", g.top->period());
+  g.top->clk(*g.clock);
+  if (!vcd_path.empty()) g.top->enable_vcd(vcd_path);
   return *g.top;
 }
 }  // namespace
