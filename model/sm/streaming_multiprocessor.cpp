@@ -230,8 +230,7 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   responses_.push_back({id, cycle});
-  wake_ = true;
-  response_event_.notify(sc_core::SC_ZERO_TIME);
+  wake_ = true;  // the GPU top, which runs the memory modules, sees it before its next SM pass
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {

@@ -95,8 +95,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
   // CacheResponseIf
   void access_done(uint64_t id, uint64_t cycle) override;
-  /// Set by access_done: a response arrived while the GPU may be asleep.
-  sc_core::sc_event& response_event() { return response_event_; }
 
   /// Line requests or fetches outstanding in the memory system.
   bool waiting_on_memory() const;
@@ -262,7 +260,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
   size_t responses_seen_ = 0;             // responses_[0, seen) have cycle >= responses_min_
   uint64_t responses_min_ = ~uint64_t(0);
-  sc_core::sc_event response_event_;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
   std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
