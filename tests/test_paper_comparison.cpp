@@ -149,7 +149,8 @@ TEST_F(PaperComparison, SmallProRunFillsTheCsv) {
   // The speedup rows are never missing: cycles always exist.
   bool speedup_found = false;
   for (const auto& r : rows)
-    if (r.size() == kHeader.size() && r[column("metric")] == "speedup_over_lrr" && r[column("workload")] == "histogram") {
+    if (r.size() == kHeader.size() && r[column("metric")] == "speedup_over_lrr" &&
+        r[column("workload")] == "histogram") {
       speedup_found = true;
       EXPECT_EQ(r[column("status")], "ok");
       EXPECT_GT(std::stod(r[column("ours")]), 0.0);
