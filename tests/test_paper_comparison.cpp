@@ -185,6 +185,41 @@ TEST_F(PaperComparison, FailedRunFailsTheCommand) {
   EXPECT_NE(err_.find("device fault"), std::string::npos) << err_;
 }
 
+// A stand-in that writes statistics under slightly different names than the
+// ones the tool documents: they are found by their last component, ignoring
+// case and '_'.
+TEST_F(PaperComparison, StatisticsAreFoundByName) {
+  const fs::path out = dir_ / "out", fake = dir_ / "fake_stats_tlmgpu";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                         "echo '{\"sim_cycles\": 1000, \"ipc\": 2.5, \"modules\": "
+                         "{\"gpu.sm0.sched0.osched2Errors\": 50}}' > \"$f\"\n";
+  chmod(fake.c_str(), 0755);
+  ASSERT_EQ(run("--paper swas --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+                "'"),
+            0)
+      << out_ << err_;
+  const auto rows = read_csv(out / "swas.csv");
+  ASSERT_GE(rows.size(), 2u);
+  std::size_t baseline_rows = 0, ratio_rows = 0;
+  for (const auto& r : rows) {
+    if (r.size() != kHeader.size() || r[column("workload")] != "sgemm") continue;
+    EXPECT_EQ(r[column("status")], "ok");
+    EXPECT_EQ(r[column("sim_cycles")], "1000");
+    if (r[column("metric")] == "error_rate_pct") {
+      EXPECT_EQ(r[column("ours")], "5");  // 100 x 50 errors / 1000 cycles
+      const bool swas = r[column("scheduler")].rfind("swas", 0) == 0;
+      EXPECT_EQ(r[column("agrees")], swas ? "no" : "yes");  // SWaS should have none
+      if (!swas) ++baseline_rows;
+    } else if (r[column("metric")] == "ipc_ratio_swas_over_baseline") {
+      EXPECT_EQ(r[column("ours")], "1");
+      ++ratio_rows;
+    }
+  }
+  EXPECT_EQ(baseline_rows, 9u);  // fetch x issue
+  EXPECT_EQ(ratio_rows, 9u);
+}
+
 TEST_F(PaperComparison, BadUsage) {
   EXPECT_EQ(run("--paper nosuch"), 2);
   EXPECT_NE(err_.find("unknown paper 'nosuch'"), std::string::npos) << err_;
