@@ -26,7 +26,7 @@ std::optional<double> stalls(const Json& s, const std::string& cls) {
     if (!i || !b || !p) return std::nullopt;
     return *i + *b + *p;
   }
-  return stat_sum(s, {{cls}, false, "sched"});
+  return stat_sum(s, {{cls}, false, ".sched"});  // gpu.smN.schedM, not e.g. a fetch_sched
 }
 
 std::optional<double> cycles(const Json& s) { return top_level_number(s, "sim_cycles"); }
