@@ -220,6 +220,39 @@ TEST_F(PaperComparison, StatisticsAreFoundByName) {
   EXPECT_EQ(ratio_rows, 9u);
 }
 
+// A stand-in without KAWS warp sharing: sharing=off falls back to plain kaws
+// (and says so), sharing=on stays unsupported.
+TEST_F(PaperComparison, RejectedSpecRunsItsFallback) {
+  const fs::path out = dir_ / "out", fake = dir_ / "fake_no_sharing";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "for a in \"$@\"; do case \"$a\" in *sharing=*) "
+                         "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; "
+                         "esac; done\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                         "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n";
+  chmod(fake.c_str(), 0755);
+  ASSERT_EQ(run("--paper kaws --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+                "'"),
+            0)
+      << out_ << err_;
+  std::size_t off = 0, on = 0;
+  for (const auto& r : read_csv(out / "kaws.csv")) {
+    if (r.size() != kHeader.size() || r[column("metric")] != "speedup_over_gto") continue;
+    if (r[column("scheduler")] == "kaws:base=gto,sharing=off") {
+      ++off;
+      EXPECT_EQ(r[column("status")], "ok");
+      if (r[column("workload")] == "sgemm") {
+        EXPECT_NE(r[column("details")].find("ran as kaws:base=gto"), std::string::npos) << r[column("details")];
+      }
+    } else if (r[column("scheduler")] == "kaws:base=gto,sharing=on") {
+      ++on;
+      EXPECT_EQ(r[column("status")], "unsupported");
+    }
+  }
+  EXPECT_EQ(off, 2u);  // sgemm and the geomean
+  EXPECT_EQ(on, 2u);
+}
+
 TEST_F(PaperComparison, BadUsage) {
   EXPECT_EQ(run("--paper nosuch"), 2);
   EXPECT_NE(err_.find("unknown paper 'nosuch'"), std::string::npos) << err_;

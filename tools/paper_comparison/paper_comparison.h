@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,10 +25,19 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // scheduler (e.g. the fetch policy), so that features still being built are one
 // table line each.
 struct RunSpec {
+  RunSpec() = default;
+  RunSpec(std::string w, std::string p, std::string s, std::vector<std::string> e = {}, std::string fallback = {})
+      : workload(std::move(w)), preset(std::move(p)), scheduler(std::move(s)), extra(std::move(e)),
+        fallback_scheduler(std::move(fallback)) {}
+
   std::string workload;
   std::string preset;
   std::string scheduler;
   std::vector<std::string> extra;
+  // Run instead when `scheduler` is unsupported (exit 2) by this tlmgpu: what
+  // the spec means on a build without the new parameter (e.g. kaws:base=gto
+  // for kaws:base=gto,sharing=off before warp sharing existed).
+  std::string fallback_scheduler;
 
   // Unique text: two papers asking for the same run share one simulation.
   std::string key(const std::string& size) const;
@@ -48,6 +58,7 @@ struct RunResult {
   int exit_code = -1;
   std::string note;  // first diagnostic line of a run that did not succeed
   std::string stats_path, log_path;
+  std::string ran_as;  // the fallback scheduler and why, when it was used
   Json stats;
 };
 

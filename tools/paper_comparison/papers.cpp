@@ -92,6 +92,7 @@ class Builder {
     r.sim_cycles = cycles(rs.stats);
     r.ipc = ipc(rs.stats);
     if (details) r.details = details(rs.stats);
+    if (!rs.ran_as.empty()) r.details = "ran as " + rs.ran_as + ";" + r.details;
     const Json* bstats = nullptr;
     if (base) {
       const RunResult& rb = result(*base);
@@ -333,11 +334,15 @@ std::vector<Row> spin_compare(const CompareInput& in) {
 // ============================================================ KAWS (seed 002)
 
 constexpr const char* kKawsPreset = "titanx_pascal";
-// The KAWS variants compared with LRR and GTO. Warp sharing is the second
-// line: `unsupported` until the SM lends operand collectors across schedulers.
-const char* const kKawsSubjects[] = {
-    "kaws:base=gto",
-    "kaws:base=gto,sharing=on",
+// The KAWS variants compared with LRR and GTO, each with what to run on a
+// tlmgpu without the `sharing` parameter (none for sharing=on: unsupported).
+struct KawsSubject {
+  const char* spec;
+  const char* fallback;
+};
+const KawsSubject kKawsSubjects[] = {
+    {"kaws:base=gto,sharing=off", "kaws:base=gto"},
+    {"kaws:base=gto,sharing=on", ""},
 };
 constexpr const char* kKawsWithSharing = "kaws:base=gto,sharing=on";
 
@@ -346,7 +351,7 @@ std::vector<RunSpec> kaws_plan(const std::vector<std::string>& workloads) {
   for (const std::string& w : workloads) {
     v.push_back({w, kKawsPreset, "lrr", {}});
     v.push_back({w, kKawsPreset, "gto", {}});
-    for (const char* s : kKawsSubjects) v.push_back({w, kKawsPreset, s, {}});
+    for (const KawsSubject& s : kKawsSubjects) v.push_back({w, kKawsPreset, s.spec, {}, s.fallback});
   }
   return v;
 }
@@ -364,8 +369,8 @@ std::vector<Row> kaws_compare(const CompareInput& in) {
   Builder b(in, "kaws");
   std::vector<Row> out;
   const std::string perf = "seed 002 Performance (average over 9 benchmarks)";
-  for (const char* spec : kKawsSubjects) {
-    const std::string subj_spec = spec;
+  for (const KawsSubject& ks : kKawsSubjects) {
+    const std::string subj_spec = ks.spec;
     const bool sharing = subj_spec == kKawsWithSharing;
     auto subject = [subj_spec](const std::string& w) { return RunSpec{w, kKawsPreset, subj_spec, {}}; };
     std::function<RunSpec(const std::string&)> lrr = [](const std::string& w) {
@@ -467,7 +472,8 @@ const char* const kSwasPolicies[] = {"lrr", "gtlrr", "gto"};  // the paper's LRR
 std::vector<std::string> fetch_args(const std::string& policy) {
   return {"--fetch-scheduler", policy == "gto" ? "gtlo" : policy};
 }
-std::string swas_spec(const std::string& policy) { return "swas:policy=" + policy; }
+// swas names the greedy-then-oldest policy as the paper does: gtlo.
+std::string swas_spec(const std::string& policy) { return "swas:policy=" + (policy == "gto" ? "gtlo" : policy); }
 
 std::vector<RunSpec> swas_plan(const std::vector<std::string>& workloads) {
   std::vector<RunSpec> v;
@@ -485,6 +491,7 @@ std::vector<RunSpec> swas_plan(const std::vector<std::string>& workloads) {
 std::optional<double> error_rate_pct(const Json& s, const Json*) {
   auto c = cycles(s);
   StatValues e = find_stats(s, {{"osched2_errors", "errors_osched2"}, false, ""});
+  if (e.count == 0) e = find_stats(s, {{"errors"}, false, ".sched"});  // per scheduler: gpu.smN.schedM.errors
   if (e.count && c && *c > 0) return 100.0 * e.sum / (*c * static_cast<double>(e.count));
   StatValues r = find_stats(s, {{"error_rate"}, false, ""});
   if (r.count) return 100.0 * r.mean();
@@ -492,8 +499,8 @@ std::optional<double> error_rate_pct(const Json& s, const Json*) {
 }
 
 std::string swas_details(const Json& s) {
-  return stat_detail(s, "osched1_errors", {{"osched1_errors", "errors_osched1"}, false, ""}) +
-         stat_detail(s, "osched2_errors", {{"osched2_errors", "errors_osched2"}, false, ""}) +
+  return stat_detail(s, "osched1_discrepancies", {{"osched1_errors", "errors_osched1", "discrepancies"}, false, ""}) +
+         stat_detail(s, "osched2_errors", {{"osched2_errors", "errors_osched2", "errors"}, false, ".sched"}) +
          stat_detail(s, "nops", {{"nop"}, true, ""});
 }
 
