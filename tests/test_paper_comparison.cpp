@@ -1,0 +1,266 @@
+// tlmgpu_papers, run as a user would: a tiny real comparison (one paper, one
+// small workload) and, with a stand-in tlmgpu script, the unsupported and
+// failed paths. Each case takes a few seconds at most.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kHeader = {"paper",    "workload", "size",     "preset",          "scheduler",
+                                          "options",  "status",   "sim_cycles", "ipc",           "metric",
+                                          "baseline", "base_sim_cycles", "ours", "paper",        "paper_source",
+                                          "agrees",   "details"};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Splits one CSV line; quoted fields may hold commas and doubled quotes.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> f(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        f.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        f.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      f.emplace_back();
+    } else {
+      f.back() += c;
+    }
+  }
+  return f;
+}
+
+std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream is(read_text(p));
+  for (std::string line; std::getline(is, line);) rows.push_back(csv_fields(line));
+  return rows;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+class PaperComparison : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/tlmgpu_papers_XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    dir_ = name;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  int run(const std::string& args) {
+    const std::string cmd = "timeout 300 '" + std::string(TLMGPU_PAPERS) + "' " + args + " >'" +
+                            (dir_ / "stdout.txt").string() + "' 2>'" + (dir_ / "stderr.txt").string() + "'";
+    const int rc = std::system(cmd.c_str());
+    out_ = read_text(dir_ / "stdout.txt");
+    err_ = read_text(dir_ / "stderr.txt");
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+
+  // A stand-in for tlmgpu that prints `message` and exits with `code`.
+  std::string fake_tlmgpu(int code, const std::string& message) {
+    const fs::path p = dir_ / ("fake_tlmgpu_" + std::to_string(code));
+    std::ofstream(p) << "#!/bin/sh\necho '" << message << "' >&2\nexit " << code << "\n";
+    chmod(p.c_str(), 0755);
+    return p.string();
+  }
+
+  fs::path dir_;
+  std::string out_, err_;
+};
+
+// "paper" names two columns: the paper's name (first) and its value (this one).
+constexpr std::size_t kPaperValue = 13;
+
+std::size_t column(const std::string& name) {
+  for (std::size_t i = 0; i < kHeader.size(); ++i)
+    if (kHeader[i] == name) return i;
+  return kHeader.size();
+}
+
+TEST_F(PaperComparison, SmallProRunFillsTheCsv) {
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("--paper pro --size small --workloads histogram --jobs 2 --out '" + out.string() + "'"), 0)
+      << out_ << err_;
+  const auto rows = read_csv(out / "pro.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0], kHeader);
+  std::size_t aggregates = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    ASSERT_EQ(r.size(), kHeader.size()) << "row " << i;
+    EXPECT_EQ(r[column("paper")], "pro");
+    EXPECT_EQ(r[column("size")], "small");
+    EXPECT_EQ(r[column("preset")], "gtx480");
+    EXPECT_EQ(r[column("scheduler")], "pro");
+    const std::string agrees = r[column("agrees")];
+    EXPECT_TRUE(agrees == "yes" || agrees == "no" || agrees == "n/a") << agrees;
+    // Every PRO metric has a paper number (Fig. 4, Table III).
+    EXPECT_TRUE(is_number(r[kPaperValue])) << "paper value in row " << i << ": '" << r[kPaperValue] << "'";
+    EXPECT_FALSE(r[column("paper_source")].empty());
+    if (r[column("workload")].rfind("geomean", 0) == 0) {
+      ++aggregates;
+      continue;
+    }
+    EXPECT_EQ(r[column("workload")], "histogram");
+    if (r[column("status")] == "ok") {
+      EXPECT_TRUE(is_number(r[column("sim_cycles")])) << "row " << i;
+      EXPECT_TRUE(is_number(r[column("ipc")])) << "row " << i;
+      EXPECT_TRUE(is_number(r[column("base_sim_cycles")])) << "row " << i;
+      EXPECT_TRUE(is_number(r[column("ours")])) << "row " << i;
+      EXPECT_NE(agrees, "n/a") << "row " << i;
+    } else {
+      // Only a stall class that neither run had may lack a value.
+      EXPECT_EQ(r[column("status")], "no_statistic") << "row " << i;
+      EXPECT_NE(r[column("metric")].find("stall"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(aggregates, 15u);  // 3 baselines x (speedup + 4 stall ratios)
+  // The speedup rows are never missing: cycles always exist.
+  bool speedup_found = false;
+  for (const auto& r : rows)
+    if (r.size() == kHeader.size() && r[column("metric")] == "speedup_over_lrr" &&
+        r[column("workload")] == "histogram") {
+      speedup_found = true;
+      EXPECT_EQ(r[column("status")], "ok");
+      EXPECT_GT(std::stod(r[column("ours")]), 0.0);
+    }
+  EXPECT_TRUE(speedup_found);
+  EXPECT_NE(out_.find("== pro"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("direction:"), std::string::npos) << out_;
+  EXPECT_TRUE(fs::exists(out / "runs"));
+}
+
+TEST_F(PaperComparison, UnknownOptionMakesRowsUnsupported) {
+  const fs::path out = dir_ / "out";
+  const std::string fake = fake_tlmgpu(2, "tlmgpu run: unrecognised option '--fetch-scheduler'");
+  ASSERT_EQ(run("--paper lfws --workloads hotspot --jobs 2 --tlmgpu '" + fake + "' --out '" + out.string() + "'"), 0)
+      << out_ << err_;
+  const auto rows = read_csv(out / "lfws.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0], kHeader);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][column("status")], "unsupported") << "row " << i;
+    EXPECT_EQ(rows[i][column("agrees")], "n/a") << "row " << i;
+  }
+}
+
+TEST_F(PaperComparison, FailedRunFailsTheCommand) {
+  const fs::path out = dir_ / "out";
+  const std::string fake = fake_tlmgpu(1, "tlmgpu: device fault: out-of-bounds");
+  EXPECT_EQ(run("--paper kaws --workloads sgemm --jobs 2 --tlmgpu '" + fake + "' --out '" + out.string() + "'"), 1);
+  const auto rows = read_csv(out / "kaws.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[1][column("status")], "failed");
+  EXPECT_NE(err_.find("device fault"), std::string::npos) << err_;
+}
+
+// A stand-in that writes statistics under slightly different names than the
+// ones the tool documents: they are found by their last component, ignoring
+// case and '_'.
+TEST_F(PaperComparison, StatisticsAreFoundByName) {
+  const fs::path out = dir_ / "out", fake = dir_ / "fake_stats_tlmgpu";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                         "echo '{\"sim_cycles\": 1000, \"ipc\": 2.5, \"modules\": "
+                         "{\"gpu.sm0.sched0.osched2Errors\": 50}}' > \"$f\"\n";
+  chmod(fake.c_str(), 0755);
+  ASSERT_EQ(run("--paper swas --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+                "'"),
+            0)
+      << out_ << err_;
+  const auto rows = read_csv(out / "swas.csv");
+  ASSERT_GE(rows.size(), 2u);
+  std::size_t baseline_rows = 0, ratio_rows = 0;
+  for (const auto& r : rows) {
+    if (r.size() != kHeader.size() || r[column("workload")] != "sgemm") continue;
+    EXPECT_EQ(r[column("status")], "ok");
+    EXPECT_EQ(r[column("sim_cycles")], "1000");
+    if (r[column("metric")] == "error_rate_pct") {
+      EXPECT_EQ(r[column("ours")], "5");  // 100 x 50 errors / 1000 cycles
+      const bool swas = r[column("scheduler")].rfind("swas", 0) == 0;
+      EXPECT_EQ(r[column("agrees")], swas ? "no" : "yes");  // SWaS should have none
+      if (!swas) ++baseline_rows;
+    } else if (r[column("metric")] == "ipc_ratio_swas_over_baseline") {
+      EXPECT_EQ(r[column("ours")], "1");
+      ++ratio_rows;
+    }
+  }
+  EXPECT_EQ(baseline_rows, 9u);  // fetch x issue
+  EXPECT_EQ(ratio_rows, 9u);
+}
+
+// A stand-in without KAWS warp sharing: sharing=off falls back to plain kaws
+// (and says so), sharing=on stays unsupported.
+TEST_F(PaperComparison, RejectedSpecRunsItsFallback) {
+  const fs::path out = dir_ / "out", fake = dir_ / "fake_no_sharing";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "for a in \"$@\"; do case \"$a\" in *sharing=*) "
+                         "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; "
+                         "esac; done\n"
+                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                         "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n";
+  chmod(fake.c_str(), 0755);
+  ASSERT_EQ(run("--paper kaws --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+                "'"),
+            0)
+      << out_ << err_;
+  std::size_t off = 0, on = 0;
+  for (const auto& r : read_csv(out / "kaws.csv")) {
+    if (r.size() != kHeader.size() || r[column("metric")] != "speedup_over_gto") continue;
+    if (r[column("scheduler")] == "kaws:base=gto,sharing=off") {
+      ++off;
+      EXPECT_EQ(r[column("status")], "ok");
+      if (r[column("workload")] == "sgemm") {
+        EXPECT_NE(r[column("details")].find("ran as kaws:base=gto"), std::string::npos) << r[column("details")];
+      }
+    } else if (r[column("scheduler")] == "kaws:base=gto,sharing=on") {
+      ++on;
+      EXPECT_EQ(r[column("status")], "unsupported");
+    }
+  }
+  EXPECT_EQ(off, 2u);  // sgemm and the geomean
+  EXPECT_EQ(on, 2u);
+}
+
+TEST_F(PaperComparison, BadUsage) {
+  EXPECT_EQ(run("--paper nosuch"), 2);
+  EXPECT_NE(err_.find("unknown paper 'nosuch'"), std::string::npos) << err_;
+  EXPECT_EQ(run("--size huge"), 2);
+  EXPECT_EQ(run("--paper pro --workloads vector_add"), 2);
+  EXPECT_EQ(run("--jobs 0"), 2);
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(out_.find("usage: tlmgpu_papers"), std::string::npos);
+}
+
+}  // namespace
