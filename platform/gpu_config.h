@@ -74,8 +74,8 @@ struct DramConfig {
   uint32_t banks = 16;
   uint32_t row_bytes = 2048;
   uint32_t tRCD = 12, tRP = 12, tCL = 12, tRAS = 28;
-  uint32_t burst_cycles = 4;         ///< data-bus cycles per 32-byte sector
-  uint32_t bus_bytes = 8;            ///< data bytes per cycle per channel
+  uint32_t burst_cycles = 1;         ///< data-bus cycles per 32-byte sector
+  uint32_t bus_bytes = 32;           ///< data bytes per cycle per channel
   uint32_t queue_depth = 32;         ///< requests per channel scheduler
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };

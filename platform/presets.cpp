@@ -58,7 +58,10 @@ GpuConfig gtx480() {
 
   c.icnt = {8, 32};
 
-  // Seed 004: FR-FCFS, 6 channels, 48 B/cycle (= 6 x 8 B). Timing: GPGPU-Sim's
+  // Seed 004: FR-FCFS, 6 channels, "48 B/cycle": the 384-bit bus moves 48 B
+  // per data transfer, at GDDR5's 3696 MT/s (924 MHz x 4): 177 GB/s, 253 B
+  // per 700 MHz core cycle, 42 B per channel. A sector per core cycle per
+  // channel (32 B, 134 GB/s) is the nearest whole burst. Timing: GPGPU-Sim's
   // GDDR5 nbk=16, RCD=12, RP=12, CL=12, RAS=28.
   DramConfig& d = c.dram;
   d.channels = 6;
@@ -68,8 +71,8 @@ GpuConfig gtx480() {
   d.tRP = 12;
   d.tCL = 12;
   d.tRAS = 28;
-  d.bus_bytes = 8;
-  d.burst_cycles = 4;        // 32-byte sector / 8 B per cycle
+  d.bus_bytes = 32;
+  d.burst_cycles = 1;        // one 32-byte sector per core cycle
   d.queue_depth = 32;        // GPGPU-Sim: 16 per chip, 2 chips per controller
   d.interleave_bytes = 256;
   return c;
@@ -107,8 +110,11 @@ GpuConfig titanx_pascal() {
   c.l2_slices = 12;
 
   c.dram.channels = 12;
-  c.dram.bus_bytes = 4;      // 384-bit bus / 12 controllers
-  c.dram.burst_cycles = 8;   // 32-byte sector / 4 B per cycle
+  // GP102: 384-bit GDDR5X at 10 Gb/s per pin, 480 GB/s: 339 B per 1417 MHz
+  // core cycle, 28 B per controller; one 32-byte sector per cycle (544 GB/s)
+  // is the nearest whole burst.
+  c.dram.bus_bytes = 32;
+  c.dram.burst_cycles = 1;
   return c;
 }
 

@@ -15,6 +15,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "memory/memory_interfaces.h"
+#include "platform/gpu_config.h"
 #include "memory/timed_queue.h"
 
 namespace tlmgpu_memtest {
@@ -169,5 +170,13 @@ class TestMemory : public sc_core::sc_module {
   tlmgpu::memory::TimedQueue<tlm::tlm_generic_payload*> pending_;
   sc_core::sc_event wake_;
 };
+
+// The memory unit tests were worked out with a 4-cycle burst per sector (8 B
+// per cycle): long enough that bursts on the data bus visibly queue.
+inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConfig c = {}) {
+  c.burst_cycles = 4;
+  c.bus_bytes = 8;
+  return c;
+}
 
 }  // namespace tlmgpu_memtest

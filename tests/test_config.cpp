@@ -61,7 +61,10 @@ TEST(ConfigPresets, Gtx480FromSeed000And004Tables) {
   EXPECT_EQ(c.l2.size_bytes * c.l2_slices, 768u * 1024);
   EXPECT_TRUE(c.l2.write_back);
   EXPECT_EQ(c.dram.channels, 6u);
-  EXPECT_EQ(c.dram.channels * c.dram.bus_bytes, 48u);  // seed 004: 48 B/cycle
+  // Seed 004's "48B/cycle" is the 384-bit bus per GDDR5 transfer (177 GB/s);
+  // the model moves a 32 B sector per channel per 700 MHz core cycle.
+  EXPECT_EQ(c.dram.channels * c.dram.bus_bytes, 192u);
+  EXPECT_EQ(c.dram.burst_cycles, 1u);
   EXPECT_EQ(c.dram.banks, 16u);
   EXPECT_EQ(c.dram.tRCD, 12u);
   EXPECT_EQ(c.dram.tRP, 12u);
@@ -473,7 +476,7 @@ TEST(ConfigValidate, MemorySideConsistency) {
                        "l2.slices = 4 is less than dram.channels = 6 (a channel without a slice"));
   EXPECT_EQ(validation_error({"l2.slices=8"}), "");  // uneven sharing is allowed
   EXPECT_TRUE(contains(validation_error({"dram.bus_bytes=16"}),
-                       "dram.burst_cycles x dram.bus_bytes = 4 x 16 must equal l2.sector_bytes = 32"));
+                       "dram.burst_cycles x dram.bus_bytes = 1 x 16 must equal l2.sector_bytes = 32"));
   EXPECT_EQ(validation_error({"dram.bus_bytes=16", "dram.burst_cycles=2"}), "");
   EXPECT_TRUE(contains(validation_error({"dram.row_bytes=256", "l2.line_bytes=512", "l1d.line_bytes=512",
                                          "l2.interleave_bytes=512", "dram.interleave_bytes=512"}),

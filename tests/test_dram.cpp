@@ -11,7 +11,7 @@ using namespace tlmgpu_memtest;
 using tlmgpu::memory::DramChannel;
 
 struct Bench {
-  tlmgpu::platform::DramConfig config;  // defaults: tRCD = tRP = tCL = 12, tRAS = 28, 4 cycles per sector
+  tlmgpu::platform::DramConfig config = four_cycle_bursts();  // tRCD = tRP = tCL = 12, tRAS = 28
   DramChannel dram;
   TestInitiator l2{"l2"};
   Bench() : dram("dram", config, period()) { l2.socket.bind(dram.port(0)); }
@@ -87,7 +87,7 @@ TEST(Dram, TwoBanksOverlapTheirActivations) {
 }
 
 TEST(Dram, QueueDepthBoundsTheSchedulerWindow) {
-  tlmgpu::platform::DramConfig config;
+  tlmgpu::platform::DramConfig config = four_cycle_bursts();
   config.queue_depth = 1;
   DramChannel dram("dram", config, period());
   TestInitiator l2("l2");

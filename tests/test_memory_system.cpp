@@ -100,6 +100,7 @@ struct SystemBench {
   TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
   SystemBench() {
     config.num_sms = 1;
+    config.dram = four_cycle_bursts(config.dram);
     mem = std::make_unique<MemorySystem>(config, period());
     l1d = std::make_unique<L1Cache>("l1d", config.l1d, period());
     l1i = std::make_unique<L1Cache>("l1i", config.l1i, period());
@@ -227,6 +228,7 @@ TEST(L2, FillThatEvictsADirtyLineReleasesItsMshr) {
 TEST(MemorySystem, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
   tlmgpu::platform::GpuConfig config;
   config.num_sms = 2;
+  config.dram = four_cycle_bursts(config.dram);
   MemorySystem mem(config, period());
   // SM 1's modules are built first, so SystemC would naturally run them first.
   TestSm sm1("sm1"), sm0("sm0"), idle("idle");

@@ -67,6 +67,8 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   sched_dirty_.assign(nsched, 1);
   policy_wake_.assign(nsched, kNever);
   issued_now_.assign(nsched, 0);
+  scheduler_slots_.assign(nsched, 0);
+  for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
   oracles_ = smc_.oracle_schedulers;
@@ -101,6 +103,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   for (WarpSlot& w : warps_) {
     w = WarpSlot{};
   }
+  live_slots_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   busy_collectors_ = 0;
@@ -145,6 +148,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     w.warp = &c.cta->warp(placed);
     w.cta_slot = cs;
     w.active = true;
+    live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
     // Unique across launches: a fetch answered after its warp (or kernel)
@@ -567,9 +571,10 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
       for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
     bool any = false;
-    for (uint32_t slot = s; slot < warps_.size(); slot += nsched) {
+    // Only this scheduler's live warps, in slot order.
+    for (uint64_t m = live_slots_ & scheduler_slots_[s]; m; m &= m - 1) {
+      const uint32_t slot = uint32_t(__builtin_ctzll(m));
       WarpSlot& w = warps_[slot];
-      if (!w.active) continue;
       any = true;
       if (w.view_dirty || (w.view.wait == WarpWait::EmptyBuffer && w.ib_count &&
                            w.ibuffer[w.ib_head].ready_cycle <= now))
@@ -978,6 +983,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     }
     if (!w.warp->finished() || w.in_flight != 0) continue;
     w.active = false;
+    live_slots_ &= ~(1ull << slot);
     touch(slot);
     schedulers_[slot % schedulers_.size()]->warp_finished(slot, now);
     CtaSlot& c = ctas_[w.cta_slot];

@@ -240,6 +240,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
   std::vector<uint8_t> issued_now_;     // per scheduler: issued its own warp this cycle
+  uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
+  std::vector<uint64_t> scheduler_slots_;  // per scheduler: its slots (slot mod N)
   void touch(uint32_t slot) {
     sched_dirty_[slot % sched_dirty_.size()] = 1;
     warps_[slot].view_dirty = true;
