@@ -461,17 +461,23 @@ TEST_F(Cli, TimingRunWritesCyclesAndModuleStatistics) {
 }
 
 TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
-  auto stats_of = [&](const std::string& file) {
-    CliRun r = run("run --workload hashtable --size small --mode timing --divergence its --stats " + tmp(file));
+  auto stats_of = [&](const std::string& args, const std::string& file) {
+    CliRun r = run("run --size small --mode timing " + args + " --stats " + tmp(file));
     EXPECT_EQ(r.status, 0) << r.all();
     auto j = nlohmann::json::parse(read_text(tmp(file)));
     for (const char* host : {"host_seconds", "warp_insts_per_host_second"}) j.erase(host);
     return j;
   };
-  const auto a = stats_of("a.json");
-  const auto b = stats_of("b.json");
-  EXPECT_GT(a["sim_cycles"].get<uint64_t>(), 0u);
-  EXPECT_EQ(a, b);
+  // Plain, warp sharing across four schedulers, SWaS with its oracles, spin back-off.
+  for (const std::string args : {"--workload hashtable --divergence its",
+                                 "--workload sgemm --preset titanx_pascal --scheduler kaws:sharing=on",
+                                 "--workload hotspot --preset vortex_1sm --scheduler swas:policy=gtlrr",
+                                 "--workload transactions --scheduler spin_backoff:backoff=200"}) {
+    const auto a = stats_of(args, "a.json");
+    const auto b = stats_of(args, "b.json");
+    EXPECT_GT(a["sim_cycles"].get<uint64_t>(), 0u) << args;
+    EXPECT_EQ(a, b) << args;
+  }
 }
 
 TEST_F(Cli, ConfigurationOptions) {
