@@ -288,8 +288,14 @@ TEST(SpinBackoffStats, CountsBackoffsOfWarpsHoldingTheirLock) {
   setp(*p, 1, 33, 0x10, filled(1), filled(0), kAll & ~1u);
   EXPECT_EQ(p->stats().at("spin_backoffs"), 3.0);
   EXPECT_EQ(p->stats().at("false_positive_backoffs"), 1.0);
-  // A plain store releases too.
-  write_word(*p, 1, 40, AtomOp::None, 0x2000, 0x1);
+  // A plain store releases too: warp 2 takes kLock, stores to it, then spins on it.
+  write_word(*p, 2, 40, AtomOp::Cas, kLock, 0x1, 0x1);
+  write_word(*p, 2, 41, AtomOp::None, kLock, 0x1);
+  write_word(*p, 2, 42, AtomOp::Cas, kLock, kAll & ~1u, 0);
+  setp(*p, 2, 43, 0x10, filled(1), filled(0), kAll & ~1u);
+  setp(*p, 2, 44, 0x10, filled(1), filled(0), kAll & ~1u);
+  EXPECT_EQ(p->stats().at("spin_backoffs"), 4.0);
+  EXPECT_EQ(p->stats().at("false_positive_backoffs"), 1.0);
 }
 
 // ------------------------------------------------------------------ registry

@@ -372,6 +372,14 @@ StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class
   }
 }
 
+std::array<bool, StreamingMultiprocessor::kCollectorClasses> StreamingMultiprocessor::free_collector_classes(
+    uint32_t scheduler) const {
+  std::array<bool, kCollectorClasses> free{};
+  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+    for (const Collector& c : collectors_[scheduler][cls]) free[cls] |= !c.busy;
+  return free;
+}
+
 StreamingMultiprocessor::Collector* StreamingMultiprocessor::free_collector(uint32_t scheduler, CollectorClass cls) {
   for (Collector& c : collectors_[scheduler][cls])
     if (!c.busy) return &c;
@@ -543,7 +551,12 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     seen_phase_ = *phase_;
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   }
-  std::fill(issued_now_.begin(), issued_now_.end(), 0);
+  if (warp_sharing_) std::fill(issued_now_.begin(), issued_now_.end(), 0);
+  // A trace instruction's pipe accepts again: every scheduler may now issue.
+  if (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) {
+    while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
+    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+  }
   for (uint32_t s = 0; s < nsched; ++s) {
     if (policy_wake_[s] <= now) sched_dirty_[s] = 1;
     // Nothing this scheduler's choice depends on changed: same (non-)choice.
@@ -551,10 +564,6 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     while (!decoded.empty() && decoded.top() <= now) {
       decoded.pop();
       sched_dirty_[s] = 1;
-    }
-    if (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) {
-      while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
-      std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
     }
     // SWaS fetches with every issue and the oracles judge every cycle: no skipping then.
     if (!sched_dirty_[s] && !swas_ && !oracles_) {
@@ -567,9 +576,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     view.ctas_waiting = phase_ && phase_->ctas_waiting;
     view.last_cta_dispatched = phase_ && phase_->last_cta_dispatched;
     view.warps.clear();
-    std::array<bool, kCollectorClasses> collector_free{};
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-      for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
+    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
     bool any = false;
     // Only this scheduler's live warps, in slot order.
     for (uint64_t m = live_slots_ & scheduler_slots_[s]; m; m &= m - 1) {
@@ -636,9 +643,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
   // sm.issue_width > 1: further issues in the same cycle. Only the warps that
   // issued and the collectors changed since the view was built.
   for (uint32_t extra = 1; extra < smc_.issue_width; ++extra) {
-    std::array<bool, kCollectorClasses> collector_free{};
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-      for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
+    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
@@ -666,9 +671,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
   // than 1 + hit latency ago (oracle_blocked_until).
   oracle_intended_ = view;
   oracle_predictable_ = view;
-  std::array<bool, kCollectorClasses> collector_free{};
-  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-    for (const Collector& c : collectors_[s][cls]) collector_free[cls] |= !c.busy;
+  const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
   for (size_t i = 0; i < view.warps.size(); ++i) {
     if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
     const WarpSlot& w = warps_[view.warps[i].slot];
@@ -705,9 +708,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
   for (uint32_t k = 0; k < nsched; ++k) {
     const uint32_t r = uint32_t((now + k) % nsched);
     if (issued_now_[r]) continue;
-    std::array<bool, kCollectorClasses> free{};
-    for (uint32_t cls : {kSpCollector, kSfuCollector, kMemCollector})
-      for (const Collector& c : collectors_[r][cls]) free[cls] |= !c.busy;
+    const std::array<bool, kCollectorClasses> free = free_collector_classes(r);
     if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
     bool shared = false;
     for (uint32_t j = 1; j < nsched && !shared; ++j) {
@@ -891,27 +892,19 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
     const uint32_t slot = uint32_t(pick);
     ready &= ~(1ull << slot);
     WarpSlot& w = warps_[slot];
-    memory::LineAccess a;
-    a.kind = memory::AccessKind::InstructionFetch;
-    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
-    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-    a.sector_mask = 0xffffffffu;
-    a.warp = slot;
     // Per-instruction fetch: up to fetch_instructions from this line, as the buffer allows.
     uint32_t count = 0;
     if (smc_.fetch_instructions != 0) {
       const uint32_t line_left = per_line - w.fetch_pc % per_line;
       count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.warp->end_pc() - w.fetch_pc, line_left});
     }
-    a.id = kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation;
-    const size_t answered_before = responses_.size();
-    if (!l1i_->try_access(a, now)) {
+    bool missed = false;
+    if (!request_instructions(
+            slot, kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation,
+            now, missed)) {
       fetch_refused_ = true;  // no L1I MSHR: try again when one frees
       return;
     }
-    // The L1I answers a hit at once; a line still being filled counts as a miss.
-    const bool missed = responses_.size() == answered_before ||
-                        responses_.back().cycle > now + config_.l1i.hit_latency;
     active_ = true;
     fetch_scheduler_->fetched(slot);
     if (count == 0) {
@@ -930,6 +923,21 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
   }
 }
 
+bool StreamingMultiprocessor::request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed) {
+  memory::LineAccess a;
+  a.kind = memory::AccessKind::InstructionFetch;
+  const uint64_t addr = kCodeBase + uint64_t(warps_[slot].fetch_pc) * 8;
+  a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
+  a.sector_mask = 0xffffffffu;
+  a.warp = slot;
+  a.id = id;
+  const size_t answered_before = responses_.size();
+  if (!l1i_->try_access(a, now)) return false;
+  // The L1I answers a hit at once; a line still being filled counts as a miss.
+  missed = responses_.size() == answered_before || responses_.back().cycle > now + config_.l1i.hit_latency;
+  return true;
+}
+
 void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
   WarpSlot& w = warps_[slot];
   const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
@@ -941,19 +949,12 @@ void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
   uint32_t pc = kNopPc;
   uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
   if (!w.warp->finished() && w.fetch_pc < w.warp->end_pc()) {
-    memory::LineAccess a;
-    a.kind = memory::AccessKind::InstructionFetch;
-    const uint64_t addr = kCodeBase + uint64_t(w.fetch_pc) * 8;
-    a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-    a.sector_mask = 0xffffffffu;
-    a.warp = slot;
     const uint32_t id = ++fetch_generations_;
-    a.id = kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id;
-    const size_t answered_before = responses_.size();
-    if (l1i_->try_access(a, now)) {
+    bool missed = false;
+    if (request_instructions(slot, kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id, now, missed)) {
       active_ = true;
       fetch_scheduler_->fetched(slot);
-      if (responses_.size() > answered_before && responses_.back().cycle <= now + config_.l1i.hit_latency) {
+      if (!missed) {
         pc = w.fetch_pc++;
       } else {  // a miss, or a line still being filled: its answer ends the suspension
         w.fetch_pending = true;

@@ -204,6 +204,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void flush(WarpSlot& w);
   void finish_warps(uint64_t now);
   Collector* free_collector(uint32_t scheduler, CollectorClass cls);
+  /// Per collector class: has `scheduler` a free collector of it.
+  std::array<bool, kCollectorClasses> free_collector_classes(uint32_t scheduler) const;
+  /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
+  /// false when the L1I refused it, else `missed` tells a miss from a hit.
+  bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
 
   uint32_t index_;
