@@ -24,6 +24,14 @@ constexpr int kFetchCountShift = 48;
 constexpr uint64_t kPendingFetch = std::numeric_limits<uint64_t>::max() - 1;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
+// Lanes in a mask. The build targets baseline x86-64 (no POPCNT), where
+// __builtin_popcount is a library call; this is cheaper inline.
+inline uint32_t lane_count(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 sc_core::sc_time clock_period(const platform::GpuConfig& c) {
   return sc_core::sc_time(1e6 / c.core_clock_mhz, sc_core::SC_PS);
 }
@@ -61,7 +69,9 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
   views_.resize(nsched);
+  view_members_.assign(nsched, 0);
   collectors_.resize(nsched);
+  collector_busy_.assign(nsched, std::array<uint64_t, kCollectorClasses>{});
   unit_free_.assign(nsched, std::array<uint64_t, 8>{});
   last_class_.assign(nsched, 0);
   sched_dirty_.assign(nsched, 1);
@@ -81,6 +91,11 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     collectors_[s][kSfuCollector].resize(smc_.collectors_sfu);
     collectors_[s][kDpCollector].resize(smc_.collectors_dp);
     collectors_[s][kMemCollector].resize(smc_.collectors_mem);
+  }
+  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls) {
+    const size_t n = collectors_.empty() ? 0 : collectors_[0][cls].size();
+    if (n > 64) throw std::invalid_argument("sm.collectors_*: at most 64 per class");
+    all_collectors_[cls] = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
   }
 }
 
@@ -104,13 +119,15 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
     w = WarpSlot{};
   }
   live_slots_ = 0;
+  std::fill(view_members_.begin(), view_members_.end(), 0);
+  for (auto& v : views_) v.warps.clear();
+  view_dirty_ = ~uint64_t(0);
+  empty_buffer_views_ = unit_views_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   busy_collectors_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
-  for (auto& per_sched : collectors_)
-    for (auto& cls : per_sched)
-      for (Collector& c : cls) c.busy = false;
+  for (auto& busy : collector_busy_) busy.fill(0);
   ticked_ = false;
 }
 
@@ -372,20 +389,6 @@ StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class
   }
 }
 
-std::array<bool, StreamingMultiprocessor::kCollectorClasses> StreamingMultiprocessor::free_collector_classes(
-    uint32_t scheduler) const {
-  std::array<bool, kCollectorClasses> free{};
-  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-    for (const Collector& c : collectors_[scheduler][cls]) free[cls] |= !c.busy;
-  return free;
-}
-
-StreamingMultiprocessor::Collector* StreamingMultiprocessor::free_collector(uint32_t scheduler, CollectorClass cls) {
-  for (Collector& c : collectors_[scheduler][cls])
-    if (!c.busy) return &c;
-  return nullptr;
-}
-
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   if (busy_collectors_ == 0) return;
   const uint32_t nsched = uint32_t(schedulers_.size());
@@ -394,8 +397,9 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
     const uint32_t s = (start + k) % nsched;
     const uint32_t cls = ((start + k) / nsched) % kCollectorClasses;
-    for (Collector& c : collectors_[s][cls]) {
-      if (!c.busy) continue;
+    for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
+      const uint32_t index = uint32_t(__builtin_ctzll(m));
+      Collector& c = collectors_[s][cls][index];
       active_ = true;
       for (uint8_t i = 0; i < c.reads_left;) {
         if (banks_[c.banks[i]]->try_read(now)) {
@@ -404,18 +408,19 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
           ++i;
         }
       }
-      if (c.reads_left == 0) dispatch(c, s, now);
+      if (c.reads_left == 0) dispatch(c, s, cls, index, now);
     }
   }
 }
 
-void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint64_t now) {
+void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
+                                       uint64_t now) {
   const InstructionTiming& t = (*launch_.timing)[c.pc];
   uint64_t& unit_free = unit_free_[scheduler][size_t(t.pipe)];
   if (unit_free > now) return;  // the pipeline cannot take it yet
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
-  c.busy = false;
+  collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
   --busy_collectors_;
   sched_dirty_[scheduler] = 1;  // a free collector may unblock a warp
 
@@ -490,7 +495,8 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
 void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now) {
   // Everything but the collectors' availability, which changes every cycle
   // for all warps alike and is applied when the view is assembled.
-  w.view_dirty = false;
+  const uint64_t bit = 1ull << slot;
+  view_dirty_ &= ~bit;
   w.needs_collector = -1;
   w.needs_pipe = -1;
   schedulers::WarpView& v = w.view;
@@ -502,7 +508,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
   const WarpInstructionSource& warp = *w.warp;
-  v.active_threads = uint32_t(__builtin_popcount(warp.next_mask()));
+  v.active_threads = lane_count(warp.next_mask());
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
   if (w.ib_count && head != kNopPc) {
     const InstructionTiming& t = (*launch_.timing)[head];
@@ -524,6 +530,50 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
     v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
   } else {
     v.wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
+  }
+  if (v.wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
+  else empty_buffer_views_ &= ~bit;
+  if (w.needs_collector >= 0 || w.needs_pipe >= 0) unit_views_ |= bit;
+  else unit_views_ &= ~bit;
+}
+
+void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t now) {
+  std::vector<schedulers::WarpView>& warps = views_[s].warps;
+  // A warp's view is refreshed when it changed, or when its buffer was empty
+  // (or undecoded) and its head has decoded since.
+  const auto stale = [&](uint32_t slot) {
+    const WarpSlot& w = warps_[slot];
+    return (view_dirty_ >> slot & 1) || ((empty_buffer_views_ >> slot & 1) && w.ib_count &&
+                                         w.ibuffer[w.ib_head].ready_cycle <= now);
+  };
+  if (live != view_members_[s]) {
+    // Warps came or went: rebuild, in slot order.
+    view_members_[s] = live;
+    warps.clear();
+    for (uint64_t m = live; m; m &= m - 1) {
+      const uint32_t slot = uint32_t(__builtin_ctzll(m));
+      if (stale(slot)) refresh_view(warps_[slot], slot, now);
+      view_index_[slot] = uint8_t(warps.size());
+      warps.push_back(warps_[slot].view);
+    }
+  } else {
+    for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
+      const uint32_t slot = uint32_t(__builtin_ctzll(m));
+      if (!stale(slot)) continue;
+      refresh_view(warps_[slot], slot, now);
+      warps[view_index_[slot]] = warps_[slot].view;
+    }
+  }
+  // The collectors' and pipes' availability, for the warps that wait on one.
+  const uint64_t unit = live & unit_views_;
+  if (!unit) return;
+  const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
+  for (uint64_t m = unit; m; m &= m - 1) {
+    const uint32_t slot = uint32_t(__builtin_ctzll(m));
+    const WarpSlot& w = warps_[slot];
+    const bool blocked = (w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
+                         (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now);
+    warps[view_index_[slot]].wait = blocked ? WarpWait::UnitBusy : WarpWait::Ready;
   }
 }
 
@@ -575,28 +625,16 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     view.cycle = now;
     view.ctas_waiting = phase_ && phase_->ctas_waiting;
     view.last_cta_dispatched = phase_ && phase_->last_cta_dispatched;
-    view.warps.clear();
-    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
-    bool any = false;
-    // Only this scheduler's live warps, in slot order.
-    for (uint64_t m = live_slots_ & scheduler_slots_[s]; m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      WarpSlot& w = warps_[slot];
-      any = true;
-      if (w.view_dirty || (w.view.wait == WarpWait::EmptyBuffer && w.ib_count &&
-                           w.ibuffer[w.ib_head].ready_cycle <= now))
-        refresh_view(w, slot, now);
-      view.warps.push_back(w.view);
-      if ((w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
-          (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
-        view.warps.back().wait = WarpWait::UnitBusy;
-    }
-    if (!any) {
+    const uint64_t live = live_slots_ & scheduler_slots_[s];
+    if (!live) {
+      view.warps.clear();
+      view_members_[s] = 0;
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
       last_class_[s] = int(schedulers::StallClass::Idle);
       continue;
     }
+    update_view(s, live, now);
     if (schedulers_[s]->wants_cta_view()) {
       view.ctas.clear();
       for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
@@ -647,7 +685,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
-      if (w.view_dirty) refresh_view(w, wv.slot, now);
+      if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now);
       wv = w.view;
       if ((w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
           (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
@@ -722,9 +760,9 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
         const uint32_t slot = dv.warps[i].slot;
         const WarpSlot& w = warps_[slot];
         // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
-        if (!w.active || w.view_dirty || w.needs_collector < 0 || (taken >> slot & 1)) continue;
+        if (!w.active || (view_dirty_ >> slot & 1) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
         const uint32_t cls = uint32_t(w.needs_collector);
-        if (cls == kDpCollector || !free[cls] || free_collector(d, CollectorClass(cls))) continue;
+        if (cls == kDpCollector || !free[cls] || free_collector(d, CollectorClass(cls)) >= 0) continue;
         if (!issue_warp(slot, r, now)) continue;
         taken |= 1ull << slot;
         schedulers_[r]->count_shared_issue(cls == kSpCollector ? ptx::UnitClass::SP
@@ -779,7 +817,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   --w.ib_count;
   if (warp.finished() || warp.pc() != pc + 1) flush(w);
 
-  const uint32_t active = uint32_t(__builtin_popcount(info.active_mask));
+  const uint32_t active = lane_count(info.active_mask);
   ++warp_insts_;
   thread_insts_ += active;
   ++w.insts_issued;
@@ -797,8 +835,11 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   } else if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
     complete_at(now + 1, slot, pc, false);
   } else {
-    Collector* c = free_collector(scheduler, collector_class(t.pipe));
-    c->busy = true;
+    const CollectorClass cls = collector_class(t.pipe);
+    const int index = free_collector(scheduler, cls);
+    if (index < 0) throw std::logic_error(std::string(name()) + ": issued without a free operand collector");
+    Collector* c = &collectors_[scheduler][cls][size_t(index)];
+    collector_busy_[scheduler][cls] |= uint64_t(1) << index;
     ++busy_collectors_;
     c->slot = slot;
     c->pc = pc;

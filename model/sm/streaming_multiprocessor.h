@@ -136,9 +136,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
-    // What the scheduler sees, kept until something about the warp changes.
+    // What the scheduler sees, kept until something about the warp changes
+    // (view_dirty_ has a bit per slot).
     schedulers::WarpView view;
-    bool view_dirty = true;
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
   };
@@ -150,8 +150,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t start_cycle = 0;
     bool valid = false;
   };
-  struct Collector {
-    bool busy = false;
+  struct Collector {  // busy or free: collector_busy_
     uint32_t slot = 0;
     uint32_t pc = 0;
     uint8_t reads_left = 0;
@@ -188,7 +187,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
-  void dispatch(Collector& c, uint32_t scheduler, uint64_t now);
+  void dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
   void issue(uint64_t now);
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
@@ -203,9 +202,18 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
   void finish_warps(uint64_t now);
-  Collector* free_collector(uint32_t scheduler, CollectorClass cls);
+  /// The first free collector of a class (-1: none).
+  int free_collector(uint32_t scheduler, CollectorClass cls) const {
+    const uint64_t free = ~collector_busy_[scheduler][cls] & all_collectors_[cls];
+    return free ? __builtin_ctzll(free) : -1;
+  }
   /// Per collector class: has `scheduler` a free collector of it.
-  std::array<bool, kCollectorClasses> free_collector_classes(uint32_t scheduler) const;
+  std::array<bool, kCollectorClasses> free_collector_classes(uint32_t scheduler) const {
+    std::array<bool, kCollectorClasses> free{};
+    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+      free[cls] = (collector_busy_[scheduler][cls] & all_collectors_[cls]) != all_collectors_[cls];
+    return free;
+  }
   /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
   /// false when the L1I refused it, else `missed` tells a miss from a hit.
   bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
@@ -228,8 +236,18 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t next_age_ = 0;
 
   // per scheduler
+  // Each scheduler's view persists between evaluations: it is rebuilt only
+  // when its set of live warps changed (view_members_), otherwise only the
+  // entries of warps that changed are copied in again.
   std::vector<schedulers::SchedulerView> views_;
+  std::vector<uint64_t> view_members_;           // the live slots views_[s].warps holds
+  std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
+  uint64_t view_dirty_ = ~uint64_t(0);            // slots whose WarpSlot::view is stale
+  uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
+  uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
+  std::vector<std::array<uint64_t, kCollectorClasses>> collector_busy_;  // bit per collector
+  std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
   std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
   std::vector<int> last_class_;                     // for skipped cycles
   // A scheduler is evaluated only when something its choice depends on
@@ -249,12 +267,14 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<uint64_t> scheduler_slots_;  // per scheduler: its slots (slot mod N)
   void touch(uint32_t slot) {
     sched_dirty_[slot % sched_dirty_.size()] = 1;
-    warps_[slot].view_dirty = true;
+    view_dirty_ |= 1ull << slot;
   }
   void touch_all() {
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-    for (WarpSlot& w : warps_) w.view_dirty = true;
+    view_dirty_ = ~uint64_t(0);
   }
+  /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
+  void update_view(uint32_t s, uint64_t live, uint64_t now);
 
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
