@@ -74,6 +74,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   collector_busy_.assign(nsched, std::array<uint64_t, kCollectorClasses>{});
   unit_free_.assign(nsched, std::array<uint64_t, 8>{});
   last_class_.assign(nsched, 0);
+  unaccounted_.assign(nsched, 0);
   sched_dirty_.assign(nsched, 1);
   policy_wake_.assign(nsched, kNever);
   issued_now_.assign(nsched, 0);
@@ -200,6 +201,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
 
 void StreamingMultiprocessor::end_launch(uint64_t last_cycle) {
   if (ticked_ && last_cycle > last_cycle_) skip_cycles(last_cycle - last_cycle_);
+  for (uint32_t s = 0; s < schedulers_.size(); ++s) account_pending(s);
   last_cycle_ = last_cycle;
 }
 
@@ -223,8 +225,17 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   return active_;
 }
 
+void StreamingMultiprocessor::account_pending(uint32_t s) {
+  if (unaccounted_[s] == 0) return;
+  schedulers_[s]->account_cycles(last_class_[s], unaccounted_[s]);
+  unaccounted_[s] = 0;
+}
+
 void StreamingMultiprocessor::skip_cycles(uint64_t n) {
-  for (size_t s = 0; s < schedulers_.size(); ++s) schedulers_[s]->account_cycles(last_class_[s], n);
+  for (size_t s = 0; s < schedulers_.size(); ++s) {
+    if (eager_accounting_) schedulers_[s]->account_cycles(last_class_[s], n);
+    else unaccounted_[s] += n;
+  }
 }
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
@@ -617,9 +628,11 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     // SWaS fetches with every issue and the oracles judge every cycle: no skipping then.
     if (!sched_dirty_[s] && !swas_ && !oracles_) {
-      schedulers_[s]->account_cycles(last_class_[s], 1);
+      if (eager_accounting_) schedulers_[s]->account_cycles(last_class_[s], 1);
+      else ++unaccounted_[s];
       continue;
     }
+    account_pending(s);
     sched_dirty_[s] = 0;
     schedulers::SchedulerView& view = views_[s];
     view.cycle = now;
@@ -1096,6 +1109,7 @@ void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {
   sc_core::sc_trace(tf, used_warps_, prefix + "active_warps");
   sc_core::sc_trace(tf, live_ctas_, prefix + "active_ctas");
   for (auto& s : schedulers_) s->enable_trace(tf);
+  eager_accounting_ = true;  // the VCD shows each cycle's class
 }
 
 }  // namespace tlmgpu::sm

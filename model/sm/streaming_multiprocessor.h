@@ -250,6 +250,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
   std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
   std::vector<int> last_class_;                     // for skipped cycles
+  // Cycles a scheduler kept last_class_ without an evaluation, counted into
+  // its statistics at its next evaluation or the launch's end (each cycle at
+  // once only when a VCD shows the class per cycle).
+  std::vector<uint64_t> unaccounted_;
+  bool eager_accounting_ = false;
+  void account_pending(uint32_t s);
   // A scheduler is evaluated only when something its choice depends on
   // changed: a warp's writeback, fetch, flush, barrier, finish, a free
   // collector, or a buffered instruction finishing decode.
