@@ -1,5 +1,7 @@
 #include "schedulers/issue_arbiter.h"
 
+#include "schedulers/policy_support.h"
+
 #include <stdexcept>
 
 namespace tlmgpu::schedulers {
@@ -18,15 +20,59 @@ IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) : policy
   if (!policy_) throw std::invalid_argument("IssueArbiter: no policy");
 }
 
+const std::vector<uint32_t>& IssueArbiter::last_order() const {
+  if (!listed_) {
+    order_.clear();
+    walk_order(spec_, spec_warps_, [&](uint32_t i) {
+      order_.push_back(i);
+      return false;
+    });
+    listed_ = true;
+  }
+  return order_;
+}
+
 int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
-  order_.clear();
-  policy_->order(view, order_);
-  for (const uint32_t i : order_) {
-    if (i >= view.warps.size()) continue;  // a policy bug must not crash the SM
-    if (view.warps[i].wait == WarpWait::Ready) {
-      cls = StallClass::Issued;
-      return static_cast<int>(i);
+  const auto n = static_cast<uint32_t>(view.warps.size());
+  const bool summary = view.summary && n <= 64;
+  const auto is_ready = [&](uint32_t i) {
+    return summary ? (view.ready >> i & 1) != 0 : view.warps[i].wait == WarpWait::Ready;
+  };
+  spec_ = OrderSpec{};
+  described_ = policy_->describe_order(view, spec_);
+  int chosen = -1;
+  if (described_) {
+    listed_ = false;
+    spec_warps_ = n;
+    if (summary && !spec_.ranking && spec_.greedy < 0 && !spec_.reversed) {
+      // A plain rotation (lrr, gtlrr): the first Ready warp at or after start.
+      const uint32_t start = n ? spec_.start % n : 0;
+      const uint64_t later = start < 64 ? view.ready >> start << start : 0;
+      const uint64_t ready = later ? later : view.ready;
+      if (ready) chosen = __builtin_ctzll(ready);
+    } else if (!summary || view.ready) {
+      walk_order(spec_, n, [&](uint32_t i) {
+        if (i >= n || !is_ready(i)) return false;  // (a policy bug must not crash the SM)
+        chosen = static_cast<int>(i);
+        return true;
+      });
     }
+  } else {
+    listed_ = true;
+    order_.clear();
+    policy_->order(view, order_);
+    if (!summary || view.ready) {
+      for (const uint32_t i : order_) {
+        if (i < n && is_ready(i)) {  // (a policy bug must not crash the SM)
+          chosen = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+  }
+  if (chosen >= 0) {
+    cls = StallClass::Issued;
+    return chosen;
   }
   // Nothing issued: judge over every warp of the scheduler, so the classes
   // mean the same under every policy. A Ready warp the policy held back
@@ -34,9 +80,14 @@ int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
   // ready and did not issue: a pipeline cycle, as seed 000 words it.
   bool operands_ready = false;
   bool operands_pending = false;
-  for (const auto& w : view.warps) {
-    operands_ready |= w.wait == WarpWait::UnitBusy || w.wait == WarpWait::Ready;
-    operands_pending |= w.wait == WarpWait::Scoreboard;
+  if (summary) {
+    operands_ready = (view.ready | view.unit_busy) != 0;
+    operands_pending = view.scoreboard != 0;
+  } else {
+    for (const auto& w : view.warps) {
+      operands_ready |= w.wait == WarpWait::UnitBusy || w.wait == WarpWait::Ready;
+      operands_pending |= w.wait == WarpWait::Scoreboard;
+    }
   }
   cls = operands_ready ? StallClass::Pipeline : operands_pending ? StallClass::Scoreboard : StallClass::Idle;
   return -1;

@@ -51,7 +51,7 @@ class IssueArbiter {
 
   StallClass last_class() const { return last_class_; }
   /// The policy's order at the last select() (indices into that view.warps).
-  const std::vector<uint32_t>& last_order() const { return order_; }
+  const std::vector<uint32_t>& last_order() const;
   uint64_t cycles(StallClass c) const { return cycles_[static_cast<size_t>(c)]; }
   uint64_t warp_insts() const { return warp_insts_; }
   const WarpSchedulerPolicy& policy() const { return *policy_; }
@@ -65,7 +65,13 @@ class IssueArbiter {
   int pick(const SchedulerView& view, StallClass& cls);
 
   std::unique_ptr<WarpSchedulerPolicy> policy_;
-  std::vector<uint32_t> order_;  ///< reused every cycle
+  /// The policy's order at the last pick; when the policy described it
+  /// (spec_), listed only if last_order() asks.
+  mutable std::vector<uint32_t> order_;
+  OrderSpec spec_;
+  uint32_t spec_warps_ = 0;    ///< view.warps.size() at that pick
+  bool described_ = false;
+  mutable bool listed_ = true;
   uint64_t cycles_[4] = {0, 0, 0, 0};
   uint64_t warp_insts_ = 0;
   StallClass last_class_ = StallClass::Idle;

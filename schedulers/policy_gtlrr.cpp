@@ -13,14 +13,18 @@ class GreedyThenLooseRoundRobin final : public WarpSchedulerPolicy {
   std::string name() const override { return "gtlrr"; }
 
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
-    const auto n = static_cast<uint32_t>(view.warps.size());
-    uint32_t start = 0;
+    OrderSpec spec;
+    describe_order(view, spec);
+    append_order(spec, static_cast<uint32_t>(view.warps.size()), order);
+  }
+  // A rotation of the view that starts at the last issued warp.
+  bool describe_order(const SchedulerView& view, OrderSpec& spec) override {
     if (issued_any_) {
       const int at = index_of_slot(view, last_slot_);
       // The last warp left (finished): continue with the slot after it.
-      start = at >= 0 && !finished_ ? static_cast<uint32_t>(at) : first_index_after_slot(view, last_slot_);
+      spec.start = at >= 0 && !finished_ ? static_cast<uint32_t>(at) : first_index_after_slot(view, last_slot_);
     }
-    append_circular(n, start, order);
+    return true;
   }
 
   void on_issue(const IssueEvent& e) override {

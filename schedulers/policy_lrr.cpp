@@ -42,6 +42,12 @@ class LooseRoundRobin final : public WarpSchedulerPolicy {
     }
   }
 
+  // Without a probe limit the order is a rotation of the view.
+  bool describe_order(const SchedulerView& view, OrderSpec& spec) override {
+    if (probe_ != 0) return false;
+    spec.start = moved_ ? first_index_after_slot(view, pointer_after_) : 0;
+    return true;
+  }
   void on_issue(const IssueEvent& e) override {
     pointer_after_ = e.slot;
     moved_ = true;

@@ -15,6 +15,10 @@ class OldestFirst final : public WarpSchedulerPolicy {
     const auto& ranking = ages_.oldest_first(view);
     order.insert(order.end(), ranking.begin(), ranking.end());
   }
+  bool describe_order(const SchedulerView& view, OrderSpec& spec) override {
+    spec.ranking = &ages_.oldest_first(view);
+    return true;
+  }
 
  private:
   AgeRanking ages_;

@@ -16,6 +16,13 @@ uint32_t first_index_after_slot(const SchedulerView& view, uint32_t slot) {
   return 0;
 }
 
+void append_order(const OrderSpec& spec, uint32_t warps, std::vector<uint32_t>& order) {
+  walk_order(spec, warps, [&](uint32_t i) {
+    order.push_back(i);
+    return false;
+  });
+}
+
 void append_circular(uint32_t n, uint32_t start, std::vector<uint32_t>& order) {
   if (n == 0) return;
   start %= n;
@@ -46,17 +53,5 @@ const std::vector<uint32_t>& AgeRanking::oldest_first(const SchedulerView& view)
   return sorted_;
 }
 
-void append_greedy_then(const SchedulerView& view, const LastIssuedWarp& last, const std::vector<uint32_t>& ranking,
-                        bool reversed, std::vector<uint32_t>& order) {
-  const int greedy = last.valid() ? index_of_slot(view, last.slot()) : -1;
-  if (greedy >= 0) order.push_back(static_cast<uint32_t>(greedy));
-  const auto add = [&](uint32_t i) {
-    if (static_cast<int>(i) != greedy) order.push_back(i);
-  };
-  if (reversed)
-    std::for_each(ranking.rbegin(), ranking.rend(), add);
-  else
-    std::for_each(ranking.begin(), ranking.end(), add);
-}
 
 }  // namespace tlmgpu::schedulers

@@ -18,6 +18,24 @@ int index_of_slot(const SchedulerView& view, uint32_t slot);
 /// Index of the first warp whose slot is greater than `slot`, wrapping to 0.
 uint32_t first_index_after_slot(const SchedulerView& view, uint32_t slot);
 
+/// Calls visit(index) for each entry of a described order (OrderSpec) over
+/// `warps` warps, in order, until visit returns true.
+template <typename Visit>
+void walk_order(const OrderSpec& spec, uint32_t warps, Visit&& visit) {
+  if (spec.greedy >= 0 && visit(static_cast<uint32_t>(spec.greedy))) return;
+  const uint32_t* ranking = spec.ranking ? spec.ranking->data() : nullptr;
+  const auto m = spec.ranking ? static_cast<uint32_t>(spec.ranking->size()) : warps;
+  if (m == 0) return;
+  uint32_t pos = spec.start % m;
+  for (uint32_t k = 0; k < m; ++k) {
+    const uint32_t at = spec.reversed ? m - 1 - pos : pos;
+    const uint32_t i = ranking ? ranking[at] : at;
+    if (static_cast<int>(i) != spec.greedy && visit(i)) return;
+    if (++pos == m) pos = 0;
+  }
+}
+/// Lists a described order: what order() returns for policies that describe theirs.
+void append_order(const OrderSpec& spec, uint32_t warps, std::vector<uint32_t>& order);
 /// Appends 0..n-1 to `order`, starting at `start` and wrapping around.
 void append_circular(uint32_t n, uint32_t start, std::vector<uint32_t>& order);
 
@@ -53,10 +71,6 @@ class AgeRanking {
   std::vector<uint32_t> sorted_;
 };
 
-/// Greedy-then-X orders: the last issued warp (if still in the view), then
-/// the others in `ranking` order (or reversed).
-void append_greedy_then(const SchedulerView& view, const LastIssuedWarp& last, const std::vector<uint32_t>& ranking,
-                        bool reversed, std::vector<uint32_t>& order);
 
 /// gto and gty: the last issued warp while it can issue, then by age —
 /// oldest first, or youngest first when `youngest_first` (gto's mirror).
@@ -65,7 +79,15 @@ class GreedyThenByAge final : public WarpSchedulerPolicy {
   GreedyThenByAge(std::string name, bool youngest_first) : name_(std::move(name)), youngest_first_(youngest_first) {}
   std::string name() const override { return name_; }
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override {
-    append_greedy_then(view, last_, ages_.oldest_first(view), youngest_first_, order);
+    OrderSpec spec;
+    describe_order(view, spec);
+    append_order(spec, static_cast<uint32_t>(view.warps.size()), order);
+  }
+  bool describe_order(const SchedulerView& view, OrderSpec& spec) override {
+    spec.greedy = last_.valid() ? index_of_slot(view, last_.slot()) : -1;
+    spec.ranking = &ages_.oldest_first(view);
+    spec.reversed = youngest_first_;
+    return true;
   }
   void on_issue(const IssueEvent& e) override { last_.issued(e.slot); }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }

@@ -67,6 +67,21 @@ struct SchedulerView {
   bool last_cta_dispatched = false;  ///< seed 002's switch point
   std::vector<WarpView> warps;   ///< this scheduler's warps (slot w with w mod N == scheduler)
   std::vector<CtaView> ctas;     ///< the SM's CTA slots
+  /// Optional summary of warps[i].wait as bit masks (bit i), which the SM
+  /// keeps up to date so that the scheduler need not scan every warp; valid
+  /// only while `summary` is true (views built by hand leave it false).
+  bool summary = false;
+  uint64_t ready = 0, unit_busy = 0, scoreboard = 0;
+  void summarize(uint32_t i) {
+    const uint64_t bit = uint64_t(1) << i;
+    ready &= ~bit;
+    unit_busy &= ~bit;
+    scoreboard &= ~bit;
+    const WarpWait wait = warps[i].wait;
+    if (wait == WarpWait::Ready) ready |= bit;
+    else if (wait == WarpWait::UnitBusy) unit_busy |= bit;
+    else if (wait == WarpWait::Scoreboard) scoreboard |= bit;
+  }
 };
 
 /// Told to the policy after its scheduler issues an instruction.
@@ -102,6 +117,18 @@ struct CompleteEvent {
   ptx::UnitClass unit = ptx::UnitClass::SP;
 };
 
+/// A policy's order described rather than listed (see
+/// WarpSchedulerPolicy::describe_order): first `greedy` (an index into
+/// view.warps, or -1), then the entries of `ranking` (nullptr: the indices
+/// 0..n-1) from position `start` on, wrapping around, each once and without
+/// `greedy` again. `reversed` walks the ranking from its last entry.
+struct OrderSpec {
+  int greedy = -1;
+  const std::vector<uint32_t>* ranking = nullptr;
+  uint32_t start = 0;
+  bool reversed = false;
+};
+
 class WarpSchedulerPolicy {
  public:
   virtual ~WarpSchedulerPolicy() = default;
@@ -111,6 +138,11 @@ class WarpSchedulerPolicy {
   /// scheduler issues the first warp in it that is Ready. Warps left out are
   /// not considered this cycle.
   virtual void order(const SchedulerView& view, std::vector<uint32_t>& order) = 0;
+  /// Optional, for speed: instead of order(), describe the same order as a
+  /// greedy warp plus a rotated ranking, with the same effect on the
+  /// policy's state, and return true. The scheduler then walks it only as
+  /// far as the first Ready warp. False (the default): order() is called.
+  virtual bool describe_order(const SchedulerView& /*view*/, OrderSpec& /*spec*/) { return false; }
   virtual void on_issue(const IssueEvent&) {}
   virtual void on_complete(const CompleteEvent&) {}
   /// A new warp entered a slot of this scheduler / a warp finished.

@@ -121,7 +121,10 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   }
   live_slots_ = 0;
   std::fill(view_members_.begin(), view_members_.end(), 0);
-  for (auto& v : views_) v.warps.clear();
+  for (auto& v : views_) {
+    v.warps.clear();
+    v.summary = false;
+  }
   view_dirty_ = ~uint64_t(0);
   empty_buffer_views_ = unit_views_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
@@ -557,8 +560,9 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
     return (view_dirty_ >> slot & 1) || ((empty_buffer_views_ >> slot & 1) && w.ib_count &&
                                          w.ibuffer[w.ib_head].ready_cycle <= now);
   };
-  if (live != view_members_[s]) {
-    // Warps came or went: rebuild, in slot order.
+  schedulers::SchedulerView& view = views_[s];
+  if (live != view_members_[s] || !view.summary) {
+    // Warps came or went (or an extra issue edited the view): rebuild, in slot order.
     view_members_[s] = live;
     warps.clear();
     for (uint64_t m = live; m; m &= m - 1) {
@@ -567,12 +571,17 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
       view_index_[slot] = uint8_t(warps.size());
       warps.push_back(warps_[slot].view);
     }
+    view.ready = view.unit_busy = view.scoreboard = 0;
+    for (uint32_t i = 0; i < warps.size(); ++i) view.summarize(i);
+    view.summary = true;
   } else {
     for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
       if (!stale(slot)) continue;
       refresh_view(warps_[slot], slot, now);
-      warps[view_index_[slot]] = warps_[slot].view;
+      const uint32_t i = view_index_[slot];
+      warps[i] = warps_[slot].view;
+      view.summarize(i);
     }
   }
   // The collectors' and pipes' availability, for the warps that wait on one.
@@ -584,7 +593,9 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
     const WarpSlot& w = warps_[slot];
     const bool blocked = (w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
                          (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now);
-    warps[view_index_[slot]].wait = blocked ? WarpWait::UnitBusy : WarpWait::Ready;
+    const uint32_t i = view_index_[slot];
+    warps[i].wait = blocked ? WarpWait::UnitBusy : WarpWait::Ready;
+    view.summarize(i);
   }
 }
 
@@ -641,6 +652,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     const uint64_t live = live_slots_ & scheduler_slots_[s];
     if (!live) {
       view.warps.clear();
+      view.summary = false;
       view_members_[s] = 0;
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
@@ -704,6 +716,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
           (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
         wv.wait = WarpWait::UnitBusy;
     }
+    view.summary = false;  // edited above; the next evaluation rebuilds the view
     const int pick = schedulers_[s]->select_again(view);
     if (pick < 0) return;
     const uint32_t slot = view.warps[size_t(pick)].slot;
@@ -722,6 +735,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
   // than 1 + hit latency ago (oracle_blocked_until).
   oracle_intended_ = view;
   oracle_predictable_ = view;
+  oracle_intended_.summary = oracle_predictable_.summary = false;  // their waits are edited below
   const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
   for (size_t i = 0; i < view.warps.size(); ++i) {
     if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
