@@ -377,7 +377,11 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     completions_.pop();
     active_ = true;
     WarpSlot& w = warps_[c.slot];
-    touch(c.slot);
+    // A writeback changes the warp's view only through its scoreboard, so
+    // only a warp that waits on it needs a new view; its scheduler looks
+    // again anyway (policies may react to the completion).
+    sched_dirty_[c.slot % sched_dirty_.size()] = 1;
+    if (w.view.wait == WarpWait::Scoreboard) view_dirty_ |= 1ull << c.slot;
     finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
     for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
