@@ -412,9 +412,9 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Rotate which collector asks the banks first, so no collector starves.
   const uint32_t start = uint32_t(now);  // from the cycle, so sleeping does not shift it
+  // (start + k) % nsched and ((start + k) / nsched) % classes, stepped without dividing.
+  uint32_t s = start % nsched, cls = (start / nsched) % kCollectorClasses;
   for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
-    const uint32_t s = (start + k) % nsched;
-    const uint32_t cls = ((start + k) / nsched) % kCollectorClasses;
     for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
       const uint32_t index = uint32_t(__builtin_ctzll(m));
       Collector& c = collectors_[s][cls][index];
@@ -427,6 +427,10 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
         }
       }
       if (c.reads_left == 0) dispatch(c, s, cls, index, now);
+    }
+    if (++s == nsched) {
+      s = 0;
+      cls = (cls + 1) % kCollectorClasses;
     }
   }
 }
