@@ -61,9 +61,11 @@ class Warp {
   /// reduction's inputs: threads voting true and threads that arrived.
   void barrier_released(uint32_t votes_true, uint32_t votes_cast);
   /// PC of the next instruction to run (or of the barrier waited at).
-  uint32_t pc() const;
+  /// The SM asks for it (and next_mask) many times a cycle, so both are kept
+  /// up to date whenever the stack or the running group changes.
+  uint32_t pc() const { return next_pc_; }
   /// Lanes that would execute next.
-  uint32_t next_mask() const;
+  uint32_t next_mask() const { return next_mask_; }
   uint32_t live_mask() const { return live_mask_; }
   uint32_t warp_in_cta() const { return warp_in_cta_; }
   const StepInfo& last() const { return last_; }
@@ -81,6 +83,8 @@ class Warp {
   uint32_t pred(uint32_t p) const { return preds_[p]; }
   /// Special register value for a lane.
   uint64_t special(ptx::SpecialReg s, unsigned lane) const;
+  /// special(s, lane) into out[lane] for every lane in `mask`.
+  void special_lanes(ptx::SpecialReg s, uint32_t mask, uint64_t* out) const;
   /// Host pointer for `bytes` at `addr` in `space` (Generic resolved through the
   /// windows) for `lane`, checked for bounds and natural alignment (`align`
   /// bytes); throws DeviceFault naming kernel, CTA, thread, PC and address.
@@ -114,6 +118,8 @@ class Warp {
 
   StepStatus step_ipdom();
   StepStatus step_its();
+  /// Recomputes next_pc_ / next_mask_ from the stack (IPDOM) or the groups (ITS).
+  void refresh_next();
   uint32_t guard_mask(const ptx::Instruction& in, uint32_t mask) const;
   /// Enters the callee for `mask`; returns the callee's entry PC.
   uint32_t enter_call(const ptx::Instruction& in, uint32_t pc, uint32_t mask);
@@ -134,11 +140,14 @@ class Warp {
 
   const KernelContext& ctx_;
   Cta& cta_;
+  const bool ipdom_;                    // ctx_.divergence == Ipdom, without the indirection
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;
   uint32_t warp_in_cta_;
   uint32_t initial_mask_ = 0;           // lanes that exist (the CTA may not fill the warp)
   uint32_t live_mask_ = 0;
+  uint32_t next_pc_ = ptx::kNoPc;       // what pc() and next_mask() report (see refresh_next)
+  uint32_t next_mask_ = 0;
   int barrier_id_ = -1;
   std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
   std::vector<uint64_t> regs_;

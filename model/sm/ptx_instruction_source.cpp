@@ -1,5 +1,7 @@
 #include "model/sm/ptx_instruction_source.h"
 
+#include <cstring>
+
 namespace tlmgpu::sm {
 
 PtxWarpSource::PtxWarpSource(exec::Warp& warp)
@@ -7,11 +9,6 @@ PtxWarpSource::PtxWarpSource(exec::Warp& warp)
       kernel_end_(warp.context().kernel->end_pc),
       module_end_(uint32_t(warp.context().module->code.size())) {
   warp_->set_record_accesses(true);  // the coalescer needs every lane's address
-}
-
-uint32_t PtxWarpSource::end_pc() const {
-  // Inside a called function the kernel's own end does not bound the code.
-  return warp_->pc() < kernel_end_ ? kernel_end_ : module_end_;
 }
 
 exec::StepStatus PtxWarpSource::execute() {
@@ -45,12 +42,21 @@ exec::StepStatus PtxWarpSource::execute() {
 }
 
 void PtxWarpSource::source_values(uint32_t index, std::array<uint64_t, ptx::kWarpSize>& out) const {
+  // Every lane, active or not: the SM passes all 32 on to the schedulers.
   const ptx::Operand& o = warp_->last().inst->src[index];
-  for (unsigned lane = 0; lane < ptx::kWarpSize; ++lane) {
-    out[lane] = o.kind == ptx::OperandKind::Reg       ? warp_->reg(o.reg)[lane]
-                : o.kind == ptx::OperandKind::Imm     ? o.imm
-                : o.kind == ptx::OperandKind::Special ? warp_->special(o.sreg, lane)
-                                                      : 0;
+  switch (o.kind) {
+    case ptx::OperandKind::Reg:
+      std::memcpy(out.data(), warp_->reg(o.reg), sizeof(out));
+      break;
+    case ptx::OperandKind::Imm:
+      out.fill(o.imm);
+      break;
+    case ptx::OperandKind::Special:
+      warp_->special_lanes(o.sreg, ~0u, out.data());
+      break;
+    default:
+      out.fill(0);
+      break;
   }
 }
 

@@ -14,7 +14,10 @@ class PtxWarpSource final : public WarpInstructionSource {
  public:
   explicit PtxWarpSource(exec::Warp& warp);
   uint32_t pc() const override { return warp_->pc(); }
-  uint32_t end_pc() const override;
+  uint32_t end_pc() const override {
+    // Inside a called function the kernel's own end does not bound the code.
+    return warp_->pc() < kernel_end_ ? kernel_end_ : module_end_;
+  }
   bool finished() const override { return warp_->finished(); }
   bool at_barrier() const override { return warp_->at_barrier(); }
   uint32_t next_mask() const override { return warp_->next_mask(); }
