@@ -210,8 +210,15 @@ inline void write_pred(Warp& w, const Operand& o, uint32_t value, uint32_t mask)
 
 using Scratch = uint64_t[kLanes];
 
+// map1/map2/map3: d = f(sources) per lane. The usual operands (registers,
+// an immediate second source) take a loop that needs no scratch lanes; the
+// rest goes through a separate function, so that callers get no 64-byte
+// aligned frame for the scratch arrays on the common path.
+
+inline bool is_reg(const Operand& o) { return o.kind == OperandKind::Reg && o.reg != ptx::kNoReg; }
+
 template <typename F>
-inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
+[[gnu::noinline]] void map1_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   uint64_t* d = dst_reg(in, mask, w);
@@ -219,7 +226,18 @@ inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
 }
 
 template <typename F>
-inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
+inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    for_lanes(mask, [&](unsigned l) { d[l] = f(a[l]); });
+    return;
+  }
+  map1_general(in, mask, w, f);
+}
+
+template <typename F>
+[[gnu::noinline]] void map2_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0, s1;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
@@ -228,13 +246,46 @@ inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
 }
 
 template <typename F>
-inline void map3(const Instruction& in, uint32_t mask, Warp& w, F f) {
+inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    if (in.src[1].kind == OperandKind::Reg) {
+      const uint64_t* b = w.reg(in.src[1].reg);
+      for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l]); });
+      return;
+    }
+    if (in.src[1].kind == OperandKind::Imm) {
+      const uint64_t b = in.src[1].imm;
+      for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b); });
+      return;
+    }
+  }
+  map2_general(in, mask, w, f);
+}
+
+template <typename F>
+[[gnu::noinline]] void map3_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0, s1, s2;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
   const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
   uint64_t* d = dst_reg(in, mask, w);
   for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l]); });
+}
+
+template <typename F>
+inline void map3(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg && in.src[1].kind == OperandKind::Reg &&
+      in.src[2].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    const uint64_t* b = w.reg(in.src[1].reg);
+    const uint64_t* c = w.reg(in.src[2].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l]); });
+    return;
+  }
+  map3_general(in, mask, w, f);
 }
 
 template <typename F>
@@ -397,32 +448,49 @@ void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint
 
 // ------------------------------------------------------------ add sub mul mad
 
-[[gnu::noinline]] void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
+/// Integer add/sub without .sat; wrapping, so signed and unsigned types of
+/// one width share the unsigned instantiation.
+template <typename T>
+[[gnu::noinline]] void add_sub_wrapping(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.op == Opcode::Sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
+  else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
+}
+
+[[gnu::noinline]] void add_sub_sat_s32(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.op == Opcode::Sub)
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
+  else
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
+}
+
+[[gnu::noinline]] void add_sub_float(const Instruction& in, uint32_t mask, Warp& w) {
   const bool sub = in.op == Opcode::Sub;
   if (in.type == DataType::F16) {
     if (sub) half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) - b, r); });
     else half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) + b, r); });
     return;
   }
-  if (with_float(in.type, [&](auto tag) {
+  if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if (sub) float_op<T, 2>(in, mask, w, [](T a, T b) { return a - b; });
         else float_op<T, 2>(in, mask, w, [](T a, T b) { return a + b; });
       }))
-    return;
-  if (in.sat && in.type == DataType::S32) {
-    if (sub)
-      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
-    else
-      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
-    return;
-  }
-  if (!with_int(in.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if (sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
-        else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
-      }))
     unsupported(in, mask, w, "");
+}
+
+/// One of the commonest instructions: a dispatch by type that needs no frame.
+[[gnu::noinline]] void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
+  switch (in.type) {
+    case DataType::B8: case DataType::U8: case DataType::S8: add_sub_wrapping<uint8_t>(in, mask, w); return;
+    case DataType::B16: case DataType::U16: case DataType::S16: add_sub_wrapping<uint16_t>(in, mask, w); return;
+    case DataType::B32: case DataType::U32: add_sub_wrapping<uint32_t>(in, mask, w); return;
+    case DataType::S32:
+      if (in.sat) add_sub_sat_s32(in, mask, w);
+      else add_sub_wrapping<uint32_t>(in, mask, w);
+      return;
+    case DataType::B64: case DataType::U64: case DataType::S64: add_sub_wrapping<uint64_t>(in, mask, w); return;
+    default: add_sub_float(in, mask, w); return;  // f16, f32, f64 (anything else is unsupported there)
+  }
 }
 
 /// The type twice as wide as T, same signedness (mul.wide / mad.wide).

@@ -105,23 +105,25 @@ void Warp::note_progress() { ++progress_events_; }
 StepStatus Warp::step() {
   if (live_mask_ == 0) return StepStatus::Finished;
   if (barrier_id_ >= 0) return StepStatus::AtBarrier;
-  StepStatus status;
   try {
-    status = ipdom_ ? step_ipdom() : step_its();
+    if (ipdom_) return step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
+    const StepStatus status = step_its();
+    refresh_next();
+    return status;
   } catch (...) {
-    refresh_next();  // a fault may leave the groups half-updated; pc() must still tell
+    refresh_next();  // a fault may leave the stack or groups half-updated; pc() must still tell
     throw;
   }
-  refresh_next();
-  return status;
 }
 
 // ---------------------------------------------------------------- IPDOM stack
 
 StepStatus Warp::step_ipdom() {
   StackEntry& top = stack_.back();
-  const uint32_t pc = top.pc;
-  const uint32_t mask = top.mask;
+  // top.pc and top.mask, from the copies in this object (refresh_next): the
+  // stack's own storage is often out of the host's cache by now.
+  const uint32_t pc = next_pc_;
+  const uint32_t mask = next_mask_;
   const Instruction& in = code_[pc];
   const uint32_t active = guard_mask(in, mask);
   last_.pc = pc;
@@ -188,9 +190,16 @@ StepStatus Warp::step_ipdom() {
     default:
       execute_instruction(in, active, *this);
       top.pc = pc + 1;
+      if (top.pc != top.rpc) {
+        // The common case: a data instruction changes neither the stack nor
+        // the live lanes, and the entry does not reconverge here.
+        next_pc_ = top.pc;
+        return StepStatus::Executed;
+      }
       break;
   }
   while (!stack_.empty() && stack_.back().pc == stack_.back().rpc) stack_.pop_back();
+  refresh_next();
   if (live_mask_ == 0) return StepStatus::Finished;
   return wait_at_barrier ? StepStatus::AtBarrier : StepStatus::Executed;
 }

@@ -138,9 +138,13 @@ class Warp {
   /// instruction's member mask?
   bool its_members_present(const ptx::Instruction& in) const;
 
+  // What every step touches comes first, so that it shares a few host cache
+  // lines; the per-lane arrays used by calls, barriers and special registers
+  // come after.
   const KernelContext& ctx_;
   Cta& cta_;
   const bool ipdom_;                    // ctx_.divergence == Ipdom, without the indirection
+  bool record_accesses_ = false;
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;
   uint32_t warp_in_cta_;
@@ -149,15 +153,17 @@ class Warp {
   uint32_t next_pc_ = ptx::kNoPc;       // what pc() and next_mask() report (see refresh_next)
   uint32_t next_mask_ = 0;
   int barrier_id_ = -1;
-  std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
   std::vector<uint64_t> regs_;
   std::vector<uint32_t> preds_;
-  std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
   std::vector<StackEntry> stack_;        // ipdom
+  StepInfo last_;
+  uint64_t instructions_ = 0;
+  uint64_t thread_instructions_ = 0;
+  uint64_t progress_events_ = 0;
   ThreadGroup running_{0, 0, GroupState::Ready};  // its
   std::vector<ThreadGroup> parked_;      // its
+  std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
   uint32_t bar_lanes_ = 0;               // its: lanes waiting at a CTA barrier
-  std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
   struct PendingBarrier {
     unsigned id;
     uint32_t expected;
@@ -166,13 +172,10 @@ class Warp {
   uint32_t bar_votes_ = 0;               // bar.red predicate votes of arrived lanes
   const ptx::Instruction* bar_red_ = nullptr;
   uint32_t bar_red_mask_ = 0;
-  std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
-  StepInfo last_;
   MemAccess access_;
-  bool record_accesses_ = false;
-  uint64_t instructions_ = 0;
-  uint64_t thread_instructions_ = 0;
-  uint64_t progress_events_ = 0;
+  std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
+  std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
+  std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
 
  public:
   /// Value-changing stores and atomics, and lane exits, so far.

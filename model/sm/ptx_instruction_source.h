@@ -27,6 +27,10 @@ class PtxWarpSource final : public WarpInstructionSource {
   std::string describe() const override { return warp_->describe(); }
 
  private:
+  /// atom.cas just executed: the lanes that wrote (kept out of the common
+  /// path, whose frame would otherwise hold its two lane arrays).
+  [[gnu::noinline]] uint32_t cas_written(const exec::StepInfo& info) const;
+
   exec::Warp* warp_;
   uint32_t kernel_end_, module_end_;
   IssuedInstruction issued_;
