@@ -169,7 +169,7 @@ const uint64_t* lanes_of_slow(const Instruction& in, const Operand& o, uint32_t 
       fill(scratch, o.imm);
       return scratch;
     case OperandKind::Special:
-      for_lanes(mask, [&](unsigned l) { scratch[l] = w.special(o.sreg, l); });
+      w.special_lanes(o.sreg, mask, scratch);
       return scratch;
     case OperandKind::Pred: {
       const uint32_t p = pred_value(o, w);
@@ -210,8 +210,15 @@ inline void write_pred(Warp& w, const Operand& o, uint32_t value, uint32_t mask)
 
 using Scratch = uint64_t[kLanes];
 
+// map1/map2/map3: d = f(sources) per lane. The usual operands (registers,
+// an immediate second source) take a loop that needs no scratch lanes; the
+// rest goes through a separate function, so that callers get no 64-byte
+// aligned frame for the scratch arrays on the common path.
+
+inline bool is_reg(const Operand& o) { return o.kind == OperandKind::Reg && o.reg != ptx::kNoReg; }
+
 template <typename F>
-inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
+[[gnu::noinline]] void map1_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   uint64_t* d = dst_reg(in, mask, w);
@@ -219,7 +226,18 @@ inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
 }
 
 template <typename F>
-inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
+inline void map1(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    for_lanes(mask, [&](unsigned l) { d[l] = f(a[l]); });
+    return;
+  }
+  map1_general(in, mask, w, f);
+}
+
+template <typename F>
+[[gnu::noinline]] void map2_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0, s1;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
@@ -228,13 +246,46 @@ inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
 }
 
 template <typename F>
-inline void map3(const Instruction& in, uint32_t mask, Warp& w, F f) {
+inline void map2(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    if (in.src[1].kind == OperandKind::Reg) {
+      const uint64_t* b = w.reg(in.src[1].reg);
+      for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l]); });
+      return;
+    }
+    if (in.src[1].kind == OperandKind::Imm) {
+      const uint64_t b = in.src[1].imm;
+      for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b); });
+      return;
+    }
+  }
+  map2_general(in, mask, w, f);
+}
+
+template <typename F>
+[[gnu::noinline]] void map3_general(const Instruction& in, uint32_t mask, Warp& w, F f) {
   alignas(64) Scratch s0, s1, s2;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
   const uint64_t* c = lanes_of(in, in.src[2], mask, w, s2);
   uint64_t* d = dst_reg(in, mask, w);
   for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l]); });
+}
+
+template <typename F>
+inline void map3(const Instruction& in, uint32_t mask, Warp& w, F f) {
+  if (is_reg(in.dst) && in.src[0].kind == OperandKind::Reg && in.src[1].kind == OperandKind::Reg &&
+      in.src[2].kind == OperandKind::Reg) {
+    const uint64_t* a = w.reg(in.src[0].reg);
+    const uint64_t* b = w.reg(in.src[1].reg);
+    const uint64_t* c = w.reg(in.src[2].reg);
+    uint64_t* d = w.reg(in.dst.reg);
+    for_lanes(mask, [&](unsigned l) { d[l] = f(a[l], b[l], c[l]); });
+    return;
+  }
+  map3_general(in, mask, w, f);
 }
 
 template <typename F>
@@ -373,7 +424,7 @@ void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint
   for_lanes(mask, [&](unsigned l) { d[l] = fp::bits(__builtin_fma(fp::f64(a[l]), fp::f64(b[l]), fp::f64(c[l]))); });
 }
 
-void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
   if (!fp::is_directed(in.rnd) && !in.sat && (in.type == DataType::F32 || in.type == DataType::F64)) {
     alignas(64) Scratch s0, s1, s2;
     const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
@@ -397,32 +448,49 @@ void exec_fma(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ add sub mul mad
 
-void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
+/// Integer add/sub without .sat; wrapping, so signed and unsigned types of
+/// one width share the unsigned instantiation.
+template <typename T>
+[[gnu::noinline]] void add_sub_wrapping(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.op == Opcode::Sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
+  else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
+}
+
+[[gnu::noinline]] void add_sub_sat_s32(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.op == Opcode::Sub)
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
+  else
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
+}
+
+[[gnu::noinline]] void add_sub_float(const Instruction& in, uint32_t mask, Warp& w) {
   const bool sub = in.op == Opcode::Sub;
   if (in.type == DataType::F16) {
     if (sub) half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) - b, r); });
     else half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) + b, r); });
     return;
   }
-  if (with_float(in.type, [&](auto tag) {
+  if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if (sub) float_op<T, 2>(in, mask, w, [](T a, T b) { return a - b; });
         else float_op<T, 2>(in, mask, w, [](T a, T b) { return a + b; });
       }))
-    return;
-  if (in.sat && in.type == DataType::S32) {
-    if (sub)
-      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
-    else
-      map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
-    return;
-  }
-  if (!with_int(in.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if (sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
-        else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
-      }))
     unsupported(in, mask, w, "");
+}
+
+/// One of the commonest instructions: a dispatch by type that needs no frame.
+[[gnu::noinline]] void exec_add_sub(const Instruction& in, uint32_t mask, Warp& w) {
+  switch (in.type) {
+    case DataType::B8: case DataType::U8: case DataType::S8: add_sub_wrapping<uint8_t>(in, mask, w); return;
+    case DataType::B16: case DataType::U16: case DataType::S16: add_sub_wrapping<uint16_t>(in, mask, w); return;
+    case DataType::B32: case DataType::U32: add_sub_wrapping<uint32_t>(in, mask, w); return;
+    case DataType::S32:
+      if (in.sat) add_sub_sat_s32(in, mask, w);
+      else add_sub_wrapping<uint32_t>(in, mask, w);
+      return;
+    case DataType::B64: case DataType::U64: case DataType::S64: add_sub_wrapping<uint64_t>(in, mask, w); return;
+    default: add_sub_float(in, mask, w); return;  // f16, f32, f64 (anything else is unsupported there)
+  }
 }
 
 /// The type twice as wide as T, same signedness (mul.wide / mad.wide).
@@ -432,7 +500,7 @@ using Wide = std::conditional_t<
     std::conditional_t<sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
                        std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
 
-void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
   if (in.type == DataType::F16) {
     half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) * b, r); });
     return;
@@ -466,7 +534,7 @@ void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_mad(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_mad(const Instruction& in, uint32_t mask, Warp& w) {
   if (ptx::type_is_float(in.type)) {
     exec_fma(in, mask, w);  // mad.f32 / mad.f64 are fused (sm_20 and later)
     return;
@@ -506,7 +574,7 @@ void exec_mad(const Instruction& in, uint32_t mask, Warp& w) {
 }
 
 /// mul24 / mad24: 24-bit operands, 48-bit product; .lo keeps bits 0..31, .hi bits 16..47.
-void exec_mul24(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_mul24(const Instruction& in, uint32_t mask, Warp& w) {
   const bool is_signed = in.type == DataType::S32;
   if (in.type != DataType::S32 && in.type != DataType::U32) unsupported(in, mask, w, "");
   const bool hi = in.mul == ptx::MulMode::Hi;
@@ -537,7 +605,7 @@ void exec_mul24(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ div rem and unary
 
-void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
   // div.approx / div.full f32 are computed as exact IEEE division: within
   // their documented error bounds, and what a CPU reference computes.
   if (with_float(in.type, [&](auto tag) {
@@ -552,7 +620,7 @@ void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_rem(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_rem(const Instruction& in, uint32_t mask, Warp& w) {
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::rem(get<T>(a), get<T>(b))); });
@@ -560,7 +628,7 @@ void exec_rem(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
   const bool neg = in.op == Opcode::Neg;
   if (in.type == DataType::F16) {
     // Sign-bit operations: exact, no rounding.
@@ -582,7 +650,7 @@ void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
   const bool mx = in.op == Opcode::Max;
   if (in.type == DataType::F16) {
     half_op<2>(in, mask, w, [mx](float a, float b, Rounding) {
@@ -606,7 +674,7 @@ void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
 
 /// rcp sqrt rsqrt ex2 lg2 sin cos tanh. The .approx forms use the host's
 /// correctly rounded (or libm) result: within the PTX error bounds.
-void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
   const Opcode op = in.op;
   if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -624,7 +692,7 @@ void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_copysign(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_copysign(const Instruction& in, uint32_t mask, Warp& w) {
   // copysign d, a, b: the sign of a on the magnitude of b.
   if (in.type == DataType::F32)
     map2(in, mask, w, [](uint64_t a, uint64_t b) { return uint64_t((uint32_t(a) & 0x80000000u) | (uint32_t(b) & 0x7fffffffu)); });
@@ -634,7 +702,7 @@ void exec_copysign(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_testp(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_testp(const Instruction& in, uint32_t mask, Warp& w) {
   alignas(64) Scratch s0;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   uint32_t bits = 0;
@@ -661,7 +729,7 @@ void exec_testp(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ bit manipulation
 
-void exec_logic(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_logic(const Instruction& in, uint32_t mask, Warp& w) {
   const Opcode op = in.op;
   if (in.type == DataType::Pred || in.dst.kind == OperandKind::Pred) {
     const uint32_t a = pred_value(in.src[0], w);
@@ -691,7 +759,7 @@ void exec_logic(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_shift(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_shift(const Instruction& in, uint32_t mask, Warp& w) {
   const bool left = in.op == Opcode::Shl;
   if (in.src[1].kind == OperandKind::Imm) {
     // The usual case: one shift amount for the whole warp, so the loop
@@ -727,7 +795,7 @@ void exec_shift(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_bits(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_bits(const Instruction& in, uint32_t mask, Warp& w) {
   const Opcode op = in.op;
   const bool shiftamt = in.shiftamt;
   const ptx::PrmtMode pm = in.prmt;
@@ -844,7 +912,7 @@ uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp
   return pack_bits(r) & mask;
 }
 
-void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
   const uint32_t t = compare_lanes(in, in.type, mask, w);
   uint32_t p = t, q = ~t;
   if (in.boolop != ptx::BoolOp::None) {
@@ -859,7 +927,7 @@ void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
   write_pred(w, in.dst2, q, mask);
 }
 
-void exec_set(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_set(const Instruction& in, uint32_t mask, Warp& w) {
   uint32_t t = compare_lanes(in, in.type2, mask, w);
   if (in.boolop != ptx::BoolOp::None) {
     const uint32_t c = pred_value(in.src[2], w);
@@ -875,7 +943,7 @@ void exec_set(const Instruction& in, uint32_t mask, Warp& w) {
   for_lanes(mask, [&](unsigned l) { d[l] = ((t >> l) & 1u) ? yes : 0; });
 }
 
-void exec_selp(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_selp(const Instruction& in, uint32_t mask, Warp& w) {
   const uint32_t c = pred_value(in.src[2], w);
   if (!with_any(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -888,7 +956,7 @@ void exec_selp(const Instruction& in, uint32_t mask, Warp& w) {
     unsupported(in, mask, w, "");
 }
 
-void exec_slct(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_slct(const Instruction& in, uint32_t mask, Warp& w) {
   const bool fsel = in.type2 == DataType::F32;
   const bool flush = in.ftz;
   if (!with_any(in.type, [&](auto tag) {
@@ -910,7 +978,7 @@ void exec_slct(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ mov cvt cvta
 
-void exec_mov(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_mov(const Instruction& in, uint32_t mask, Warp& w) {
   if (in.dst.kind == OperandKind::Pred) {
     write_pred(w, in.dst, pred_value(in.src[0], w), mask);
     return;
@@ -1066,7 +1134,7 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
   }
 }
 
-void exec_cvt(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_cvt(const Instruction& in, uint32_t mask, Warp& w) {
   bool ok = false;
   with_any(in.type, [&](auto dtag) {
     using D = typename decltype(dtag)::type;
@@ -1087,7 +1155,7 @@ uint64_t window_base(StateSpace s) {
   }
 }
 
-void exec_cvta(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_cvta(const Instruction& in, uint32_t mask, Warp& w) {
   if (in.space == StateSpace::Param) unsupported(in, mask, w, "cvta of the param space");
   const uint64_t base = window_base(in.space);
   const bool wide = ptx::type_bytes(in.type) != 4;
@@ -1297,7 +1365,15 @@ void resolve_lanes(const Instruction& in, const Operand& o, uint32_t mask, Warp&
   });
 }
 
-void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, bool atomic, const uint64_t* addr) {
+/// Where resolve_lanes puts the lanes' addresses: straight into the warp's
+/// MemAccess when the timing model records accesses (record() then only
+/// fills in the rest), else `local`.
+inline uint64_t* address_buffer(Warp& w, uint64_t* local) {
+  return w.record_accesses() ? w.access().addr.data() : local;
+}
+
+/// Completes the MemAccess whose addresses address_buffer() received.
+void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, bool atomic) {
   if (!w.record_accesses()) return;
   MemAccess& m = w.access();
   m.space = rs;
@@ -1305,7 +1381,6 @@ void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, b
   m.bytes = uint8_t(bytes);
   m.is_store = store;
   m.is_atomic = atomic;
-  for_lanes(mask, [&](unsigned l) { m.addr[l] = addr[l]; });
 }
 
 /// Sign-extends the low `bytes` bytes of v.
@@ -1314,15 +1389,16 @@ inline uint64_t sext(uint64_t v, unsigned bytes) {
   return uint64_t(int64_t(v << s) >> s);
 }
 
-void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_ld(const Instruction& in, uint32_t mask, Warp& w) {
   const unsigned es = ptx::type_bytes(in.type);
   const unsigned n = in.vec ? in.vec : 1;
   if (es == 0 || n > 4) unsupported(in, mask, w, "");
   const unsigned total = es * n;
-  alignas(64) uint64_t addr[kLanes];
+  alignas(64) uint64_t local_addr[kLanes];
+  uint64_t* addr = address_buffer(w, local_addr);
   LanePtrs lp;
   resolve_lanes(in, in.src[0], mask, w, total, addr, lp);
-  record(w, lp.space, mask, total, false, false, addr);
+  record(w, lp.space, mask, total, false, false);
 
   uint64_t* dregs[4] = {nullptr, nullptr, nullptr, nullptr};
   if (in.dst.kind == OperandKind::Vector) {
@@ -1377,15 +1453,16 @@ bool store_lanes(const LanePtrs& lp, const uint64_t* addr, uint32_t mask, unsign
   return changed;
 }
 
-void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_st(const Instruction& in, uint32_t mask, Warp& w) {
   const unsigned es = ptx::type_bytes(in.type);
   const unsigned n = in.vec ? in.vec : 1;
   if (es == 0 || n > 4) unsupported(in, mask, w, "");
   const unsigned total = es * n;
-  alignas(64) uint64_t addr[kLanes];
+  alignas(64) uint64_t local_addr[kLanes];
+  uint64_t* addr = address_buffer(w, local_addr);
   LanePtrs lp;
   resolve_lanes(in, in.dst, mask, w, total, addr, lp);
-  record(w, lp.space, mask, total, true, false, addr);
+  record(w, lp.space, mask, total, true, false);
 
   alignas(64) Scratch scratch[4];
   const uint64_t* vals[4] = {nullptr, nullptr, nullptr, nullptr};
@@ -1449,7 +1526,7 @@ inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
   }
 }
 
-void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
   // atom d, [a], b{, c}; red [a], b (the address may come as dst, like st).
   const bool addr_in_dst = in.dst.kind == OperandKind::Address;
   const Operand& aop = addr_in_dst ? in.dst : in.src[0];
@@ -1461,12 +1538,13 @@ void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
   if ((op == AtomOp::Inc || op == AtomOp::Dec) && in.type != DataType::U32)
     unsupported(in, mask, w, "atom.inc/dec need .u32");
 
-  alignas(64) uint64_t addr[kLanes];
+  alignas(64) uint64_t local_addr[kLanes];
+  uint64_t* addr = address_buffer(w, local_addr);
   LanePtrs lp;
   resolve_lanes(in, aop, mask, w, es, addr, lp);
   if (lp.space != StateSpace::Global && lp.space != StateSpace::Shared)
     unsupported(in, mask, w, "atomics need global or shared memory");
-  record(w, lp.space, mask, es, in.op == Opcode::Red, true, addr);
+  record(w, lp.space, mask, es, in.op == Opcode::Red, true);
 
   alignas(64) Scratch s1, s2;
   // cas d, [a], b, c: b is the compare value, c the new one.
@@ -1498,7 +1576,12 @@ void exec_atom(const Instruction& in, uint32_t mask, Warp& w) {
 
 // ------------------------------------------------------------ warp-level
 
-void exec_shfl(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_activemask(const Instruction& in, uint32_t mask, Warp& w) {
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) { d[l] = mask; });
+}
+
+[[gnu::noinline]] void exec_shfl(const Instruction& in, uint32_t mask, Warp& w) {
   alignas(64) Scratch s0, s1, s2;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
@@ -1534,7 +1617,7 @@ void exec_shfl(const Instruction& in, uint32_t mask, Warp& w) {
   write_pred(w, in.dst2, valid, mask);
 }
 
-void exec_vote(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_vote(const Instruction& in, uint32_t mask, Warp& w) {
   const uint32_t v = pred_value(in.src[0], w) & mask;
   if (in.vote == ptx::VoteMode::Ballot) {
     uint64_t* d = dst_reg(in, mask, w);
@@ -1550,7 +1633,7 @@ void exec_vote(const Instruction& in, uint32_t mask, Warp& w) {
   write_pred(w, in.dst, r ? kAllLanes : 0, mask);
 }
 
-void exec_match(const Instruction& in, uint32_t mask, Warp& w) {
+[[gnu::noinline]] void exec_match(const Instruction& in, uint32_t mask, Warp& w) {
   alignas(64) Scratch s0;
   const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
   const uint64_t vm = ptx::type_bytes(in.type) == 8 ? ~0ull : 0xffffffffull;
@@ -1574,8 +1657,16 @@ void exec_match(const Instruction& in, uint32_t mask, Warp& w) {
   for_lanes(mask, [&](unsigned l) { d[l] = result[l]; });
 }
 
+[[noreturn]] __attribute__((cold, noinline)) void not_a_data_instruction(const Instruction& in, uint32_t mask,
+                                                                         Warp& w) {
+  unsupported(in, mask, w, "control instruction on the data path");
+}
+
 }  // namespace
 
+// The handlers above are kept out of line (noinline) so that this dispatch
+// needs no stack frame: their 64-byte-aligned scratch arrays would otherwise
+// make every instruction pay for one.
 void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
   if (mask == 0) return;
   switch (in.op) {
@@ -1615,15 +1706,11 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::Shfl: exec_shfl(in, mask, warp); return;
     case Opcode::Vote: exec_vote(in, mask, warp); return;
     case Opcode::Match: exec_match(in, mask, warp); return;
-    case Opcode::Activemask: {
-      uint64_t* d = dst_reg(in, mask, warp);
-      for_lanes(mask, [&](unsigned l) { d[l] = mask; });
-      return;
-    }
+    case Opcode::Activemask: exec_activemask(in, mask, warp); return;
     case Opcode::Membar: case Opcode::Prefetch: case Opcode::Nop:
       return;  // no functional effect: every access is immediately visible
     default:
-      unsupported(in, mask, warp, "control instruction on the data path");
+      not_a_data_instruction(in, mask, warp);
   }
 }
 

@@ -78,7 +78,21 @@ inline T shr(T a, uint32_t n) {
   else return n >= w ? T(0) : T(a >> n);
 }
 
-inline uint32_t popc(uint64_t v) { return uint32_t(__builtin_popcountll(v)); }
+// Population counts in plain arithmetic: the build targets x86-64 without
+// POPCNT, where __builtin_popcount is a libgcc call.
+inline uint32_t popcount32(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  v = (v + (v >> 4)) & 0x0f0f0f0fu;
+  return (v * 0x01010101u) >> 24;
+}
+
+inline uint32_t popc(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return uint32_t((v * 0x0101010101010101ull) >> 56);
+}
 
 template <typename T>
 inline uint32_t clz(T v) {

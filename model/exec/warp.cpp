@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/exec/cta.h"
+#include "model/exec/int_ops.h"
 
 namespace tlmgpu::exec {
 
@@ -14,7 +15,8 @@ using ptx::StateSpace;
 
 namespace {
 
-inline uint32_t popcount(uint32_t m) { return uint32_t(__builtin_popcount(m)); }
+/// Lanes in a mask; most warp instructions run on all 32.
+inline uint32_t lane_count(uint32_t m) { return m == 0xffffffffu ? 32 : intops::popcount32(m); }
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -38,6 +40,7 @@ const char* space_word(StateSpace s) {
 Warp::Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta)
     : ctx_(ctx),
       cta_(cta),
+      ipdom_(ctx.divergence == DivergenceMode::Ipdom),
       code_(ctx.module->code.data()),
       kernel_begin_(ctx.kernel->entry_pc),
       kernel_end_(ctx.kernel->end_pc),
@@ -65,10 +68,11 @@ void Warp::restart() {
   stack_.clear();
   parked_.clear();
   running_ = {0, 0, GroupState::Ready};
-  if (ctx_.divergence == DivergenceMode::Ipdom)
+  if (ipdom_)
     stack_.push_back({kernel_begin_, ptx::kNoPc, live_mask_});
   else
     running_ = {kernel_begin_, live_mask_, GroupState::Ready};
+  refresh_next();
   bar_lanes_ = 0;
   bar_votes_ = 0;
   bar_red_ = nullptr;
@@ -80,14 +84,14 @@ void Warp::restart() {
   progress_events_ = 0;
 }
 
-uint32_t Warp::pc() const {
-  if (ctx_.divergence == DivergenceMode::Ipdom) return stack_.empty() ? ptx::kNoPc : stack_.back().pc;
-  return running_.mask ? running_.pc : (parked_.empty() ? ptx::kNoPc : parked_.front().pc);
-}
-
-uint32_t Warp::next_mask() const {
-  if (ctx_.divergence == DivergenceMode::Ipdom) return stack_.empty() ? 0 : stack_.back().mask;
-  return running_.mask;
+void Warp::refresh_next() {
+  if (ipdom_) {
+    next_pc_ = stack_.empty() ? ptx::kNoPc : stack_.back().pc;
+    next_mask_ = stack_.empty() ? 0 : stack_.back().mask;
+  } else {
+    next_pc_ = running_.mask ? running_.pc : (parked_.empty() ? ptx::kNoPc : parked_.front().pc);
+    next_mask_ = running_.mask;
+  }
 }
 
 uint32_t Warp::guard_mask(const Instruction& in, uint32_t mask) const {
@@ -101,15 +105,25 @@ void Warp::note_progress() { ++progress_events_; }
 StepStatus Warp::step() {
   if (live_mask_ == 0) return StepStatus::Finished;
   if (barrier_id_ >= 0) return StepStatus::AtBarrier;
-  return ctx_.divergence == DivergenceMode::Ipdom ? step_ipdom() : step_its();
+  try {
+    if (ipdom_) return step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
+    const StepStatus status = step_its();
+    refresh_next();
+    return status;
+  } catch (...) {
+    refresh_next();  // a fault may leave the stack or groups half-updated; pc() must still tell
+    throw;
+  }
 }
 
 // ---------------------------------------------------------------- IPDOM stack
 
 StepStatus Warp::step_ipdom() {
   StackEntry& top = stack_.back();
-  const uint32_t pc = top.pc;
-  const uint32_t mask = top.mask;
+  // top.pc and top.mask, from the copies in this object (refresh_next): the
+  // stack's own storage is often out of the host's cache by now.
+  const uint32_t pc = next_pc_;
+  const uint32_t mask = next_mask_;
   const Instruction& in = code_[pc];
   const uint32_t active = guard_mask(in, mask);
   last_.pc = pc;
@@ -119,7 +133,7 @@ StepStatus Warp::step_ipdom() {
   last_.backward = false;
   last_.has_mem = false;
   ++instructions_;
-  thread_instructions_ += popcount(active);
+  thread_instructions_ += lane_count(active);
 
   bool wait_at_barrier = false;
   switch (in.op) {
@@ -176,9 +190,16 @@ StepStatus Warp::step_ipdom() {
     default:
       execute_instruction(in, active, *this);
       top.pc = pc + 1;
+      if (top.pc != top.rpc) {
+        // The common case: a data instruction changes neither the stack nor
+        // the live lanes, and the entry does not reconverge here.
+        next_pc_ = top.pc;
+        return StepStatus::Executed;
+      }
       break;
   }
   while (!stack_.empty() && stack_.back().pc == stack_.back().rpc) stack_.pop_back();
+  refresh_next();
   if (live_mask_ == 0) return StepStatus::Finished;
   return wait_at_barrier ? StepStatus::AtBarrier : StepStatus::Executed;
 }
@@ -286,7 +307,7 @@ StepStatus Warp::step_its() {
   last_.backward = false;
   last_.has_mem = false;
   ++instructions_;
-  thread_instructions_ += popcount(active);
+  thread_instructions_ += lane_count(active);
 
   switch (in.op) {
     case Opcode::Bra: {
@@ -399,7 +420,7 @@ bool Warp::barrier(const Instruction& in, uint32_t mask, uint32_t lanes_arriving
     bar_red_mask_ |= mask;
   }
   const bool wait = in.bar != ptx::BarMode::Arrive;
-  if (ctx_.divergence == DivergenceMode::Its && wait) {
+  if (!ipdom_ && wait) {
     bar_lanes_ = lanes_arriving;
     bar_pending_ = {id, expected};
     if (bar_lanes_ != live_mask_) return true;  // the rest of the warp has not arrived yet
@@ -427,13 +448,14 @@ void Warp::barrier_released(uint32_t votes_true, uint32_t votes_cast) {
     bar_red_mask_ = 0;
   }
   bar_votes_ = 0;
-  if (ctx_.divergence == DivergenceMode::Its && bar_lanes_ != 0) {
+  if (!ipdom_ && bar_lanes_ != 0) {
     for (uint32_t m = bar_lanes_ & live_mask_; m; m &= m - 1) {
       const unsigned lane = unsigned(__builtin_ctz(m));
       its_park(bar_resume_pc_[lane], 1u << lane, GroupState::Ready);
     }
     bar_lanes_ = 0;
     if (running_.mask == 0) its_select();
+    refresh_next();  // released from another warp's step: the groups changed
   }
 }
 
@@ -468,14 +490,14 @@ uint32_t Warp::leave_call(uint32_t mask) {
 void Warp::exit_lanes(uint32_t mask) {
   live_mask_ &= ~mask;
   ++progress_events_;
-  if (ctx_.divergence == DivergenceMode::Ipdom) {
+  if (ipdom_) {
     for (StackEntry& e : stack_) e.mask &= ~mask;
     stack_.erase(std::remove_if(stack_.begin(), stack_.end(), [](const StackEntry& e) { return e.mask == 0; }),
                  stack_.end());
   }
   if (live_mask_ == 0) {
     cta_.warp_finished();
-  } else if (ctx_.divergence == DivergenceMode::Its && bar_lanes_ != 0 && (bar_lanes_ & ~live_mask_) == 0 &&
+  } else if (!ipdom_ && bar_lanes_ != 0 && (bar_lanes_ & ~live_mask_) == 0 &&
              bar_lanes_ == live_mask_ && barrier_id_ < 0) {
     // The lanes the barrier still waited for have exited: the warp arrives.
     barrier_id_ = int(bar_pending_.id);
@@ -574,6 +596,35 @@ uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
   return 0;
 }
 
+void Warp::special_lanes(ptx::SpecialReg s, uint32_t mask, uint64_t* out) const {
+  using ptx::SpecialReg;
+  auto each = [&](auto value_of) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      out[lane] = value_of(lane);
+    }
+  };
+  // The per-lane ones get their own loops; the rest is one value for the warp.
+  switch (s) {
+    case SpecialReg::TidX: each([&](unsigned l) { return uint64_t(tid_[l][0]); }); return;
+    case SpecialReg::TidY: each([&](unsigned l) { return uint64_t(tid_[l][1]); }); return;
+    case SpecialReg::TidZ: each([&](unsigned l) { return uint64_t(tid_[l][2]); }); return;
+    case SpecialReg::LaneId:
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskGt:
+    case SpecialReg::LanemaskGe:
+      each([&](unsigned l) { return special(s, l); });
+      return;
+    default: {
+      const uint64_t v = special(s, 0);
+      each([v](unsigned) { return v; });
+      return;
+    }
+  }
+}
+
 // ------------------------------------------------------------------- reports
 
 void Warp::fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const {
@@ -621,7 +672,7 @@ std::string Warp::describe() const {
   };
   os << where(p) << " active " << hex(next_mask()) << " live " << hex(live_mask_);
   if (barrier_id_ >= 0) os << ", waiting at barrier " << barrier_id_;
-  if (ctx_.divergence == DivergenceMode::Ipdom) {
+  if (ipdom_) {
     os << ", SIMT stack depth " << stack_.size();
   } else {
     for (const ThreadGroup& g : parked_) {

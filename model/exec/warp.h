@@ -61,9 +61,11 @@ class Warp {
   /// reduction's inputs: threads voting true and threads that arrived.
   void barrier_released(uint32_t votes_true, uint32_t votes_cast);
   /// PC of the next instruction to run (or of the barrier waited at).
-  uint32_t pc() const;
+  /// The SM asks for it (and next_mask) many times a cycle, so both are kept
+  /// up to date whenever the stack or the running group changes.
+  uint32_t pc() const { return next_pc_; }
   /// Lanes that would execute next.
-  uint32_t next_mask() const;
+  uint32_t next_mask() const { return next_mask_; }
   uint32_t live_mask() const { return live_mask_; }
   uint32_t warp_in_cta() const { return warp_in_cta_; }
   const StepInfo& last() const { return last_; }
@@ -81,6 +83,8 @@ class Warp {
   uint32_t pred(uint32_t p) const { return preds_[p]; }
   /// Special register value for a lane.
   uint64_t special(ptx::SpecialReg s, unsigned lane) const;
+  /// special(s, lane) into out[lane] for every lane in `mask`.
+  void special_lanes(ptx::SpecialReg s, uint32_t mask, uint64_t* out) const;
   /// Host pointer for `bytes` at `addr` in `space` (Generic resolved through the
   /// windows) for `lane`, checked for bounds and natural alignment (`align`
   /// bytes); throws DeviceFault naming kernel, CTA, thread, PC and address.
@@ -114,6 +118,8 @@ class Warp {
 
   StepStatus step_ipdom();
   StepStatus step_its();
+  /// Recomputes next_pc_ / next_mask_ from the stack (IPDOM) or the groups (ITS).
+  void refresh_next();
   uint32_t guard_mask(const ptx::Instruction& in, uint32_t mask) const;
   /// Enters the callee for `mask`; returns the callee's entry PC.
   uint32_t enter_call(const ptx::Instruction& in, uint32_t pc, uint32_t mask);
@@ -132,23 +138,32 @@ class Warp {
   /// instruction's member mask?
   bool its_members_present(const ptx::Instruction& in) const;
 
+  // What every step touches comes first, so that it shares a few host cache
+  // lines; the per-lane arrays used by calls, barriers and special registers
+  // come after.
   const KernelContext& ctx_;
   Cta& cta_;
+  const bool ipdom_;                    // ctx_.divergence == Ipdom, without the indirection
+  bool record_accesses_ = false;
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;
   uint32_t warp_in_cta_;
   uint32_t initial_mask_ = 0;           // lanes that exist (the CTA may not fill the warp)
   uint32_t live_mask_ = 0;
+  uint32_t next_pc_ = ptx::kNoPc;       // what pc() and next_mask() report (see refresh_next)
+  uint32_t next_mask_ = 0;
   int barrier_id_ = -1;
-  std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
   std::vector<uint64_t> regs_;
   std::vector<uint32_t> preds_;
-  std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
   std::vector<StackEntry> stack_;        // ipdom
+  StepInfo last_;
+  uint64_t instructions_ = 0;
+  uint64_t thread_instructions_ = 0;
+  uint64_t progress_events_ = 0;
   ThreadGroup running_{0, 0, GroupState::Ready};  // its
   std::vector<ThreadGroup> parked_;      // its
+  std::vector<uint8_t> local_;           // lane-major: lane * local_bytes_per_thread
   uint32_t bar_lanes_ = 0;               // its: lanes waiting at a CTA barrier
-  std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
   struct PendingBarrier {
     unsigned id;
     uint32_t expected;
@@ -157,13 +172,10 @@ class Warp {
   uint32_t bar_votes_ = 0;               // bar.red predicate votes of arrived lanes
   const ptx::Instruction* bar_red_ = nullptr;
   uint32_t bar_red_mask_ = 0;
-  std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
-  StepInfo last_;
   MemAccess access_;
-  bool record_accesses_ = false;
-  uint64_t instructions_ = 0;
-  uint64_t thread_instructions_ = 0;
-  uint64_t progress_events_ = 0;
+  std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
+  std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
+  std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
 
  public:
   /// Value-changing stores and atomics, and lane exits, so far.

@@ -14,7 +14,10 @@ class PtxWarpSource final : public WarpInstructionSource {
  public:
   explicit PtxWarpSource(exec::Warp& warp);
   uint32_t pc() const override { return warp_->pc(); }
-  uint32_t end_pc() const override;
+  uint32_t end_pc() const override {
+    // Inside a called function the kernel's own end does not bound the code.
+    return warp_->pc() < kernel_end_ ? kernel_end_ : module_end_;
+  }
   bool finished() const override { return warp_->finished(); }
   bool at_barrier() const override { return warp_->at_barrier(); }
   uint32_t next_mask() const override { return warp_->next_mask(); }
@@ -24,6 +27,10 @@ class PtxWarpSource final : public WarpInstructionSource {
   std::string describe() const override { return warp_->describe(); }
 
  private:
+  /// atom.cas just executed: the lanes that wrote (kept out of the common
+  /// path, whose frame would otherwise hold its two lane arrays).
+  [[gnu::noinline]] uint32_t cas_written(const exec::StepInfo& info) const;
+
   exec::Warp* warp_;
   uint32_t kernel_end_, module_end_;
   IssuedInstruction issued_;
