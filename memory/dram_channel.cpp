@@ -1,7 +1,8 @@
 #include "memory/dram_channel.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 #include <string>
 
 namespace tlmgpu::memory {
@@ -42,7 +43,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   r.port = uint32_t(port);
   r.where = locate(payload.get_address());
   const auto* ext = payload.get_extension<MemRequestExtension>();
-  const uint32_t sectors = ext ? uint32_t(std::bitset<32>(ext->sector_mask).count())
+  const uint32_t sectors = ext ? popcount32(ext->sector_mask)
                                : (payload.get_data_length() + 31) / 32;
   r.bus_cycles = std::max<uint32_t>(sectors, 1) * config_.burst_cycles;
   r.write = payload.is_write();

@@ -1,7 +1,8 @@
 #include "memory/interconnect.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 #include <limits>
 #include <string>
 
@@ -10,17 +11,16 @@ namespace tlmgpu::memory {
 namespace {
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kHeaderBytes = 8;
-uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
 }  // namespace
 
 uint32_t Interconnect::request_bytes(AccessKind kind, uint32_t units) {
-  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount(units) * 32;
+  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount32(units) * 32;
   return kHeaderBytes;
 }
 
 uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
   if (kind == AccessKind::Store) return kHeaderBytes;
-  return std::max<uint32_t>(popcount(units) * 32, kHeaderBytes);
+  return std::max<uint32_t>(popcount32(units) * 32, kHeaderBytes);
 }
 
 void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
