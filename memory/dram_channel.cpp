@@ -118,7 +118,18 @@ void DramChannel::enter_window() {
   overflow_.pop_front();
   const Request& r = slots_[slot];
   queue_.push_back(Queued{r.where.row, r.where.bank, slot});
+  if (r.where.bank < 64) queued_banks_ |= uint64_t(1) << r.where.bank;
   ++bank_queued_[r.where.bank];
+}
+
+uint64_t DramChannel::earliest_bank() const {
+  uint64_t ready = ~uint64_t(0);
+  if (banks_.size() <= 64) {
+    for (uint64_t m = queued_banks_; m; m &= m - 1) ready = std::min(ready, banks_[__builtin_ctzll(m)].next_cmd);
+  } else {
+    for (const Queued& q : queue_) ready = std::min(ready, banks_[q.bank].next_cmd);
+  }
+  return ready;
 }
 
 void DramChannel::channel_process() {
@@ -127,7 +138,10 @@ void DramChannel::channel_process() {
   sample_queue(now);
   while (arrivals_.ready(now)) overflow_.push_back(arrivals_.pop());
   while (!overflow_.empty() && queue_.size() < config_.queue_depth) enter_window();
-  if (command_free_ <= now && !queue_.empty()) {
+  // The queued request whose bank frees first; none can go before the
+  // command bus frees. No bank free now: nothing to scan.
+  uint64_t bank_ready = earliest_bank();
+  if (command_free_ <= now && bank_ready <= now) {
     // FR-FCFS: the oldest row hit whose bank is free, else the oldest request
     // whose bank is free (one pass).
     size_t pick = queue_.size(), oldest = queue_.size();
@@ -143,26 +157,19 @@ void DramChannel::channel_process() {
     if (pick == queue_.size()) pick = oldest;
     if (pick != queue_.size()) {
       const uint32_t slot = queue_[pick].slot;
-      --bank_queued_[queue_[pick].bank];
+      const uint32_t bank = queue_[pick].bank;
+      if (--bank_queued_[bank] == 0 && bank < 64) queued_banks_ &= ~(uint64_t(1) << bank);
       queue_.erase(queue_.begin() + std::ptrdiff_t(pick));
       free_slots_.push_back(slot);
       const Request r = slots_[slot];
       schedule(r, now);
       command_free_ = now + 1;  // one request scheduled per cycle
       if (!overflow_.empty()) enter_window();
+      bank_ready = earliest_bank();
     }
   }
   traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
-  // The queued request whose bank frees first; none can go before the command
-  // bus frees. Walk whichever is shorter: the banks or the window.
-  uint64_t bank_ready = ~uint64_t(0);
-  if (banks_.size() < queue_.size()) {
-    for (size_t b = 0; b < banks_.size(); ++b)
-      if (bank_queued_[b]) bank_ready = std::min(bank_ready, banks_[b].next_cmd);
-  } else {
-    for (const Queued& q : queue_) bank_ready = std::min(bank_ready, banks_[q.bank].next_cmd);
-  }
   if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }

@@ -93,6 +93,8 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   void schedule(const Request& request, uint64_t now);
   /// Moves the oldest overflowing request into the scheduler's window.
   void enter_window();
+  /// The first cycle a window request's bank takes a command (UINT64_MAX: empty window).
+  uint64_t earliest_bank() const;
 
   platform::DramConfig config_;
   sc_core::sc_time period_;
@@ -103,6 +105,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   std::vector<Request> slots_;  ///< the window's requests
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> bank_queued_;  ///< window requests per bank
+  uint64_t queued_banks_ = 0;          ///< bit per bank with a window request (up to 64 banks)
   std::vector<Bank> banks_;
   uint64_t command_free_ = 0, bus_free_ = 0;
   CycleWaker waker_;
