@@ -3,93 +3,177 @@
 #include <algorithm>
 #include <array>
 
+#include "memory/bit_ops.h"
+
 namespace tlmgpu::memory {
+
+namespace {
+
+LineAccess make_line(AccessKind kind, uint64_t line, uint32_t mask, bool bypass_l1) {
+  LineAccess l;
+  l.kind = kind;
+  l.line_addr = line;
+  l.sector_mask = mask;
+  l.bypass_l1 = bypass_l1;
+  return l;
+}
+
+/// Power-of-two line and sector sizes (every preset), with at most 32 sectors
+/// a line: shifts and masks instead of division.
+struct Geometry {
+  uint64_t line_bytes;
+  uint64_t line_mask;  ///< clears the offset inside a line
+  uint32_t sector_shift;
+
+  uint64_t line_of(uint64_t addr) const { return addr & line_mask; }
+  /// Sectors of `line` that bytes [lo, hi] (inside the line) touch.
+  uint32_t sectors(uint64_t line, uint64_t lo, uint64_t hi) const {
+    return bit_range(uint32_t((lo - line) >> sector_shift), uint32_t((hi - line) >> sector_shift));
+  }
+};
+
+/// The lanes between the lowest and the highest active one are all active and
+/// read consecutive `bytes`-sized elements (c[i] with i = base + lane): their
+/// bytes form one range [first, last]. False otherwise.
+bool unit_stride_range(const exec::MemAccess& access, uint32_t bytes, uint64_t& first, uint64_t& last) {
+  const uint32_t lane0 = uint32_t(__builtin_ctz(access.mask));
+  const uint32_t run = access.mask >> lane0;
+  if (run & (run + 1)) return false;  // a hole in the mask
+  const uint32_t lanes = 32 - uint32_t(__builtin_clz(access.mask)) - lane0;
+  const uint64_t base = access.addr[lane0];
+  // One pass with no early exit, so the compiler can vectorize it.
+  uint64_t expected = base, deviation = 0;
+  for (uint32_t i = lane0; i < lane0 + lanes; ++i, expected += bytes) deviation |= access.addr[i] ^ expected;
+  if (deviation) return false;
+  first = base;
+  last = base + uint64_t(lanes) * bytes - 1;
+  return last >= first;  // no wrap past the top of the address space
+}
+
+/// Every active lane's bytes inside one line: that line's sector mask.
+bool single_line(const exec::MemAccess& access, uint32_t bytes, const Geometry& g, uint64_t& line,
+                 uint32_t& mask) {
+  line = g.line_of(access.addr[uint32_t(__builtin_ctz(access.mask))]);
+  // Offsets from the line (wrapping below it): all lie inside the line exactly
+  // when their OR does, since the line size is a power of two.
+  uint64_t offsets = 0;
+  uint32_t m = 0;
+  const uint32_t in_line = uint32_t(g.line_bytes - 1);
+  for (uint32_t lanes = access.mask; lanes; lanes &= lanes - 1) {
+    const uint64_t lo = access.addr[uint32_t(__builtin_ctz(lanes))] - line;
+    const uint64_t hi = lo + bytes - 1;
+    offsets |= lo | hi;
+    // Masked so an out-of-line lane cannot shift by 32 or more; its result is dropped.
+    m |= bit_range(uint32_t(lo & in_line) >> g.sector_shift, uint32_t(hi & in_line) >> g.sector_shift);
+  }
+  mask = m;
+  return offsets < g.line_bytes;
+}
+
+/// Any pattern: per lane the (at most a few) lines its bytes touch, merged
+/// into a small table of distinct lines, sorted when the lanes did not ascend.
+void scattered(const exec::MemAccess& access, uint32_t bytes, const Geometry& g, AccessKind kind,
+               std::vector<LineAccess>& out) {
+  for (uint32_t lanes = access.mask; lanes; lanes &= lanes - 1) {
+    const uint64_t first = access.addr[uint32_t(__builtin_ctz(lanes))];
+    const uint64_t last = first + bytes - 1;
+    if (last < first) continue;  // wraps: touches no sector (as the per-sector walk found)
+    for (uint64_t line = g.line_of(first);; line += g.line_bytes) {
+      const uint64_t line_end = line + (g.line_bytes - 1);
+      const uint32_t mask = g.sectors(line, std::max(first, line), std::min(last, line_end));
+      size_t i = out.size();
+      // Neighbouring lanes usually share the line last added.
+      if (i && out[i - 1].line_addr == line) {
+        --i;
+      } else {
+        i = 0;
+        while (i < out.size() && out[i].line_addr != line) ++i;
+      }
+      if (i == out.size())
+        out.push_back(make_line(kind, line, mask, access.is_atomic));
+      else
+        out[i].sector_mask |= mask;
+      if (line_end >= last) break;
+    }
+  }
+  const auto by_line = [](const LineAccess& a, const LineAccess& b) { return a.line_addr < b.line_addr; };
+  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::sort(out.begin(), out.end(), by_line);
+}
+
+/// Any geometry: the lanes' bytes sector by sector, with division.
+void general(const exec::MemAccess& access, uint32_t bytes, uint32_t line_bytes, uint32_t sector_bytes,
+             AccessKind kind, std::vector<LineAccess>& out) {
+  size_t cur = 0;
+  for (uint32_t m = access.mask; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(__builtin_ctz(m));
+    const uint64_t first = access.addr[lane];
+    const uint64_t last = first + bytes - 1;
+    for (uint64_t sector = first / sector_bytes; sector <= last / sector_bytes; ++sector) {
+      const uint64_t byte = sector * sector_bytes;
+      const uint64_t line = byte - byte % line_bytes;
+      const uint32_t bit = uint32_t((byte - line) / sector_bytes);
+      if (cur >= out.size() || out[cur].line_addr != line) {
+        cur = 0;
+        while (cur < out.size() && out[cur].line_addr != line) ++cur;
+        if (cur == out.size()) out.push_back(make_line(kind, line, 0, access.is_atomic));
+      }
+      out[cur].sector_mask |= 1u << bit;
+    }
+  }
+  const auto by_line = [](const LineAccess& a, const LineAccess& b) { return a.line_addr < b.line_addr; };
+  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::sort(out.begin(), out.end(), by_line);
+}
+
+}  // namespace
 
 CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                          std::vector<LineAccess>& out) {
   out.clear();
   CoalescerResult result;
-  if (line_bytes == 0 || sector_bytes == 0) return result;
-  AccessKind kind = access.is_atomic ? AccessKind::Atomic : access.is_store ? AccessKind::Store : AccessKind::Load;
+  if (line_bytes == 0 || sector_bytes == 0 || access.mask == 0) return result;
+  const AccessKind kind =
+      access.is_atomic ? AccessKind::Atomic : access.is_store ? AccessKind::Store : AccessKind::Load;
   const uint32_t bytes = std::max<uint32_t>(access.bytes, 1);
-  // Called for every global / local instruction: neighbouring lanes almost
-  // always share a line, so the line of the previous sector is tried first.
-  size_t cur = 0;
-  // Power-of-two geometry (every preset) needs no division.
-  const bool pow2 = (line_bytes & (line_bytes - 1)) == 0 && (sector_bytes & (sector_bytes - 1)) == 0;
-  const uint32_t sector_shift = uint32_t(__builtin_ctz(sector_bytes));
-  if (pow2 && access.mask && line_bytes >= sector_bytes && line_bytes / sector_bytes <= 32) {
-    // The common case, a warp whose lanes all fall in one line: one mask.
-    uint64_t lo = ~uint64_t(0), hi = 0;
-    for (uint32_t m = access.mask; m; m &= m - 1) {
-      const uint64_t a = access.addr[uint32_t(__builtin_ctz(m))];
-      lo = std::min(lo, a);
-      hi = std::max(hi, a);
-    }
-    const uint64_t line = lo & ~uint64_t(line_bytes - 1);
-    if (((hi + bytes - 1) & ~uint64_t(line_bytes - 1)) == line && hi + bytes - 1 >= hi) {
-      uint32_t mask = 0;
-      for (uint32_t m = access.mask; m; m &= m - 1) {
-        const uint64_t a = access.addr[uint32_t(__builtin_ctz(m))] - line;
-        const uint32_t first = uint32_t(a >> sector_shift), last = uint32_t((a + bytes - 1) >> sector_shift);
-        mask |= (last >= 31 ? ~0u : (2u << last) - 1) & ~((1u << first) - 1);  // bits first..last
+  const bool pow2 = (line_bytes & (line_bytes - 1)) == 0 && (sector_bytes & (sector_bytes - 1)) == 0 &&
+                    line_bytes >= sector_bytes && line_bytes / sector_bytes <= 32;
+  if (!pow2) {
+    general(access, bytes, line_bytes, sector_bytes, kind, out);
+  } else {
+    const Geometry g{line_bytes, ~uint64_t(line_bytes - 1), uint32_t(__builtin_ctz(sector_bytes))};
+    uint64_t first = 0, last = 0, line = 0;
+    uint32_t mask = 0;
+    if (unit_stride_range(access, bytes, first, last)) {
+      // Called for every global / local instruction; most are c[i] with
+      // consecutive lanes: the sectors of one byte range, line by line.
+      for (line = g.line_of(first);; line += g.line_bytes) {
+        const uint64_t line_end = line + (g.line_bytes - 1);
+        out.push_back(make_line(kind, line, g.sectors(line, std::max(first, line), std::min(last, line_end)),
+                                access.is_atomic));
+        if (line_end >= last) break;
       }
-      LineAccess l;
-      l.kind = kind;
-      l.line_addr = line;
-      l.bypass_l1 = access.is_atomic;
-      l.sector_mask = mask;
-      out.push_back(l);
-      result.lines = 1;
-      result.sectors = uint32_t(__builtin_popcount(mask));
-      return result;
+    } else if (single_line(access, bytes, g, line, mask)) {
+      out.push_back(make_line(kind, line, mask, access.is_atomic));
+    } else {
+      scattered(access, bytes, g, kind, out);
     }
   }
-  for (uint32_t m = access.mask; m; m &= m - 1) {
-    const uint32_t lane = uint32_t(__builtin_ctz(m));
-    const uint64_t first = access.addr[lane];
-    const uint64_t last = first + bytes - 1;
-    // A lane's bytes may straddle sectors and (misaligned vectors) lines.
-    const uint64_t first_sector = pow2 ? first >> sector_shift : first / sector_bytes;
-    const uint64_t last_sector = pow2 ? last >> sector_shift : last / sector_bytes;
-    for (uint64_t sector = first_sector; sector <= last_sector; ++sector) {
-      const uint64_t byte = sector * sector_bytes;
-      const uint64_t line = pow2 ? byte & ~uint64_t(line_bytes - 1) : byte - byte % line_bytes;
-      const uint32_t bit = pow2 ? uint32_t((byte - line) >> sector_shift) : uint32_t((byte - line) / sector_bytes);
-      if (cur >= out.size() || out[cur].line_addr != line) {
-        cur = 0;
-        while (cur < out.size() && out[cur].line_addr != line) ++cur;
-        if (cur == out.size()) {
-          LineAccess l;
-          l.kind = kind;
-          l.line_addr = line;
-          l.bypass_l1 = access.is_atomic;
-          out.push_back(l);
-        }
-      }
-      out[cur].sector_mask |= 1u << bit;
-    }
-  }
-  // Lanes usually ascend through memory: sort only when they did not.
-  const auto by_line = [](const LineAccess& a, const LineAccess& b) { return a.line_addr < b.line_addr; };
-  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::sort(out.begin(), out.end(), by_line);
   result.lines = uint32_t(out.size());
-  for (const LineAccess& l : out) result.sectors += uint32_t(__builtin_popcount(l.sector_mask));
+  for (const LineAccess& l : out) result.sectors += popcount32(l.sector_mask);
   return result;
 }
 
-uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
-  if (banks == 0 || bank_width_bytes == 0) return 1;
-  // Called for every shared-memory instruction: no allocation, no sort. Each
-  // bank keeps the distinct words asked of it; the busiest bank sets the
-  // cycles (the same word for several lanes is a broadcast).
-  constexpr uint32_t kMaxBanks = 64;
-  constexpr uint32_t kMaxWordsPerBank = 32 * 5;
-  if (banks > kMaxBanks) banks = kMaxBanks;
+namespace {
+
+constexpr uint32_t kMaxBanks = 64;
+constexpr uint32_t kMaxWordsPerBank = 32 * 5;
+
+/// Any geometry, as the hardware sees it: each bank keeps the distinct words
+/// asked of it (at most kMaxWordsPerBank counted).
+uint32_t bank_cycles_general(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes,
+                             uint32_t bytes) {
   uint64_t words[kMaxBanks][kMaxWordsPerBank];
   uint8_t count[kMaxBanks] = {};
   uint32_t worst = 1;
-  const uint32_t bytes = std::max<uint32_t>(access.bytes, 1);
   for (uint32_t m = access.mask; m; m &= m - 1) {
     const uint32_t lane = uint32_t(__builtin_ctz(m));
     const uint64_t first = access.addr[lane] / bank_width_bytes;
@@ -102,6 +186,62 @@ uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint3
       if (seen || n == kMaxWordsPerBank) continue;
       words[bank][n++] = w;
       worst = std::max<uint32_t>(worst, n);
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
+  if (banks == 0 || bank_width_bytes == 0) return 1;
+  // Called for every shared-memory instruction: no allocation, no sort. The
+  // busiest bank sets the cycles (the same word for several lanes is one
+  // broadcast).
+  if (banks > kMaxBanks) banks = kMaxBanks;
+  const uint32_t bytes = std::max<uint32_t>(access.bytes, 1);
+  const bool pow2 = (banks & (banks - 1)) == 0 && (bank_width_bytes & (bank_width_bytes - 1)) == 0;
+  // Words one lane can touch; with at most kMaxWordsPerBank in all, no bank
+  // reaches the cap, so the general walk's cap never matters here.
+  const uint32_t words_per_lane = (bytes - 1) / bank_width_bytes + 2;
+  if (!pow2 || 32 * words_per_lane > kMaxWordsPerBank)
+    return bank_cycles_general(access, banks, bank_width_bytes, bytes);
+
+  const uint32_t width_shift = uint32_t(__builtin_ctz(bank_width_bytes));
+  const uint32_t bank_mask = banks - 1;
+  // A bank's first word is kept apart, so conflict-free accesses and
+  // broadcasts never walk a list; further distinct words of a bank go into
+  // a chain threaded through one small pool.
+  constexpr uint8_t kEnd = 0xff;
+  uint64_t first_word[kMaxBanks];
+  uint8_t count[kMaxBanks];
+  uint8_t chain[kMaxBanks];
+  uint64_t pool[kMaxWordsPerBank];
+  uint8_t next[kMaxWordsPerBank];
+  uint8_t pooled = 0;
+  uint64_t used = 0;  // bit per bank holding a word
+  uint32_t worst = 1;
+  for (uint32_t m = access.mask; m; m &= m - 1) {
+    const uint64_t addr = access.addr[uint32_t(__builtin_ctz(m))];
+    const uint64_t last = (addr + bytes - 1) >> width_shift;
+    for (uint64_t w = addr >> width_shift; w <= last; ++w) {
+      const uint32_t bank = uint32_t(w) & bank_mask;
+      const uint64_t bit = uint64_t(1) << bank;
+      if (!(used & bit)) {
+        used |= bit;
+        first_word[bank] = w;
+        count[bank] = 1;
+        chain[bank] = kEnd;
+        continue;
+      }
+      if (first_word[bank] == w) continue;
+      bool seen = false;
+      for (uint8_t i = chain[bank]; i != kEnd && !seen; i = next[i]) seen = pool[i] == w;
+      if (seen) continue;
+      pool[pooled] = w;
+      next[pooled] = chain[bank];
+      chain[bank] = pooled++;
+      worst = std::max<uint32_t>(worst, ++count[bank]);
     }
   }
   return worst;

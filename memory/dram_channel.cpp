@@ -1,7 +1,8 @@
 #include "memory/dram_channel.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 #include <string>
 
 namespace tlmgpu::memory {
@@ -14,6 +15,7 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
   if (config_.queue_depth == 0) config_.queue_depth = 1;
   if (config_.burst_cycles == 0) config_.burst_cycles = 1;
   banks_.assign(config_.banks, Bank{});
+  bank_queued_.assign(config_.banks, 0);
   for (uint32_t p = 0; p < ports; ++p) {
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
@@ -42,7 +44,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   r.port = uint32_t(port);
   r.where = locate(payload.get_address());
   const auto* ext = payload.get_extension<MemRequestExtension>();
-  const uint32_t sectors = ext ? uint32_t(std::bitset<32>(ext->sector_mask).count())
+  const uint32_t sectors = ext ? popcount32(ext->sector_mask)
                                : (payload.get_data_length() + 31) / 32;
   r.bus_cycles = std::max<uint32_t>(sectors, 1) * config_.burst_cycles;
   r.write = payload.is_write();
@@ -103,23 +105,50 @@ void DramChannel::schedule(const Request& r, uint64_t now) {
   (*ports_[r.port])->nb_transport_bw(*r.payload, phase, delay);
 }
 
+void DramChannel::enter_window() {
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = uint32_t(slots_.size());
+    slots_.push_back(overflow_.front());
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = overflow_.front();
+  }
+  overflow_.pop_front();
+  const Request& r = slots_[slot];
+  queue_.push_back(Queued{r.where.row, r.where.bank, slot});
+  if (r.where.bank < 64) queued_banks_ |= uint64_t(1) << r.where.bank;
+  ++bank_queued_[r.where.bank];
+}
+
+uint64_t DramChannel::earliest_bank() const {
+  uint64_t ready = ~uint64_t(0);
+  if (banks_.size() <= 64) {
+    for (uint64_t m = queued_banks_; m; m &= m - 1) ready = std::min(ready, banks_[__builtin_ctzll(m)].next_cmd);
+  } else {
+    for (const Queued& q : queue_) ready = std::min(ready, banks_[q.bank].next_cmd);
+  }
+  return ready;
+}
+
 void DramChannel::channel_process() {
   waker_.fired();
   const uint64_t now = waker_.now();
   sample_queue(now);
   while (arrivals_.ready(now)) overflow_.push_back(arrivals_.pop());
-  while (!overflow_.empty() && queue_.size() < config_.queue_depth) {
-    queue_.push_back(overflow_.front());
-    overflow_.pop_front();
-  }
-  if (command_free_ <= now && !queue_.empty()) {
+  while (!overflow_.empty() && queue_.size() < config_.queue_depth) enter_window();
+  // The queued request whose bank frees first; none can go before the
+  // command bus frees. No bank free now: nothing to scan.
+  uint64_t bank_ready = earliest_bank();
+  if (command_free_ <= now && bank_ready <= now) {
     // FR-FCFS: the oldest row hit whose bank is free, else the oldest request
     // whose bank is free (one pass).
     size_t pick = queue_.size(), oldest = queue_.size();
     for (size_t i = 0; i < queue_.size(); ++i) {
-      const Bank& b = banks_[queue_[i].where.bank];
+      const Bank& b = banks_[queue_[i].bank];
       if (b.next_cmd > now) continue;
-      if (b.open && b.row == queue_[i].where.row) {
+      if (b.open && b.row == queue_[i].row) {
         pick = i;
         break;
       }
@@ -127,21 +156,20 @@ void DramChannel::channel_process() {
     }
     if (pick == queue_.size()) pick = oldest;
     if (pick != queue_.size()) {
-      const Request r = queue_[pick];
+      const uint32_t slot = queue_[pick].slot;
+      const uint32_t bank = queue_[pick].bank;
+      if (--bank_queued_[bank] == 0 && bank < 64) queued_banks_ &= ~(uint64_t(1) << bank);
       queue_.erase(queue_.begin() + std::ptrdiff_t(pick));
+      free_slots_.push_back(slot);
+      const Request r = slots_[slot];
       schedule(r, now);
       command_free_ = now + 1;  // one request scheduled per cycle
-      if (!overflow_.empty()) {
-        queue_.push_back(overflow_.front());
-        overflow_.pop_front();
-      }
+      if (!overflow_.empty()) enter_window();
+      bank_ready = earliest_bank();
     }
   }
   traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
-  // The queued request whose bank frees first; none can go before the command bus frees.
-  uint64_t bank_ready = ~uint64_t(0);
-  for (const Request& r : queue_) bank_ready = std::min(bank_ready, banks_[r.where.bank].next_cmd);
   if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }

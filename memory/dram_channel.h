@@ -70,6 +70,13 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
     bool write = false;
     uint64_t arrive = 0;
   };
+  /// A request in the scheduler's window: what FR-FCFS looks at, kept small
+  /// so the per-cycle scan and the removal from the middle move little.
+  struct Queued {
+    uint64_t row = 0;
+    uint32_t bank = 0;
+    uint32_t slot = 0;  ///< index in slots_
+  };
   uint32_t traced_depth_ = 0;
   struct Bank {
     bool open = false;
@@ -84,13 +91,21 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   void channel_process();
   void sample_queue(uint64_t now);
   void schedule(const Request& request, uint64_t now);
+  /// Moves the oldest overflowing request into the scheduler's window.
+  void enter_window();
+  /// The first cycle a window request's bank takes a command (UINT64_MAX: empty window).
+  uint64_t earliest_bank() const;
 
   platform::DramConfig config_;
   sc_core::sc_time period_;
   std::vector<std::unique_ptr<TargetSocket>> ports_;
   TimedQueue<Request> arrivals_;
   std::deque<Request> overflow_;
-  std::vector<Request> queue_;  ///< oldest first
+  std::vector<Queued> queue_;  ///< oldest first
+  std::vector<Request> slots_;  ///< the window's requests
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> bank_queued_;  ///< window requests per bank
+  uint64_t queued_banks_ = 0;          ///< bit per bank with a window request (up to 64 banks)
   std::vector<Bank> banks_;
   uint64_t command_free_ = 0, bus_free_ = 0;
   CycleWaker waker_;

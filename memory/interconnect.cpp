@@ -1,7 +1,8 @@
 #include "memory/interconnect.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 #include <limits>
 #include <string>
 
@@ -10,17 +11,16 @@ namespace tlmgpu::memory {
 namespace {
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kHeaderBytes = 8;
-uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
 }  // namespace
 
 uint32_t Interconnect::request_bytes(AccessKind kind, uint32_t units) {
-  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount(units) * 32;
+  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount32(units) * 32;
   return kHeaderBytes;
 }
 
 uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
   if (kind == AccessKind::Store) return kHeaderBytes;
-  return std::max<uint32_t>(popcount(units) * 32, kHeaderBytes);
+  return std::max<uint32_t>(popcount32(units) * 32, kHeaderBytes);
 }
 
 void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
@@ -60,8 +60,13 @@ uint64_t Interconnect::Direction::next_event() const {
     // The output link is free at out_free[d]; the earliest head that has
     // entered its input link by then cannot go earlier.
     uint64_t head = kNever;
-    for (uint32_t s = next_source(d, 0, srcs); s < srcs && head > out_free[d]; s = next_source(d, s + 1, srcs))
-      head = std::min(head, queues[size_t(d) * srcs + s].front().in_cycle);
+    if (words == 1) {
+      for (uint64_t m = nonempty[d]; m && head > out_free[d]; m &= m - 1)
+        head = std::min(head, queues[size_t(d) * srcs + uint32_t(__builtin_ctzll(m))].front().in_cycle);
+    } else {
+      for (uint32_t s = next_source(d, 0, srcs); s < srcs && head > out_free[d]; s = next_source(d, s + 1, srcs))
+        head = std::min(head, queues[size_t(d) * srcs + s].front().in_cycle);
+    }
     next = std::min(next, std::max(head, out_free[d]));
   }
   return next;
@@ -163,37 +168,59 @@ void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
     // Round robin over the sources with a packet, starting after the last one
     // served: those above it, then from 0 up to it.
     const uint32_t first = dir.last_src[d] + 1;
-    if (!grant_first(dir, d, first, dir.srcs, requests, now)) grant_first(dir, d, 0, first, requests, now);
+    if (dir.words == 1) {
+      // Up to 64 sources: the two halves of the round are two masks of one word.
+      const uint64_t waiting = dir.nonempty[d];
+      const uint64_t after = first < 64 ? waiting & (~uint64_t(0) << first) : 0;
+      if (!grant_first_of(dir, d, after, requests, now)) grant_first_of(dir, d, waiting & ~after, requests, now);
+    } else if (!grant_first(dir, d, first, dir.srcs, requests, now)) {
+      grant_first(dir, d, 0, first, requests, now);
+    }
   }
+}
+
+bool Interconnect::grant_first_of(Direction& dir, uint32_t d, uint64_t sources, bool requests, uint64_t now) {
+  for (; sources; sources &= sources - 1) {
+    const uint32_t s = uint32_t(__builtin_ctzll(sources));
+    if (dir.queues[size_t(d) * dir.srcs + s].front().in_cycle <= now) {
+      grant(dir, d, s, requests, now);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32_t to, bool requests, uint64_t now) {
   for (uint32_t s = dir.next_source(d, from, to); s < to; s = dir.next_source(d, s + 1, to)) {
-    auto& q = dir.queues[size_t(d) * dir.srcs + s];
-    if (q.front().in_cycle > now) continue;  // still entering its input link
-    const Packet p = q.front();
-    q.pop_front();
-    if (q.empty()) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
-    if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
-    dir.last_src[d] = s;
-    dir.out_free[d] = now + p.flits;
-    dir.stall_cycles += now - p.arrive;
-    ++dir.packets;
-    const uint32_t bytes = p.flits * config_.bytes_per_cycle;
-    dir.src_bytes[s] += bytes;
-    dir.dst_bytes[d] += bytes;
-    // The last flit reaches the far side latency + flits - 1 cycles later.
-    sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
-    if (requests) {
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
-    } else {
-      tlm::tlm_phase phase = tlm::BEGIN_RESP;
-      (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
-    }
+    if (dir.queues[size_t(d) * dir.srcs + s].front().in_cycle > now) continue;  // still entering its input link
+    grant(dir, d, s, requests, now);
     return true;
   }
   return false;
+}
+
+void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now) {
+  auto& q = dir.queues[size_t(d) * dir.srcs + s];
+  const Packet p = q.front();
+  q.pop_front();
+  if (q.empty()) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
+  if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
+  dir.last_src[d] = s;
+  dir.out_free[d] = now + p.flits;
+  dir.stall_cycles += now - p.arrive;
+  ++dir.packets;
+  const uint32_t bytes = p.flits * config_.bytes_per_cycle;
+  dir.src_bytes[s] += bytes;
+  dir.dst_bytes[d] += bytes;
+  // The last flit reaches the far side latency + flits - 1 cycles later.
+  sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
+  if (requests) {
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
+  } else {
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
+  }
 }
 
 void Interconnect::crossbar_process() {

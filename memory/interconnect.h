@@ -111,6 +111,10 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   /// Grants destination d's output link to the first source in [from, to)
   /// whose head packet has entered its input link; false when none has.
   bool grant_first(Direction& dir, uint32_t d, uint32_t from, uint32_t to, bool requests, uint64_t now);
+  /// The same over the sources whose bits are set in `sources` (one word of sources).
+  bool grant_first_of(Direction& dir, uint32_t d, uint64_t sources, bool requests, uint64_t now);
+  /// Sends source s's head packet through destination d's output link.
+  void grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now);
   void crossbar_process();
   uint32_t flits(uint32_t bytes) const;
 

@@ -1,13 +1,10 @@
 #include "memory/l1_cache.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 
 namespace tlmgpu::memory {
-
-namespace {
-uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
-}  // namespace
 
 L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
@@ -42,7 +39,7 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
                                                                          : tlm::TLM_READ_COMMAND);
   p.set_address(tx.line);
   p.set_data_ptr(nullptr);  // timing only: values were computed when the instruction executed
-  p.set_data_length(popcount(tx.units) * kSectorUnitBytes);
+  p.set_data_length(popcount32(tx.units) * kSectorUnitBytes);
   p.set_streaming_width(p.get_data_length());
   p.set_byte_enable_ptr(nullptr);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);

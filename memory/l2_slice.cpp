@@ -1,13 +1,10 @@
 #include "memory/l2_slice.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
-#include <bitset>
 
 namespace tlmgpu::memory {
-
-namespace {
-uint32_t popcount(uint32_t v) { return uint32_t(std::bitset<32>(v).count()); }
-}  // namespace
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
@@ -119,7 +116,7 @@ void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64
   p.set_command(writeback ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   p.set_address(dram_address(line));
   p.set_data_ptr(nullptr);
-  p.set_data_length(popcount(units) * kSectorUnitBytes);
+  p.set_data_length(popcount32(units) * kSectorUnitBytes);
   p.set_streaming_width(p.get_data_length());
   p.set_byte_enable_ptr(nullptr);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);

@@ -38,6 +38,11 @@ class SectorTags {
     // Power-of-two geometry (the usual case) indexes without dividing.
     pow2_ = (line_bytes_ & (line_bytes_ - 1)) == 0 && (sets_ & (sets_ - 1)) == 0;
     while ((1u << line_shift_) < line_bytes_) ++line_shift_;
+    // Lines of up to 8 units (every preset) widen a mask by table look-up.
+    if (units <= 8) {
+      expand_table_.resize(size_t(1) << units);
+      for (uint32_t m = 0; m < expand_table_.size(); ++m) expand_table_[m] = expand_slow(m);
+    }
   }
 
   uint32_t line_bytes() const { return line_bytes_; }
@@ -52,6 +57,11 @@ class SectorTags {
   /// Widens a 32-byte-unit mask to whole cache sectors, clipped to the line.
   uint32_t expand(uint32_t units) const {
     units &= line_mask_;
+    if (units < expand_table_.size()) return expand_table_[units];
+    return expand_slow(units);
+  }
+  /// expand() without the table (`units` already clipped to the line).
+  uint32_t expand_slow(uint32_t units) const {
     if (units_per_sector_ == 1) return units;
     const uint32_t group = units_per_sector_ >= 32 ? 0xffffffffu : (1u << units_per_sector_) - 1;
     uint32_t out = 0;
@@ -109,6 +119,7 @@ class SectorTags {
   uint32_t line_shift_ = 0;
   bool pow2_ = false;
   std::vector<CacheLine> lines_;
+  std::vector<uint32_t> expand_table_;  ///< expand() of every mask of the line's units, when few
   uint64_t use_clock_ = 0;
 };
 
@@ -143,16 +154,23 @@ class MshrTable {
   };
 
   Entry* find(uint64_t line) {
-    for (size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] == line) return &entries_[i];
-    return nullptr;
+    if (index_.empty()) return nullptr;
+    for (size_t h = home(line);; h = (h + 1) & index_mask_) {
+      const uint32_t e = index_[h];
+      if (e == kNone) return nullptr;
+      if (keys_[e] == line) return &entries_[e];
+    }
   }
   Entry& allocate(uint64_t line) {
-    size_t i = 0;
-    while (i < keys_.size() && keys_[i] != kFree) ++i;
-    if (i == keys_.size()) {
+    size_t i;
+    if (free_.empty()) {
+      i = keys_.size();
       keys_.push_back(kFree);
       entries_.emplace_back();
+      if (keys_.size() * 2 > index_.size()) rebuild_index(keys_.size() * 4);
+    } else {
+      i = free_.back();
+      free_.pop_back();
     }
     Entry& slot = entries_[i];
     std::vector<Waiter> keep = std::move(slot.waiters);  // keeps its capacity
@@ -162,15 +180,21 @@ class MshrTable {
     slot.line = line;
     slot.active = true;
     keys_[i] = line;
+    insert_index(uint32_t(i));
     ++active_;
     return slot;
   }
   void release(Entry& e) {
-    for (size_t i = 0; i < keys_.size(); ++i)
+    for (size_t h = home(e.line);; h = (h + 1) & index_mask_) {
+      const uint32_t i = index_[h];
+      if (i == kNone) break;
       if (keys_[i] == e.line) {
+        erase_index(h);
         keys_[i] = kFree;
+        free_.push_back(i);
         break;
       }
+    }
     e.active = false;
     --active_;
   }
@@ -178,8 +202,48 @@ class MshrTable {
 
  private:
   static constexpr uint64_t kFree = ~uint64_t(0);  // never a line address (lines are aligned)
+  static constexpr uint32_t kNone = ~uint32_t(0);
+
+  // Lines are looked up on every miss, fill and answer: an open-addressing
+  // index (linear probing, at most half full) instead of a walk over every
+  // entry. Which entry a line gets never shows outside the table.
+  size_t home(uint64_t line) const { return size_t((line * 0x9E3779B97F4A7C15ull) >> index_shift_); }
+  void insert_index(uint32_t i) {
+    size_t h = home(keys_[i]);
+    while (index_[h] != kNone) h = (h + 1) & index_mask_;
+    index_[h] = i;
+  }
+  /// Removes index_[hole], moving later entries of its probe run back.
+  void erase_index(size_t hole) {
+    for (size_t j = (hole + 1) & index_mask_; index_[j] != kNone; j = (j + 1) & index_mask_) {
+      const size_t h = home(keys_[index_[j]]);
+      if (((j - h) & index_mask_) >= ((j - hole) & index_mask_)) {
+        index_[hole] = index_[j];
+        hole = j;
+      }
+    }
+    index_[hole] = kNone;
+  }
+  void rebuild_index(size_t at_least) {
+    size_t size = 16;
+    uint32_t bits = 4;
+    while (size < at_least) {
+      size *= 2;
+      ++bits;
+    }
+    index_.assign(size, kNone);
+    index_mask_ = size - 1;
+    index_shift_ = 64 - bits;
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kFree) insert_index(uint32_t(i));
+  }
+
   std::vector<uint64_t> keys_;  ///< line of each entry, kFree when unused
   std::deque<Entry> entries_;  ///< stable addresses
+  std::vector<uint32_t> free_;  ///< unused entries
+  std::vector<uint32_t> index_;  ///< entry numbers by hashed line, kNone when empty
+  size_t index_mask_ = 0;
+  uint32_t index_shift_ = 63;
   size_t active_ = 0;
 };
 

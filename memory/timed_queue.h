@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <queue>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,29 +38,57 @@ class TimedQueue {
   /// `key` orders items of one source and cycle that may be pushed from
   /// different processes (insertion order only breaks remaining ties).
   void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
-    heap_.push(Entry{ready, source, key, seq_++, std::move(item)});
+    if constexpr (kInline) {
+      heap_.push(Entry{ready, source, key, seq_++, std::move(item)});
+    } else {
+      uint32_t slot;
+      if (free_.empty()) {
+        slot = uint32_t(slab_.size());
+        slab_.push_back(std::move(item));
+      } else {
+        slot = free_.back();
+        free_.pop_back();
+        slab_[slot] = std::move(item);
+      }
+      heap_.push(Entry{ready, source, key, seq_++, slot});
+    }
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   bool ready(uint64_t cycle) const { return !heap_.empty() && heap_.top().ready <= cycle; }
   uint64_t next_ready() const { return heap_.top().ready; }
   uint32_t next_source() const { return heap_.top().source; }
-  const T& top() const { return heap_.top().item; }
+  const T& top() const {
+    if constexpr (kInline)
+      return heap_.top().item;
+    else
+      return slab_[heap_.top().item];
+  }
   /// Removes the first item; `ready` receives its cycle.
   T pop(uint64_t* ready = nullptr) {
     if (ready) *ready = heap_.top().ready;
-    T item = std::move(const_cast<Entry&>(heap_.top()).item);
-    heap_.pop();
-    return item;
+    if constexpr (kInline) {
+      T item = std::move(const_cast<Entry&>(heap_.top()).item);
+      heap_.pop();
+      return item;
+    } else {
+      const uint32_t slot = heap_.top().item;
+      heap_.pop();
+      free_.push_back(slot);
+      return std::move(slab_[slot]);
+    }
   }
 
  private:
+  // Items larger than a pointer wait in a slab and the heap moves only their
+  // slot number: sifting moves whole entries.
+  static constexpr bool kInline = sizeof(T) <= sizeof(uint64_t);
   struct Entry {
     uint64_t ready;
     uint32_t source;
     uint64_t key;
     uint64_t seq;
-    T item;
+    std::conditional_t<kInline, T, uint32_t> item;  ///< the item, or its slot in slab_
   };
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const {
@@ -70,6 +99,8 @@ class TimedQueue {
     }
   };
   std::priority_queue<Entry, std::vector<Entry>, Later> heap_;
+  std::vector<T> slab_;
+  std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
 };
 
