@@ -292,9 +292,16 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   responses_seen_ = kept;
   if (due_responses_.empty()) return;
   // Order by (cycle, id): the same result whatever order the caches called in.
-  if (due_responses_.size() > 1)
-    std::sort(due_responses_.begin(), due_responses_.end(),
-              [](const Response& a, const Response& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.id < b.id; });
+  // (Insertion sort: a cycle's responses are few.)
+  for (size_t i = 1; i < due_responses_.size(); ++i) {
+    const Response r = due_responses_[i];
+    size_t j = i;
+    for (; j > 0 && (due_responses_[j - 1].cycle != r.cycle ? due_responses_[j - 1].cycle > r.cycle
+                                                              : due_responses_[j - 1].id > r.id);
+         --j)
+      due_responses_[j] = due_responses_[j - 1];
+    due_responses_[j] = r;
+  }
   active_ = true;
   for (const Response& r : due_responses_) {
     if (r.id & kFetchTag) {
@@ -348,13 +355,15 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       const uint32_t per_line = config_.l1i.line_bytes / 8;
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
       const uint32_t end = w.warp->end_pc();
+      const uint8_t buffered_before = w.ib_count;
       while (w.ib_count < depth && w.fetch_pc < end) {
         w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
-        decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
         ++w.ib_count;
         ++w.fetch_pc;
         if (w.fetch_pc % per_line == 0) break;
       }
+      // One wake-up for the scheduler when they are decoded (they all are at once).
+      if (w.ib_count != buffered_before) decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
     } else {
       MemoryOp& op = memory_ops_[size_t(r.id)];
       if (!op.valid) continue;
