@@ -172,6 +172,8 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
+    w.end_pc = w.warp->end_pc();
+    w.finished = w.warp->finished();
     // Unique across launches: a fetch answered after its warp (or kernel)
     // ended must never match the slot's next occupant.
     w.fetch_generation = ++fetch_generations_;
@@ -183,7 +185,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
       while (w.ib_count < depth) w.ibuffer[w.ib_count++] = {kNopPc, cycle};
     } else if (launch_.source->prefilled_instruction_buffers()) {
       const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      const uint32_t end = w.warp->end_pc();
+      const uint32_t end = w.end_pc;
       while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
     }
     schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
@@ -354,7 +356,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t per_line = config_.l1i.line_bytes / 8;
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
-      const uint32_t end = w.warp->end_pc();
+      const uint32_t end = w.end_pc;
       const uint8_t buffered_before = w.ib_count;
       while (w.ib_count < depth && w.fetch_pc < end) {
         w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
@@ -549,7 +551,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   } else if (w.ib_count) {
     v.head_class = schedulers::HeadClass::ShortAlu;
   }
-  if (warp.finished()) {
+  if (w.finished) {
     v.wait = WarpWait::Finished;
   } else if (warp.at_barrier()) {
     v.wait = WarpWait::Barrier;
@@ -757,7 +759,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
   for (size_t i = 0; i < view.warps.size(); ++i) {
     if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
     const WarpSlot& w = warps_[view.warps[i].slot];
-    if (!w.active || w.warp->finished()) continue;
+    if (!w.active || w.finished) continue;
     const uint32_t pc = w.warp->pc();
     if (pc >= launch_.timing->size()) continue;
     int8_t collector = -1, pipe = -1;
@@ -851,15 +853,16 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   }
   const IssuedInstruction& info = warp.issued();
   const InstructionTiming& t = (*launch_.timing)[pc];
+  w.finished = warp.finished();
   scan_finish_ = true;
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
-  if (t.pipe == Pipe::Bar || warp.finished() || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret)
+  if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret)
     touch_all();
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
-  if (warp.finished() || warp.pc() != pc + 1) flush(w);
+  if (w.finished || warp.pc() != pc + 1) flush(w);
 
   const uint32_t active = lane_count(info.active_mask);
   ++warp_insts_;
@@ -964,8 +967,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
   for (uint64_t part = fetch_candidates_; part; part &= part - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(part));
     const WarpSlot& w = warps_[slot];
-    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.warp->finished() ||
-        w.fetch_pc >= w.warp->end_pc()) {
+    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.finished || w.fetch_pc >= w.end_pc) {
       fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
       continue;
     }
@@ -981,7 +983,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
     uint32_t count = 0;
     if (smc_.fetch_instructions != 0) {
       const uint32_t line_left = per_line - w.fetch_pc % per_line;
-      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.warp->end_pc() - w.fetch_pc, line_left});
+      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.end_pc - w.fetch_pc, line_left});
     }
     bool missed = false;
     if (!request_instructions(
@@ -1033,7 +1035,7 @@ void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
   // when the L1I has no MSHR (fetched again at the next selection).
   uint32_t pc = kNopPc;
   uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
-  if (!w.warp->finished() && w.fetch_pc < w.warp->end_pc()) {
+  if (!w.finished && w.fetch_pc < w.end_pc) {
     const uint32_t id = ++fetch_generations_;
     bool missed = false;
     if (request_instructions(slot, kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id, now, missed)) {
@@ -1067,7 +1069,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
       w.membar_wait = false;
       touch(slot);
     }
-    if (!w.warp->finished() || w.in_flight != 0) continue;
+    if (!w.finished || w.in_flight != 0) continue;
     w.active = false;
     live_slots_ &= ~(1ull << slot);
     touch(slot);

@@ -119,6 +119,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   };
   struct WarpSlot {
     WarpInstructionSource* warp = nullptr;
+    // The warp's end of code and whether it finished, kept here because the
+    // pipeline asks every cycle: a warp finishes only by executing at issue.
+    uint32_t end_pc = 0;
+    bool finished = false;
     uint32_t cta_slot = 0;
     bool active = false;
     uint64_t age = 0;
