@@ -1,8 +1,8 @@
 #include "schedulers/issue_arbiter.h"
 
-#include "schedulers/policy_support.h"
-
 #include <stdexcept>
+
+#include "schedulers/policy_support.h"
 
 namespace tlmgpu::schedulers {
 
@@ -39,9 +39,8 @@ int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
     return summary ? (view.ready >> i & 1) != 0 : view.warps[i].wait == WarpWait::Ready;
   };
   spec_ = OrderSpec{};
-  described_ = policy_->describe_order(view, spec_);
   int chosen = -1;
-  if (described_) {
+  if (policy_->describe_order(view, spec_)) {
     listed_ = false;
     spec_warps_ = n;
     if (summary && !spec_.ranking && spec_.greedy < 0 && !spec_.reversed) {

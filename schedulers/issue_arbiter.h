@@ -70,7 +70,6 @@ class IssueArbiter {
   mutable std::vector<uint32_t> order_;
   OrderSpec spec_;
   uint32_t spec_warps_ = 0;    ///< view.warps.size() at that pick
-  bool described_ = false;
   mutable bool listed_ = true;
   uint64_t cycles_[4] = {0, 0, 0, 0};
   uint64_t warp_insts_ = 0;
