@@ -1,6 +1,8 @@
 #include "memory/device_memory.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,13 +15,16 @@ constexpr uint64_t kAllocationAlign = 256;
 constexpr uint64_t kGuardBytes = 256;
 }  // namespace
 
+void DeviceMemory::CallocFree::operator()(uint8_t* p) const { std::free(p); }
+
 uint64_t DeviceMemory::allocate(uint64_t bytes, const std::string& label) {
   if (bytes == 0) bytes = 1;
   Allocation a;
   a.base = next_base_;
   a.bytes = bytes;
   a.label = label;
-  a.data.reset(new uint8_t[bytes]());
+  a.data.reset(static_cast<uint8_t*>(std::calloc(bytes, 1)));
+  if (!a.data) throw std::bad_alloc();
   next_base_ += (bytes + kGuardBytes + kAllocationAlign - 1) / kAllocationAlign * kAllocationAlign;
   bytes_allocated_ += bytes;
   uint64_t base = a.base;

@@ -54,11 +54,16 @@ class DeviceMemory : public GlobalMemoryIf {
   uint64_t bytes_allocated() const { return bytes_allocated_; }
 
  private:
+  /// Allocations come from calloc: large blocks arrive as fresh, already
+  /// zero pages instead of being cleared byte by byte.
+  struct CallocFree {
+    void operator()(uint8_t* p) const;
+  };
   struct Allocation {
     uint64_t base = 0;
     uint64_t bytes = 0;
     std::string label;
-    std::unique_ptr<uint8_t[]> data;
+    std::unique_ptr<uint8_t[], CallocFree> data;
   };
   const Allocation* find(uint64_t addr) const;
 

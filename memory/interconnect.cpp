@@ -26,7 +26,11 @@ uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
 void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   srcs = sources;
   dsts = destinations;
-  queues.assign(size_t(srcs) * dsts, {});
+  slots.clear();
+  free_slot = kNoSlot;
+  head.assign(size_t(srcs) * dsts, kNoSlot);
+  tail.assign(size_t(srcs) * dsts, kNoSlot);
+  head_in.assign(size_t(srcs) * dsts, 0);
   words = (srcs + 63) / 64;
   nonempty.assign(size_t(words) * dsts, 0);
   busy_dsts.assign((dsts + 63) / 64, 0);
@@ -36,6 +40,36 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   waiting.assign(dsts, 0);
   src_bytes.assign(srcs, 0);
   dst_bytes.assign(dsts, 0);
+}
+
+void Interconnect::Direction::enqueue(uint32_t queue, const Packet& p) {
+  uint32_t slot = free_slot;
+  if (slot == kNoSlot) {
+    slot = uint32_t(slots.size());
+    slots.push_back({});
+  } else {
+    free_slot = slots[slot].next;
+  }
+  slots[slot].packet = p;
+  slots[slot].next = kNoSlot;
+  if (head[queue] == kNoSlot) {
+    head[queue] = slot;
+    head_in[queue] = p.in_cycle;
+  } else {
+    slots[tail[queue]].next = slot;
+  }
+  tail[queue] = slot;
+}
+
+Interconnect::Packet Interconnect::Direction::dequeue(uint32_t queue) {
+  const uint32_t slot = head[queue];
+  const Packet p = slots[slot].packet;
+  const uint32_t next = slots[slot].next;
+  head[queue] = next;
+  if (next != kNoSlot) head_in[queue] = slots[next].packet.in_cycle;
+  slots[slot].next = free_slot;
+  free_slot = slot;
+  return p;
 }
 
 namespace {
@@ -59,15 +93,15 @@ uint64_t Interconnect::Direction::next_event() const {
   for (uint32_t d = next_bit(busy_dsts.data(), 0, dsts); d < dsts; d = next_bit(busy_dsts.data(), d + 1, dsts)) {
     // The output link is free at out_free[d]; the earliest head that has
     // entered its input link by then cannot go earlier.
-    uint64_t head = kNever;
+    uint64_t earliest = kNever;
     if (words == 1) {
-      for (uint64_t m = nonempty[d]; m && head > out_free[d]; m &= m - 1)
-        head = std::min(head, queues[size_t(d) * srcs + uint32_t(__builtin_ctzll(m))].front().in_cycle);
+      for (uint64_t m = nonempty[d]; m && earliest > out_free[d]; m &= m - 1)
+        earliest = std::min(earliest, head_in[size_t(d) * srcs + uint32_t(__builtin_ctzll(m))]);
     } else {
-      for (uint32_t s = next_source(d, 0, srcs); s < srcs && head > out_free[d]; s = next_source(d, s + 1, srcs))
-        head = std::min(head, queues[size_t(d) * srcs + s].front().in_cycle);
+      for (uint32_t s = next_source(d, 0, srcs); s < srcs && earliest > out_free[d]; s = next_source(d, s + 1, srcs))
+        earliest = std::min(earliest, head_in[size_t(d) * srcs + s]);
     }
-    next = std::min(next, std::max(head, out_free[d]));
+    next = std::min(next, std::max(earliest, out_free[d]));
   }
   return next;
 }
@@ -157,7 +191,7 @@ void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
     Packet p = dir.arrivals.pop();
     p.in_cycle = std::max(p.arrive, dir.in_free[p.src]);
     dir.in_free[p.src] = p.in_cycle + p.flits;
-    dir.queues[size_t(p.dst) * dir.srcs + p.src].push_back(p);
+    dir.enqueue(p.dst * dir.srcs + p.src, p);
     dir.nonempty[size_t(p.dst) * dir.words + p.src / 64] |= uint64_t(1) << (p.src % 64);
     ++dir.waiting[p.dst];
     dir.busy_dsts[p.dst / 64] |= uint64_t(1) << (p.dst % 64);
@@ -182,7 +216,7 @@ void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
 bool Interconnect::grant_first_of(Direction& dir, uint32_t d, uint64_t sources, bool requests, uint64_t now) {
   for (; sources; sources &= sources - 1) {
     const uint32_t s = uint32_t(__builtin_ctzll(sources));
-    if (dir.queues[size_t(d) * dir.srcs + s].front().in_cycle <= now) {
+    if (dir.head_in[size_t(d) * dir.srcs + s] <= now) {
       grant(dir, d, s, requests, now);
       return true;
     }
@@ -192,7 +226,7 @@ bool Interconnect::grant_first_of(Direction& dir, uint32_t d, uint64_t sources, 
 
 bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32_t to, bool requests, uint64_t now) {
   for (uint32_t s = dir.next_source(d, from, to); s < to; s = dir.next_source(d, s + 1, to)) {
-    if (dir.queues[size_t(d) * dir.srcs + s].front().in_cycle > now) continue;  // still entering its input link
+    if (dir.head_in[size_t(d) * dir.srcs + s] > now) continue;  // still entering its input link
     grant(dir, d, s, requests, now);
     return true;
   }
@@ -200,10 +234,9 @@ bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32
 }
 
 void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now) {
-  auto& q = dir.queues[size_t(d) * dir.srcs + s];
-  const Packet p = q.front();
-  q.pop_front();
-  if (q.empty()) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
+  const uint32_t queue = d * dir.srcs + s;
+  const Packet p = dir.dequeue(queue);
+  if (dir.head[queue] == Direction::kNoSlot) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
   if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
   dir.last_src[d] = s;
   dir.out_free[d] = now + p.flits;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -83,9 +82,21 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   /// One direction of the crossbar: input links (one per source), output
   /// links (one per destination) and per-(destination, source) FIFOs.
   struct Direction {
+    static constexpr uint32_t kNoSlot = ~uint32_t(0);
     uint32_t srcs = 0, dsts = 0;
     TimedQueue<Packet> arrivals;
-    std::vector<std::deque<Packet>> queues;  ///< [dst * srcs + src]
+    /// The FIFOs are linked lists through one pool of packet slots (a deque
+    /// per FIFO allocated and freed blocks as packets came and went).
+    struct Slot {
+      Packet packet;
+      uint32_t next = kNoSlot;
+    };
+    std::vector<Slot> slots;
+    uint32_t free_slot = kNoSlot;
+    std::vector<uint32_t> head, tail;  ///< [dst * srcs + src]: first and last slot of the FIFO
+    /// When each FIFO's head packet has fully entered its input link (valid
+    /// while the FIFO is not empty): arbitration reads this flat array only.
+    std::vector<uint64_t> head_in;
     /// Bit per source whose queue to a destination is not empty
     /// ([dst * words + src / 64]): arbitration and next_event visit only those.
     std::vector<uint64_t> nonempty;
@@ -97,6 +108,9 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     uint64_t packets = 0, stall_cycles = 0;
 
     void init(uint32_t sources, uint32_t destinations);
+    void enqueue(uint32_t queue, const Packet& p);
+    /// Removes and returns the head packet of a non-empty FIFO.
+    Packet dequeue(uint32_t queue);
     uint64_t next_event() const;
     /// First source >= from and < to with a non-empty queue to `dst`, else `to`.
     uint32_t next_source(uint32_t dst, uint32_t from, uint32_t to) const;

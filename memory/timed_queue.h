@@ -39,7 +39,7 @@ class TimedQueue {
   /// different processes (insertion order only breaks remaining ties).
   void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
     if constexpr (kInline) {
-      heap_.push(Entry{ready, source, key, seq_++, std::move(item)});
+      heap_.push(Entry{order(ready, source), order(key, seq_++), std::move(item)});
     } else {
       uint32_t slot;
       if (free_.empty()) {
@@ -50,14 +50,14 @@ class TimedQueue {
         free_.pop_back();
         slab_[slot] = std::move(item);
       }
-      heap_.push(Entry{ready, source, key, seq_++, slot});
+      heap_.push(Entry{order(ready, source), order(key, seq_++), slot});
     }
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
-  bool ready(uint64_t cycle) const { return !heap_.empty() && heap_.top().ready <= cycle; }
-  uint64_t next_ready() const { return heap_.top().ready; }
-  uint32_t next_source() const { return heap_.top().source; }
+  bool ready(uint64_t cycle) const { return !heap_.empty() && next_ready() <= cycle; }
+  uint64_t next_ready() const { return uint64_t(heap_.top().when >> 64); }
+  uint32_t next_source() const { return uint32_t(heap_.top().when); }
   const T& top() const {
     if constexpr (kInline)
       return heap_.top().item;
@@ -66,7 +66,7 @@ class TimedQueue {
   }
   /// Removes the first item; `ready` receives its cycle.
   T pop(uint64_t* ready = nullptr) {
-    if (ready) *ready = heap_.top().ready;
+    if (ready) *ready = next_ready();
     if constexpr (kInline) {
       T item = std::move(const_cast<Entry&>(heap_.top()).item);
       heap_.pop();
@@ -83,19 +83,18 @@ class TimedQueue {
   // Items larger than a pointer wait in a slab and the heap moves only their
   // slot number: sifting moves whole entries.
   static constexpr bool kInline = sizeof(T) <= sizeof(uint64_t);
+  // The four-field order as two 128-bit numbers: sifting compares two wide
+  // integers instead of branching field by field.
+  using Order = unsigned __int128;
+  static Order order(uint64_t high, uint64_t low) { return (Order(high) << 64) | low; }
   struct Entry {
-    uint64_t ready;
-    uint32_t source;
-    uint64_t key;
-    uint64_t seq;
+    Order when;  ///< ready cycle above source
+    Order tie;   ///< key above insertion order
     std::conditional_t<kInline, T, uint32_t> item;  ///< the item, or its slot in slab_
   };
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const {
-      if (a.ready != b.ready) return a.ready > b.ready;
-      if (a.source != b.source) return a.source > b.source;
-      if (a.key != b.key) return a.key > b.key;
-      return a.seq > b.seq;
+      return a.when > b.when || (a.when == b.when && a.tie > b.tie);
     }
   };
   std::priority_queue<Entry, std::vector<Entry>, Later> heap_;
