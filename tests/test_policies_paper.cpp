@@ -11,6 +11,7 @@
 #include "schedulers/policy_pro.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/trace_issue_model.h"
+#include "policy_test_support.h"
 
 namespace {
 
@@ -42,28 +43,14 @@ SchedulerView view_of(std::initializer_list<Spec> specs) {
   return v;
 }
 
+using namespace policy_test;
+
 std::unique_ptr<WarpSchedulerPolicy> policy(const std::string& spec, uint32_t warps = 16) {
-  PolicyContext c;
-  c.max_warps_per_scheduler = warps;
-  return make_policy(spec, c);
+  return make_test_policy(spec, warps);
 }
 
-/// The policy's order as slots.
-Order slots(WarpSchedulerPolicy& p, const SchedulerView& v) {
-  std::vector<uint32_t> order;
-  p.order(v, order);
-  Order s;
-  for (const auto i : order) s.push_back(v.warps.at(i).slot);
-  return s;
-}
+Order slots(WarpSchedulerPolicy& p, const SchedulerView& v) { return order_slots(p, v); }
 
-void issue(WarpSchedulerPolicy& p, uint32_t slot, Opcode op = Opcode::Add, uint32_t pc = 0) {
-  IssueEvent e;
-  e.slot = slot;
-  e.op = op;
-  e.pc = pc;
-  p.on_issue(e);
-}
 
 void complete(WarpSchedulerPolicy& p, uint32_t slot, uint32_t pc) {
   CompleteEvent e;
@@ -72,16 +59,7 @@ void complete(WarpSchedulerPolicy& p, uint32_t slot, uint32_t pc) {
   p.on_complete(e);
 }
 
-std::string error_of(const std::string& spec) {
-  try {
-    policy(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 tlmgpu::trace::WarpTrace fig1() {
   return tlmgpu::trace::load_warp_trace(std::string(TLMGPU_SOURCE_DIR) + "/tests/traces/seed004_fig1.trace");

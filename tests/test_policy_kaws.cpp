@@ -7,12 +7,15 @@
 
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler_policy.h"
+#include "policy_test_support.h"
 
 namespace tlmgpu::schedulers {
 namespace {
 
 // Four ready warps: slots 0,1 in CTA slot 0 (launch id 0), slots 2,3 in CTA
 // slot 1 (launch id 5); ages follow the slots.
+using policy_test::order_of;
+
 SchedulerView view_with(uint64_t progress_cta0, uint64_t progress_cta1, bool last_dispatched) {
   SchedulerView v;
   v.cycle = 100;
@@ -37,11 +40,6 @@ SchedulerView view_with(uint64_t progress_cta0, uint64_t progress_cta1, bool las
   return v;
 }
 
-std::vector<uint32_t> order_of(WarpSchedulerPolicy& p, const SchedulerView& v) {
-  std::vector<uint32_t> o;
-  p.order(v, o);
-  return o;
-}
 
 TEST(PaperPolicyKaws, BaseOrderUntilTheLastCtaIsDispatched) {
   auto p = make_policy("kaws", PolicyContext{});

@@ -7,6 +7,7 @@
 #include "platform/gpu_config.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/policy_spin_backoff.h"
+#include "policy_test_support.h"
 #include "workloads/workload.h"
 
 namespace {
@@ -31,21 +32,13 @@ SchedulerView view_of(uint32_t n, uint64_t cycle) {
   return v;
 }
 
-std::unique_ptr<WarpSchedulerPolicy> policy(const std::string& spec) {
-  PolicyContext c;
-  c.max_warps_per_scheduler = 8;
-  return make_policy(spec, c);
-}
+using namespace policy_test;
+
+std::unique_ptr<WarpSchedulerPolicy> policy(const std::string& spec) { return make_test_policy(spec, 8); }
 
 SpinBackoffPolicy& as_spin(WarpSchedulerPolicy& p) { return dynamic_cast<SpinBackoffPolicy&>(p); }
 
-Order slots(WarpSchedulerPolicy& p, const SchedulerView& v) {
-  Order order;
-  p.order(v, order);
-  Order s;
-  for (const auto i : order) s.push_back(v.warps.at(i).slot);
-  return s;
-}
+Order slots(WarpSchedulerPolicy& p, const SchedulerView& v) { return order_slots(p, v); }
 
 void setp(WarpSchedulerPolicy& p, uint32_t slot, uint64_t cycle, uint32_t pc, const Lanes& a, const Lanes& b,
           uint32_t mask = kAll) {
@@ -81,16 +74,7 @@ Lanes filled(uint64_t value) {
   return l;
 }
 
-std::string error_of(const std::string& spec) {
-  try {
-    policy(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // ------------------------------------------------------------ history detector
 

@@ -10,6 +10,7 @@
 #include "schedulers/issue_arbiter.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
+#include "policy_test_support.h"
 
 namespace {
 
@@ -46,17 +47,12 @@ SchedulerView all_ready(uint32_t n, std::vector<uint64_t> ages = {}) {
   return v;
 }
 
+using namespace policy_test;
+
 std::unique_ptr<WarpSchedulerPolicy> policy(const std::string& spec, uint32_t warps = 8) {
-  PolicyContext c;
-  c.max_warps_per_scheduler = warps;
-  return make_policy(spec, c);
+  return make_test_policy(spec, warps);
 }
 
-std::vector<uint32_t> order_of(WarpSchedulerPolicy& p, const SchedulerView& v) {
-  std::vector<uint32_t> o;
-  p.order(v, o);
-  return o;
-}
 
 /// Slots of the view entries in `order`.
 std::vector<uint32_t> slots_of(const SchedulerView& v, const std::vector<uint32_t>& order) {
@@ -65,26 +61,10 @@ std::vector<uint32_t> slots_of(const SchedulerView& v, const std::vector<uint32_
   return s;
 }
 
-void issue(WarpSchedulerPolicy& p, uint32_t slot, Opcode op = Opcode::Add, uint32_t pc = 0) {
-  IssueEvent e;
-  e.slot = slot;
-  e.op = op;
-  e.pc = pc;
-  p.on_issue(e);
-}
 
 using Order = std::vector<uint32_t>;
 
-std::string error_of(const std::string& spec) {
-  try {
-    policy(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // ------------------------------------------------------------------ registry
 
