@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scratch_dir.h"
 #include "workloads/workload.h"
 
 namespace {
@@ -42,16 +43,6 @@ struct CliRun {
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/tlmgpu_cli_XXXXXX";
-    ASSERT_NE(mkdtemp(name), nullptr);
-    dir_ = name;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   // `env` goes in front of the command (e.g. "env -u VAR"); `timeout` keeps a
   // hanging program from hanging the test.
   CliRun run(const std::string& args, const std::string& env = "") const {
@@ -74,7 +65,8 @@ class Cli : public ::testing::Test {
     return (dir_ / name).string();
   }
 
-  fs::path dir_;
+  ScratchDir scratch_{"tlmgpu_cli"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // ---------------------------------------------------------------- usage

@@ -11,6 +11,7 @@
 
 #include "platform/gpu_device.h"
 #include "platform/launch_file.h"
+#include "scratch_dir.h"
 
 namespace {
 
@@ -169,16 +170,7 @@ TEST(LaunchFile, LoadReportsMissingFile) {
 
 class LaunchFileRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/tlmgpu_launch_XXXXXX";
-    ASSERT_NE(mkdtemp(name), nullptr);
-    dir_ = name;
-    options_.output_dir = dir_.string();
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  void SetUp() override { options_.output_dir = dir_.string(); }
 
   LaunchFileResult run_fixture(const std::string& name) {
     LaunchFile f = LaunchFile::load(kLaunchDir + "/" + name);
@@ -202,7 +194,8 @@ class LaunchFileRun : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
+  ScratchDir scratch_{"tlmgpu_launch"};
+  const fs::path dir_ = scratch_.path();
   LaunchFileOptions options_;
 };
 

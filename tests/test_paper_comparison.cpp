@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,16 +70,6 @@ bool is_number(const std::string& s) {
 
 class PaperComparison : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/tlmgpu_papers_XXXXXX";
-    ASSERT_NE(mkdtemp(name), nullptr);
-    dir_ = name;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   int run(const std::string& args) {
     const std::string cmd = "timeout 300 '" + std::string(TLMGPU_PAPERS) + "' " + args + " >'" +
                             (dir_ / "stdout.txt").string() + "' 2>'" + (dir_ / "stderr.txt").string() + "'";
@@ -87,15 +79,22 @@ class PaperComparison : public ::testing::Test {
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   }
 
-  // A stand-in for tlmgpu that prints `message` and exits with `code`.
-  std::string fake_tlmgpu(int code, const std::string& message) {
-    const fs::path p = dir_ / ("fake_tlmgpu_" + std::to_string(code));
-    std::ofstream(p) << "#!/bin/sh\necho '" << message << "' >&2\nexit " << code << "\n";
+  // An executable shell script standing in for tlmgpu.
+  std::string stand_in(const std::string& name, const std::string& script) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << "#!/bin/sh\n" << script;
     chmod(p.c_str(), 0755);
     return p.string();
   }
 
-  fs::path dir_;
+  // A stand-in for tlmgpu that prints `message` and exits with `code`.
+  std::string fake_tlmgpu(int code, const std::string& message) {
+    return stand_in("fake_tlmgpu_" + std::to_string(code),
+                    "echo '" + message + "' >&2\nexit " + std::to_string(code) + "\n");
+  }
+
+  ScratchDir scratch_{"tlmgpu_papers"};
+  const fs::path dir_ = scratch_.path();
   std::string out_, err_;
 };
 
@@ -189,13 +188,12 @@ TEST_F(PaperComparison, FailedRunFailsTheCommand) {
 // ones the tool documents: they are found by their last component, ignoring
 // case and '_'.
 TEST_F(PaperComparison, StatisticsAreFoundByName) {
-  const fs::path out = dir_ / "out", fake = dir_ / "fake_stats_tlmgpu";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
-                         "echo '{\"sim_cycles\": 1000, \"ipc\": 2.5, \"modules\": "
-                         "{\"gpu.sm0.sched0.osched2Errors\": 50}}' > \"$f\"\n";
-  chmod(fake.c_str(), 0755);
-  ASSERT_EQ(run("--paper swas --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+  const fs::path out = dir_ / "out";
+  const std::string fake = stand_in("fake_stats_tlmgpu",
+                                    "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                                    "echo '{\"sim_cycles\": 1000, \"ipc\": 2.5, \"modules\": "
+                                    "{\"gpu.sm0.sched0.osched2Errors\": 50}}' > \"$f\"\n");
+  ASSERT_EQ(run("--paper swas --workloads sgemm --jobs 2 --tlmgpu '" + fake + "' --out '" + out.string() +
                 "'"),
             0)
       << out_ << err_;
@@ -223,15 +221,15 @@ TEST_F(PaperComparison, StatisticsAreFoundByName) {
 // A stand-in without KAWS warp sharing: sharing=off falls back to plain kaws
 // (and says so), sharing=on stays unsupported.
 TEST_F(PaperComparison, RejectedSpecRunsItsFallback) {
-  const fs::path out = dir_ / "out", fake = dir_ / "fake_no_sharing";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "for a in \"$@\"; do case \"$a\" in *sharing=*) "
-                         "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; "
-                         "esac; done\n"
-                         "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
-                         "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n";
-  chmod(fake.c_str(), 0755);
-  ASSERT_EQ(run("--paper kaws --workloads sgemm --jobs 2 --tlmgpu '" + fake.string() + "' --out '" + out.string() +
+  const fs::path out = dir_ / "out";
+  const std::string fake =
+      stand_in("fake_no_sharing",
+               "for a in \"$@\"; do case \"$a\" in *sharing=*) "
+               "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; "
+               "esac; done\n"
+               "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+               "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n");
+  ASSERT_EQ(run("--paper kaws --workloads sgemm --jobs 2 --tlmgpu '" + fake + "' --out '" + out.string() +
                 "'"),
             0)
       << out_ << err_;

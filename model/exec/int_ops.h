@@ -79,12 +79,17 @@ inline T shr(T a, uint32_t n) {
 }
 
 // Population counts in plain arithmetic: the build targets x86-64 without
-// POPCNT, where __builtin_popcount is a libgcc call.
+// POPCNT, where __builtin_popcount is a libgcc call. (The SM and the memory
+// system use popcount32 too.)
 inline uint32_t popcount32(uint32_t v) {
+#ifdef __POPCNT__
+  return uint32_t(__builtin_popcount(v));
+#else
   v = v - ((v >> 1) & 0x55555555u);
   v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
   v = (v + (v >> 4)) & 0x0f0f0f0fu;
   return (v * 0x01010101u) >> 24;
+#endif
 }
 
 inline uint32_t popc(uint64_t v) {

@@ -6,6 +6,7 @@
 
 #include "memory/coalescer.h"
 #include "memory/l1_cache.h"
+#include "model/exec/int_ops.h"
 #include "schedulers/fetch_scheduler.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
@@ -23,14 +24,6 @@ constexpr int kFetchCountShift = 48;
 // An instruction buffer entry whose fetch has not been answered yet.
 constexpr uint64_t kPendingFetch = std::numeric_limits<uint64_t>::max() - 1;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-
-// Lanes in a mask. The build targets baseline x86-64 (no POPCNT), where
-// __builtin_popcount is a library call; this is cheaper inline.
-inline uint32_t lane_count(uint32_t m) {
-  m = m - ((m >> 1) & 0x55555555u);
-  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
 
 sc_core::sc_time clock_period(const platform::GpuConfig& c) {
   return sc_core::sc_time(1e6 / c.core_clock_mhz, sc_core::SC_PS);
@@ -541,7 +534,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
   const WarpInstructionSource& warp = *w.warp;
-  v.active_threads = lane_count(warp.next_mask());
+  v.active_threads = exec::intops::popcount32(warp.next_mask());
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
   if (w.ib_count && head != kNopPc) {
     const InstructionTiming& t = (*launch_.timing)[head];
@@ -864,7 +857,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   --w.ib_count;
   if (w.finished || warp.pc() != pc + 1) flush(w);
 
-  const uint32_t active = lane_count(info.active_mask);
+  const uint32_t active = exec::intops::popcount32(info.active_mask);
   ++warp_insts_;
   thread_insts_ += active;
   ++w.insts_issued;
