@@ -101,6 +101,47 @@ std::string fma_kernel(const std::string& name, const std::string& a, const std:
   return body;
 }
 
+// A .func defined after the kernel that calls it: its code lies beyond the
+// kernel's end, so fetch must follow the warp into it (the fetch bound
+// depends on where the warp is).
+TEST(SmFetch, FollowsACallIntoAFunctionDefinedAfterTheKernel) {
+  GpuDevice dev(timing_options());
+  auto m = dev.load_module(std::string(kHeader) + R"(
+.func (.param .b32 ret0) triple(.param .b32 a);
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0], %r1;
+  .param .b32 retval0;
+  call.uni (retval0), triple, (param0);
+  ld.param.b32 %r2, [retval0];
+  }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+.func (.param .b32 ret0) triple(.param .b32 a)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a];
+  mul.lo.u32 %r2, %r1, 3;
+  add.u32 %r2, %r2, 1;
+  st.param.b32 [ret0], %r2;
+  ret;
+}
+)",
+                           "call_after.ptx");
+  uint64_t out = dev.allocate(4 * 32, "out");
+  dev.launch(m, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+  std::vector<uint32_t> got(32);
+  dev.copy_from_device(got.data(), out, 4 * 32);
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], 3 * t + 1) << "thread " << t;
+}
+
 TEST(SmOperandCollector, SourcesInOneRegisterBankConflict) {
   platform::DeviceOptions options = timing_options();
   GpuDevice dev(options);

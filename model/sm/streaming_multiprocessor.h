@@ -119,9 +119,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   };
   struct WarpSlot {
     WarpInstructionSource* warp = nullptr;
-    // The warp's end of code and whether it finished, kept here because the
-    // pipeline asks every cycle: a warp finishes only by executing at issue.
-    uint32_t end_pc = 0;
+    // Whether the warp finished, kept here because the pipeline asks every
+    // cycle: a warp finishes only by executing at issue.
     bool finished = false;
     uint32_t cta_slot = 0;
     bool active = false;
