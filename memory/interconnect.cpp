@@ -265,6 +265,10 @@ void Interconnect::crossbar_process() {
   if (next != kNever) waker_.wake_at(next, now);
 }
 
+void Interconnect::reset_arbitration() {
+  for (Direction* dir : {&request_dir_, &response_dir_}) dir->last_src.assign(dir->dsts, dir->srcs - 1);
+}
+
 void Interconnect::report_stats(stats::StatMap& out) const {
   out["stalls"] = double(request_dir_.stall_cycles + response_dir_.stall_cycles);
   out["request_stalls"] = double(request_dir_.stall_cycles);

@@ -66,6 +66,9 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   static uint32_t response_bytes(AccessKind kind, uint32_t units);
 
   void report_stats(stats::StatMap& out) const override;
+  /// A new device context (nothing in flight): round-robin arbitration
+  /// starts again as in a freshly built crossbar.
+  void reset_arbitration();
   /// Lets `calendar`'s driver run the crossbar instead of its own event.
   void drive_from(CycleCalendar& calendar) {
     calendar.add(waker_, this, [](void* m) { static_cast<Interconnect*>(m)->crossbar_process(); });

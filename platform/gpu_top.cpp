@@ -161,6 +161,13 @@ void GpuTop::tick() {
     // Between launches the memory system finishes what is in flight.
     calendar_.hold();
     if (edge) calendar_.run(now);
+    if (draining_ && calendar_.next() == kNever) {
+      // The next launch's first cycle is the next edge, as after a launch.
+      ticked_ = true;
+      last_tick_cycle_ = now;
+      draining_ = false;
+      sc_core::sc_pause();
+    }
     sleep(now, kNever);
     return;
   }
@@ -315,6 +322,11 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
     sm->l1d().invalidate_all();
     sm->l1i().invalidate_all();
   }
+  start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
+  if (new_device_) {
+    for (auto& sm : sms_) sm->begin_device(start_cycle_);
+    new_device_ = false;
+  }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
   sm_wake_.assign(sms_.size(), 0);
   asleep_ = false;
@@ -328,7 +340,6 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
   watchdog_limit_ = watchdog_instructions;
   watchdog_progress_ = ~0ull;
   watchdog_last_insts_ = ~0ull;
-  start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
   dispatcher_->begin_launch(grid, start_cycle_);
   running_ = true;
   failure_ = nullptr;
@@ -355,9 +366,17 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
   return s;
 }
 
-void GpuTop::invalidate_l2() {
+void GpuTop::begin_device() {
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) {
+    draining_ = true;
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    sc_core::sc_start();
+    draining_ = false;
+  }
   for (uint32_t s = 0; s < memory_->l2_slices(); ++s) memory_->l2_slice(s).invalidate_all();
   for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).close_all_rows();
+  memory_->interconnect().reset_arbitration();
+  new_device_ = true;
 }
 
 stats::StatMap GpuTop::collect_stats() const {

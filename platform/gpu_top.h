@@ -95,9 +95,11 @@ class GpuTop : public sc_core::sc_module {
   CtaDispatcher& dispatcher() { return *dispatcher_; }
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
   const std::vector<std::unique_ptr<sm::StreamingMultiprocessor>>& sms() const { return sms_; }
-  /// Empties the L2 slices and closes the DRAM rows: the next launch belongs
-  /// to a new device context.
-  void invalidate_l2();
+  /// The next launch belongs to a new device context: what the previous one
+  /// left in flight drains, the L2 slices empty, the DRAM rows close, and
+  /// the arbiters and warp scheduler policies start afresh, so the new
+  /// device's results are those of a freshly built GPU.
+  void begin_device();
 
  private:
   void tick();
@@ -115,6 +117,8 @@ class GpuTop : public sc_core::sc_module {
   sc_core::sc_event_or_list wake_any_;
   memory::CycleCalendar calendar_;  // runs the memory modules from tick
   bool running_ = false;
+  bool draining_ = false;    // begin_device: pause once the memory modules are idle
+  bool new_device_ = true;   // the next launch starts a device (SmLaunch::begin_device)
   bool ticked_ = false;
   bool asleep_ = false;         // every SM waits: only they (or memory) end it
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event

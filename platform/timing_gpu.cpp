@@ -44,11 +44,12 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache, uint64_t device_id) {
   GpuTop& top = timing_gpu(options.config, options.vcd_path);
-  // Another device's data may sit in the L2 at the same addresses: a new
-  // device starts with an empty L2, as a new GPU context would.
+  // A new device starts from the state of a freshly built GPU (nothing in
+  // flight, empty L2, no scheduler history), so its results do not depend on
+  // what ran before it in this process.
   TimingGpu& g = instance();
   if (g.last_device != device_id) {
-    top.invalidate_l2();
+    top.begin_device();
     g.last_device = device_id;
   }
   if (!module_cache) {

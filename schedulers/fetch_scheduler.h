@@ -26,6 +26,8 @@ class FetchScheduler : public sc_core::sc_module, public stats::StatsProvider {
   int select(uint64_t ready, const std::vector<uint64_t>& age) const;
   /// A fetch was sent for `slot`: the greedy and round-robin state follow it.
   void fetched(uint32_t slot);
+  /// A new GPU context: no greedy or round-robin history.
+  void reset() { last_ = -1; }
 
   Policy policy() const { return policy_; }
   void report_stats(stats::StatMap& out) const override;

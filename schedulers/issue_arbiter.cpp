@@ -20,6 +20,16 @@ IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) : policy
   if (!policy_) throw std::invalid_argument("IssueArbiter: no policy");
 }
 
+void IssueArbiter::replace_policy(std::unique_ptr<WarpSchedulerPolicy> policy) {
+  if (!policy) throw std::invalid_argument("IssueArbiter: no policy");
+  policy_ = std::move(policy);
+  order_.clear();
+  spec_ = OrderSpec{};
+  spec_warps_ = 0;
+  listed_ = true;
+  last_class_ = StallClass::Idle;
+}
+
 const std::vector<uint32_t>& IssueArbiter::last_order() const {
   if (!listed_) {
     order_.clear();

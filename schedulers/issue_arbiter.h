@@ -44,6 +44,10 @@ class IssueArbiter {
   /// Cycles that passed without a select() call (the SM skipped them).
   void account_cycles(StallClass cls, uint64_t n);
 
+  /// A new GPU context: a fresh policy, no memory of earlier picks (the
+  /// cycle counts carry on).
+  void replace_policy(std::unique_ptr<WarpSchedulerPolicy> policy);
+
   void notify_issue(const IssueEvent& e) { policy_->on_issue(e); }
   void notify_complete(const CompleteEvent& e) { policy_->on_complete(e); }
   void warp_started(uint32_t slot, uint64_t cycle) { policy_->on_warp_start(slot, cycle); }

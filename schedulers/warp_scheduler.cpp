@@ -71,6 +71,13 @@ void WarpScheduler::enable_oracles(const std::string& policy_spec, const PolicyC
   oracle2_ = std::make_unique<IssueArbiter>(make_policy(policy_spec, context));
 }
 
+void WarpScheduler::reset_policy(const std::string& policy_spec, const PolicyContext& context) {
+  arbiter_.replace_policy(make_policy(policy_spec, context));
+  if (oracle1_) enable_oracles(policy_spec, context);
+  traced_warp_ = -1;
+  traced_class_ = static_cast<int>(StallClass::Idle);
+}
+
 void WarpScheduler::judge(const SchedulerView& intended, const SchedulerView& predictable, int issued_slot) {
   auto slot_of = [](const SchedulerView& v, int index) {
     return index < 0 ? -1 : static_cast<int>(v.warps[static_cast<size_t>(index)].slot);

@@ -39,6 +39,9 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   /// of every real issue (so a greedy oracle follows the real scheduler after
   /// a discrepancy and counts it once) and judge each cycle's real decision.
   void enable_oracles(const std::string& policy_spec, const PolicyContext& context);
+  /// A new GPU context: the policy (and the oracles, if enabled) start again
+  /// from `policy_spec` with no state from earlier launches; statistics carry on.
+  void reset_policy(const std::string& policy_spec, const PolicyContext& context);
   bool has_oracles() const { return oracle1_ != nullptr; }
   /// One cycle's judgement: `intended` is the view as if every instruction
   /// buffer held the warp's next instruction (osched1), `predictable` the

@@ -472,6 +472,37 @@ TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
   }
 }
 
+// `run --workload all` runs every workload on its own device in one process,
+// on the one GPU model SystemC lets a process build. Each device must see the
+// GPU as a freshly built one: nothing in flight, empty caches, arbiters and
+// scheduler policies without history, cycles counted from its start.
+TEST_F(Cli, TimingResultsDoNotDependOnEarlierDevices) {
+  for (const std::string policy : {"lrr", "pro:threshold=100"}) {
+    CliRun all = run("run --workload all --size small --mode timing --scheduler " + policy + " --stats " +
+                     tmp("all.json"));
+    ASSERT_EQ(all.status, 0) << all.all();
+    const auto runs = nlohmann::json::parse(read_text(tmp("all.json")))["runs"];
+    ASSERT_EQ(runs.size(), tlmgpu::workloads::all_workloads().size());
+    // Those that ran after others whose traffic, arbitration or policy state
+    // could leak into them: spin locks and atomics react to any change.
+    for (const std::string name : {"blackscholes", "global_increment", "hashtable", "transactions", "vector_add"}) {
+      CliRun one = run("run --workload " + name + " --size small --mode timing --scheduler " + policy + " --stats " +
+                       tmp("one.json"));
+      ASSERT_EQ(one.status, 0) << one.all();
+      const auto alone = nlohmann::json::parse(read_text(tmp("one.json")));
+      bool found = false;
+      for (const auto& r : runs) {
+        if (r["workload"] != name) continue;
+        found = true;
+        EXPECT_EQ(r["sim_cycles"], alone["sim_cycles"]) << name << " under " << policy;
+        EXPECT_EQ(r["warp_insts"], alone["warp_insts"]) << name << " under " << policy;
+        EXPECT_EQ(r["thread_insts"], alone["thread_insts"]) << name << " under " << policy;
+      }
+      EXPECT_TRUE(found) << name;
+    }
+  }
+}
+
 TEST_F(Cli, ConfigurationOptions) {
   CliRun r = run("run --preset titanx_pascal --set sm.num_schedulers=2 --dump-config");
   ASSERT_EQ(r.status, 0) << r.all();

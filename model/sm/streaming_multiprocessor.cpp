@@ -100,6 +100,30 @@ memory::L1Cache& StreamingMultiprocessor::l1i() { return *l1i_; }
 
 // ------------------------------------------------------------------ CTAs
 
+void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
+  epoch_ = first_cycle;
+  const uint32_t nsched = uint32_t(schedulers_.size());
+  schedulers::PolicyContext pctx;
+  pctx.num_schedulers = nsched;
+  pctx.max_warps_per_scheduler = (smc_.max_warps + nsched - 1) / nsched;
+  for (uint32_t s = 0; s < nsched; ++s) {
+    pctx.scheduler_index = s;
+    schedulers_[s]->reset_policy(config_.scheduler, pctx);
+  }
+  fetch_scheduler_->reset();
+  // Request ids order same-cycle responses: number them as a fresh SM would.
+  memory_ops_.clear();
+  free_memory_ops_.clear();
+  fetch_generations_ = 0;
+  next_age_ = 0;
+  completion_seq_ = 0;
+  for (auto& d : decoded_at_) d = {};
+  pipe_free_at_ = {};
+  for (auto& u : unit_free_) u.fill(0);
+  std::fill(last_class_.begin(), last_class_.end(), 0);
+  seen_phase_ = KernelPhase{};
+}
+
 void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher,
                                            const KernelPhase* phase) {
   launch_ = launch;
@@ -180,7 +204,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
       const uint32_t end = w.warp->end_pc();
       while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
     }
-    schedulers_[s % schedulers_.size()]->warp_started(s, cycle);
+    schedulers_[s % schedulers_.size()]->warp_started(s, cycle - epoch_);
     fetch_candidates_ |= 1ull << s;
     ++placed;
   }
@@ -391,7 +415,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     --w.in_flight;
     if (c.memory) --w.mem_in_flight;
     schedulers::CompleteEvent ev;
-    ev.cycle = now;
+    ev.cycle = now - epoch_;
     ev.slot = c.slot;
     ev.pc = c.pc;
     ev.unit = t.unit;
@@ -414,7 +438,7 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   if (busy_collectors_ == 0) return;
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Rotate which collector asks the banks first, so no collector starves.
-  const uint32_t start = uint32_t(now);  // from the cycle, so sleeping does not shift it
+  const uint32_t start = uint32_t(now - epoch_);  // from the cycle, so sleeping does not shift it
   // (start + k) % nsched and ((start + k) / nsched) % classes, stepped without dividing.
   uint32_t s = start % nsched, cls = (start / nsched) % kCollectorClasses;
   for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
@@ -657,7 +681,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     account_pending(s);
     sched_dirty_[s] = 0;
     schedulers::SchedulerView& view = views_[s];
-    view.cycle = now;
+    view.cycle = now - epoch_;
     view.ctas_waiting = phase_ && phase_->ctas_waiting;
     view.last_cta_dispatched = phase_ && phase_->last_cta_dispatched;
     const uint64_t live = live_slots_ & scheduler_slots_[s];
@@ -681,7 +705,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
         if (c.valid) {
           cv.cta_id = c.cta_id;
           cv.warps = launch_.warps_per_cta;
-          cv.start_cycle = c.start_cycle;
+          cv.start_cycle = c.start_cycle - epoch_;
           for (uint32_t k = 0; k < launch_.warps_per_cta; ++k) {
             const WarpSlot& w = warps_[c.first_warp + k];
             cv.warps_at_barrier += w.warp->at_barrier();
@@ -696,7 +720,8 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
     if (oracles_) judge_with_oracles(s, view, pick, now);
-    policy_wake_[s] = schedulers_[s]->next_reorder_cycle(now);
+    const uint64_t reorder = schedulers_[s]->next_reorder_cycle(now - epoch_);
+    policy_wake_[s] = reorder >= kNever - epoch_ ? kNever : reorder + epoch_;
     // A scheduler that cannot issue needs no tick of its own: what it waits
     // for (a writeback, a memory response, a busy collector, a decoded
     // instruction) is an event or keeps the SM active anyway.
@@ -782,7 +807,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   uint64_t taken = 0;  // warps shared this cycle
   for (uint32_t k = 0; k < nsched; ++k) {
-    const uint32_t r = uint32_t((now + k) % nsched);
+    const uint32_t r = uint32_t((now - epoch_ + k) % nsched);
     if (issued_now_[r]) continue;
     const std::array<bool, kCollectorClasses> free = free_collector_classes(r);
     if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
@@ -827,7 +852,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     ++nops_issued_;
     touch(slot);
     schedulers::IssueEvent ev;
-    ev.cycle = now;
+    ev.cycle = now - epoch_;
     ev.slot = slot;
     ev.pc = warp.pc();
     ev.op = ptx::Opcode::Nop;
@@ -894,7 +919,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   }
 
   schedulers::IssueEvent ev;
-  ev.cycle = now;
+  ev.cycle = now - epoch_;
   ev.slot = slot;
   ev.pc = pc;
   ev.unit = t.unit;
@@ -1065,7 +1090,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     w.active = false;
     live_slots_ &= ~(1ull << slot);
     touch(slot);
-    schedulers_[slot % schedulers_.size()]->warp_finished(slot, now);
+    schedulers_[slot % schedulers_.size()]->warp_finished(slot, now - epoch_);
     CtaSlot& c = ctas_[w.cta_slot];
     if (++c.warps_done < launch_.warps_per_cta) continue;
     c.valid = false;

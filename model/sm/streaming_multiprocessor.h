@@ -73,6 +73,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   memory::L1Cache& l1d();
   memory::L1Cache& l1i();
 
+  /// A new GPU context whose first launch starts at `first_cycle`: the
+  /// policies start afresh and see cycles counted from it, so a device's
+  /// results do not depend on what ran on the GPU model before it.
+  void begin_device(uint64_t first_cycle);
+
   // --- CTA dispatch ---
   void begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher, const KernelPhase* phase);
   /// Whether another CTA of the current launch fits (threads, warps, registers, shared memory, CTA slots).
@@ -313,6 +318,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
   bool ticked_ = false;
   uint64_t last_cycle_ = 0;
+  uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   void skip_cycles(uint64_t n);
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
