@@ -124,7 +124,7 @@ class CycleWaker {
   sc_core::sc_time delay(uint64_t cycles) const {
     return cycles < kCached ? delays_[cycles] : sc_core::sc_time::from_value(period_.value() * cycles);
   }
-  uint64_t now() const { return current_cycle(period_); }
+  inline uint64_t now() const;
 
  private:
   friend class CycleCalendar;
@@ -159,6 +159,10 @@ class CycleCalendar {
   }
   /// Earliest cycle any module asked for.
   uint64_t next() const { return next_; }
+  /// The driver tells the current cycle once per activation, so the modules
+  /// it runs need not read and divide SystemC's time for every request.
+  void set_now(uint64_t now) { now_ = now; }
+  uint64_t now() const { return now_; }
   /// Runs every module due at `now` (the driver wakes for next(), so none is late).
   void run(uint64_t now) {
     if (next_ > now) return;
@@ -193,8 +197,11 @@ class CycleCalendar {
   std::vector<Client> clients_;
   uint64_t next_ = kNever;
   uint64_t armed_ = kNever;
+  uint64_t now_ = 0;
   sc_core::sc_event event_;
 };
+
+inline uint64_t CycleWaker::now() const { return calendar_ ? calendar_->now() : current_cycle(period_); }
 
 inline void CycleWaker::wake_at(uint64_t cycle, uint64_t now) {
   if (cycle <= now) cycle = now + 1;

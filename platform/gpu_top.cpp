@@ -157,6 +157,7 @@ void GpuTop::tick() {
   const sc_core::sc_time t = sc_core::sc_time_stamp();
   const uint64_t now = now_cycle();
   const bool edge = t == period_ * double(now);
+  calendar_.set_now(now);
   if (!running_) {
     // Between launches the memory system finishes what is in flight.
     calendar_.hold();
