@@ -57,6 +57,9 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
   for (uint32_t b = 0; b < smc_.register_banks * nsched; ++b)
     banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str()));
+  nsched_div_ = FixedDivisor(nsched);
+  bank_div_ = FixedDivisor(uint32_t(banks_.size()));
+  line_insts_div_ = FixedDivisor(config.l1i.line_bytes / 8);
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
@@ -204,7 +207,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
       const uint32_t end = w.warp->end_pc();
       while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
     }
-    schedulers_[s % schedulers_.size()]->warp_started(s, cycle - epoch_);
+    schedulers_[nsched_div_.mod(s)]->warp_started(s, cycle - epoch_);
     fetch_candidates_ |= 1ull << s;
     ++placed;
   }
@@ -350,7 +353,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
             continue;
           }
           e.ready_cycle = r.cycle + smc_.decode_latency;
-          decoded_at_[slot % schedulers_.size()].push(e.ready_cycle);
+          decoded_at_[nsched_div_.mod(slot)].push(e.ready_cycle);
           --n;
         }
         touch(slot);
@@ -370,7 +373,6 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       touch(slot);
       fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
-      const uint32_t per_line = config_.l1i.line_bytes / 8;
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
       const uint32_t end = w.warp->end_pc();
       const uint8_t buffered_before = w.ib_count;
@@ -378,10 +380,10 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
         w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
         ++w.ib_count;
         ++w.fetch_pc;
-        if (w.fetch_pc % per_line == 0) break;
+        if (line_insts_div_.mod(w.fetch_pc) == 0) break;
       }
       // One wake-up for the scheduler when they are decoded (they all are at once).
-      if (w.ib_count != buffered_before) decoded_at_[slot % schedulers_.size()].push(r.cycle + smc_.decode_latency);
+      if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
     } else {
       MemoryOp& op = memory_ops_[size_t(r.id)];
       if (!op.valid) continue;
@@ -407,7 +409,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     // A writeback changes the warp's view only through its scoreboard, so
     // only a warp that waits on it needs a new view; its scheduler looks
     // again anyway (policies may react to the completion).
-    sched_dirty_[c.slot % sched_dirty_.size()] = 1;
+    sched_dirty_[nsched_div_.mod(c.slot)] = 1;
     if (w.view.wait == WarpWait::Scoreboard) view_dirty_ |= 1ull << c.slot;
     finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
@@ -419,7 +421,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     ev.slot = c.slot;
     ev.pc = c.pc;
     ev.unit = t.unit;
-    schedulers_[c.slot % schedulers_.size()]->notify_complete(ev);
+    schedulers_[nsched_div_.mod(c.slot)]->notify_complete(ev);
   }
 }
 
@@ -440,7 +442,7 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
   // Rotate which collector asks the banks first, so no collector starves.
   const uint32_t start = uint32_t(now - epoch_);  // from the cycle, so sleeping does not shift it
   // (start + k) % nsched and ((start + k) / nsched) % classes, stepped without dividing.
-  uint32_t s = start % nsched, cls = (start / nsched) % kCollectorClasses;
+  uint32_t s = nsched_div_.mod(start), cls = nsched_div_.div(start) % kCollectorClasses;
   for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
     for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
       const uint32_t index = uint32_t(__builtin_ctzll(m));
@@ -856,7 +858,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     ev.slot = slot;
     ev.pc = warp.pc();
     ev.op = ptx::Opcode::Nop;
-    schedulers_[slot % schedulers_.size()]->notify_issue(ev);
+    schedulers_[nsched_div_.mod(slot)]->notify_issue(ev);
     return true;
   }
   if (warp.pc() != pc) {  // the buffered path is not where the warp goes
@@ -909,10 +911,9 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     c->pc = pc;
     c->reads_left = 0;
     const uint32_t num_regs = launch_.source->banked_registers();
-    const uint32_t nbanks = uint32_t(banks_.size());
     for (uint8_t i = 0; i < t.num_src; ++i) {
       if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
-      c->banks[c->reads_left++] = (t.src[i] + slot) % nbanks;
+      c->banks[c->reads_left++] = bank_div_.mod(t.src[i] + slot);
     }
     c->has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
     if (c->has_access) c->access = *info.access;
@@ -943,7 +944,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     ev.setp_a = setp_a_.data();
     ev.setp_b = setp_b_.data();
   }
-  schedulers_[slot % schedulers_.size()]->notify_issue(ev);
+  schedulers_[nsched_div_.mod(slot)]->notify_issue(ev);
   return true;
 }
 
@@ -999,7 +1000,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
     // Per-instruction fetch: up to fetch_instructions from this line, as the buffer allows.
     uint32_t count = 0;
     if (smc_.fetch_instructions != 0) {
-      const uint32_t line_left = per_line - w.fetch_pc % per_line;
+      const uint32_t line_left = per_line - line_insts_div_.mod(w.fetch_pc);
       count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.warp->end_pc() - w.fetch_pc, line_left});
     }
     bool missed = false;
@@ -1090,7 +1091,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     w.active = false;
     live_slots_ &= ~(1ull << slot);
     touch(slot);
-    schedulers_[slot % schedulers_.size()]->warp_finished(slot, now - epoch_);
+    schedulers_[nsched_div_.mod(slot)]->warp_finished(slot, now - epoch_);
     CtaSlot& c = ctas_[w.cta_slot];
     if (++c.warps_done < launch_.warps_per_cta) continue;
     c.valid = false;

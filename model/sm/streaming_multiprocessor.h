@@ -56,6 +56,24 @@ struct KernelPhase {
   bool last_cta_dispatched = false;
 };
 
+/// x mod d and x / d for a divisor fixed by the configuration: a mask and a
+/// shift when d is a power of two (it nearly always is), so the per-cycle
+/// paths do not wait for a hardware divide.
+class FixedDivisor {
+ public:
+  explicit FixedDivisor(uint32_t d = 1) : d_(d ? d : 1) {
+    pow2_ = (d_ & (d_ - 1)) == 0;
+    shift_ = uint32_t(__builtin_ctz(d_));
+  }
+  uint32_t mod(uint32_t x) const { return pow2_ ? x & (d_ - 1) : x % d_; }
+  uint32_t div(uint32_t x) const { return pow2_ ? x >> shift_ : x / d_; }
+
+ private:
+  uint32_t d_;
+  uint32_t shift_ = 0;
+  bool pow2_ = true;
+};
+
 class StreamingMultiprocessor : public sc_core::sc_module,
                                 public memory::CacheResponseIf,
                                 public stats::StatsProvider {
@@ -279,8 +297,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<uint8_t> issued_now_;     // per scheduler: issued its own warp this cycle
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
   std::vector<uint64_t> scheduler_slots_;  // per scheduler: its slots (slot mod N)
+  FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
+  FixedDivisor bank_div_;        // register -> bank
+  FixedDivisor line_insts_div_;  // instructions per L1I line
   void touch(uint32_t slot) {
-    sched_dirty_[slot % sched_dirty_.size()] = 1;
+    sched_dirty_[nsched_div_.mod(slot)] = 1;
     view_dirty_ |= 1ull << slot;
   }
   void touch_all() {
