@@ -266,7 +266,7 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.empty() ? kNever : completions_.top().cycle;
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
   if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
-  for (const Response& r : responses_) next = std::min(next, r.cycle + 1);
+  if (!responses_.empty()) next = std::min(next, responses_.top().cycle + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
   // Every buffered instruction's decode cycle is also in decoded_at_, which
@@ -285,43 +285,22 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
-  responses_.push_back({id, cycle});
+  responses_.push({id, cycle});
+  last_response_ = {id, cycle};
+  ++responses_received_;
   wake_ = true;  // the GPU top, which runs the memory modules, sees it before its next SM pass
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
-  // Most cycles nothing is due yet: access_done only appends, so only the
-  // responses that arrived since the last look need checking.
-  for (; responses_seen_ < responses_.size(); ++responses_seen_)
-    responses_min_ = std::min(responses_min_, responses_[responses_seen_].cycle);
-  if (responses_min_ >= now) return;
   // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
   // it never matters whether the cache's process ran before this one. The
-  // due ones move to due_responses_; the rest stay (their order is irrelevant).
+  // heap hands the due ones over in (cycle, id) order: the same result
+  // whatever order the caches called in.
+  if (responses_.empty() || responses_.top().cycle >= now) return;
   due_responses_.clear();
-  responses_min_ = kNever;
-  size_t kept = 0;
-  for (size_t i = 0; i < responses_.size(); ++i) {
-    if (responses_[i].cycle >= now) {
-      responses_min_ = std::min(responses_min_, responses_[i].cycle);
-      responses_[kept++] = responses_[i];
-    } else {
-      due_responses_.push_back(responses_[i]);
-    }
-  }
-  responses_.resize(kept);
-  responses_seen_ = kept;
-  if (due_responses_.empty()) return;
-  // Order by (cycle, id): the same result whatever order the caches called in.
-  // (Insertion sort: a cycle's responses are few.)
-  for (size_t i = 1; i < due_responses_.size(); ++i) {
-    const Response r = due_responses_[i];
-    size_t j = i;
-    for (; j > 0 && (due_responses_[j - 1].cycle != r.cycle ? due_responses_[j - 1].cycle > r.cycle
-                                                              : due_responses_[j - 1].id > r.id);
-         --j)
-      due_responses_[j] = due_responses_[j - 1];
-    due_responses_[j] = r;
+  while (!responses_.empty() && responses_.top().cycle < now) {
+    due_responses_.push_back(responses_.top());
+    responses_.pop();
   }
   active_ = true;
   for (const Response& r : due_responses_) {
@@ -1036,10 +1015,10 @@ bool StreamingMultiprocessor::request_instructions(uint32_t slot, uint64_t id, u
   a.sector_mask = 0xffffffffu;
   a.warp = slot;
   a.id = id;
-  const size_t answered_before = responses_.size();
+  const uint64_t answered_before = responses_received_;
   if (!l1i_->try_access(a, now)) return false;
   // The L1I answers a hit at once; a line still being filled counts as a miss.
-  missed = responses_.size() == answered_before || responses_.back().cycle > now + config_.l1i.hit_latency;
+  missed = responses_received_ == answered_before || last_response_.cycle > now + config_.l1i.hit_latency;
   return true;
 }
 

@@ -202,6 +202,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   struct Response {
     uint64_t id;
     uint64_t cycle;
+    bool operator>(const Response& o) const { return cycle != o.cycle ? cycle > o.cycle : id > o.id; }
   };
 
   static CollectorClass collector_class(Pipe pipe);
@@ -318,10 +319,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
   size_t line_queue_head_ = 0;
-  std::vector<Response> responses_;
+  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
   std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
-  size_t responses_seen_ = 0;             // responses_[0, seen) have cycle >= responses_min_
-  uint64_t responses_min_ = ~uint64_t(0);
+  Response last_response_{0, 0};          // the latest access_done, and how many came so far
+  uint64_t responses_received_ = 0;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
   std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
