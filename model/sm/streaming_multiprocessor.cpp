@@ -65,22 +65,17 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
   views_.resize(nsched);
-  view_members_.assign(nsched, 0);
   collectors_.resize(nsched);
   collector_busy_.assign(nsched, std::array<uint64_t, kCollectorClasses>{});
   unit_free_.assign(nsched, std::array<uint64_t, 8>{});
-  last_class_.assign(nsched, 0);
-  unaccounted_.assign(nsched, 0);
-  sched_dirty_.assign(nsched, 1);
-  policy_wake_.assign(nsched, kNever);
-  issued_now_.assign(nsched, 0);
-  scheduler_slots_.assign(nsched, 0);
+  if (nsched > kMaxSchedulers) throw std::invalid_argument("sm.num_schedulers above 8 is not supported");
+  sched_dirty_.fill(1);
+  policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
   oracles_ = smc_.oracle_schedulers;
   slot_age_.assign(smc_.max_warps, 0);
-  decoded_at_.resize(nsched);
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
     views_[s].scheduler = s;

@@ -246,61 +246,61 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
 
-  uint32_t index_;
-  const platform::GpuConfig& config_;
-  const platform::SmConfig& smc_;
-  std::unique_ptr<memory::L1Cache> l1i_, l1d_;
-  std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
-  std::vector<std::unique_ptr<RegisterFileBank>> banks_;
-
-  SmLaunch launch_;
-  CtaCompletionIf* dispatcher_ = nullptr;
+  // The state every evaluated cycle reads comes first and together, and the
+  // per-scheduler state sits in fixed arrays inside the object (at most
+  // kMaxSchedulers): the GPU top runs the SMs one after another, so each
+  // cycle starts with this SM's state out of the host's L1 cache, and fewer
+  // lines to fetch and no pointers to chase make that cheaper.
+  static constexpr uint32_t kMaxSchedulers = 8;
+  using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
+  bool ticked_ = false;
+  bool active_ = false;  // did something this cycle
+  bool wake_ = false;
+  bool fetch_refused_ = false;
+  bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
+  bool swas_ = false;               // seed 003: one scheduler fetches and issues
+  bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
+  bool warp_sharing_ = false;           // seed 002: the policy asks for it
+  bool eager_accounting_ = false;
+  KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
+  uint32_t busy_collectors_ = 0;
+  uint32_t used_warps_ = 0;
+  uint64_t last_cycle_ = 0;
+  uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
+  uint64_t run_cycles_ = 0;
   const KernelPhase* phase_ = nullptr;
-  std::vector<WarpSlot> warps_;
-  std::vector<CtaSlot> ctas_;
-  uint32_t live_ctas_ = 0;
-  uint32_t used_threads_ = 0, used_warps_ = 0, used_regs_ = 0, used_shared_ = 0;
-  uint64_t next_age_ = 0;
-
-  // per scheduler
-  // Each scheduler's view persists between evaluations: it is rebuilt only
-  // when its set of live warps changed (view_members_), otherwise only the
-  // entries of warps that changed are copied in again.
-  std::vector<schedulers::SchedulerView> views_;
-  std::vector<uint64_t> view_members_;           // the live slots views_[s].warps holds
-  std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
+  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
+  uint64_t fetch_candidates_ = 0;
+  uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
   uint64_t view_dirty_ = ~uint64_t(0);            // slots whose WarpSlot::view is stale
   uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
   uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
-  std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
-  std::vector<std::array<uint64_t, kCollectorClasses>> collector_busy_;  // bit per collector
-  std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
-  std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
-  std::vector<int> last_class_;                     // for skipped cycles
-  // Cycles a scheduler kept last_class_ without an evaluation, counted into
-  // its statistics at its next evaluation or the launch's end (each cycle at
-  // once only when a VCD shows the class per cycle).
-  std::vector<uint64_t> unaccounted_;
-  bool eager_accounting_ = false;
-  void account_pending(uint32_t s);
+  size_t line_queue_head_ = 0;
+  std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
+  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+  // Trace instructions bypass the collectors; a scheduler waiting for one of
+  // their pipes to accept again is woken at that cycle.
+  CycleHeap pipe_free_at_;
+  std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
+  FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
+  // per scheduler (only the first num_schedulers entries are used)
   // A scheduler is evaluated only when something its choice depends on
   // changed: a warp's writeback, fetch, flush, barrier, finish, a free
   // collector, or a buffered instruction finishing decode.
-  std::vector<uint8_t> sched_dirty_;
-  std::vector<std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>> decoded_at_;
-  // Trace instructions bypass the collectors; a scheduler waiting for one of
-  // their pipes to accept again is woken at that cycle.
-  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> pipe_free_at_;
+  std::array<uint8_t, kMaxSchedulers> sched_dirty_{};
+  std::array<uint8_t, kMaxSchedulers> issued_now_{};  // issued its own warp this cycle
+  std::array<int, kMaxSchedulers> last_class_{};      // for skipped cycles
   // Per scheduler: when its policy's order may change by itself (time-driven rules).
-  std::vector<uint64_t> policy_wake_;
-  KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
-  bool warp_sharing_ = false;           // seed 002: the policy asks for it
-  std::vector<uint8_t> issued_now_;     // per scheduler: issued its own warp this cycle
-  uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
-  std::vector<uint64_t> scheduler_slots_;  // per scheduler: its slots (slot mod N)
-  FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
-  FixedDivisor bank_div_;        // register -> bank
-  FixedDivisor line_insts_div_;  // instructions per L1I line
+  std::array<uint64_t, kMaxSchedulers> policy_wake_{};
+  // Cycles a scheduler kept last_class_ without an evaluation, counted into
+  // its statistics at its next evaluation or the launch's end (each cycle at
+  // once only when a VCD shows the class per cycle).
+  std::array<uint64_t, kMaxSchedulers> unaccounted_{};
+  std::array<uint64_t, kMaxSchedulers> view_members_{};  // the live slots views_[s].warps holds
+  std::array<uint64_t, kMaxSchedulers> scheduler_slots_{};  // its slots (slot mod N)
+  std::array<CycleHeap, kMaxSchedulers> decoded_at_;
+  void account_pending(uint32_t s);
   void touch(uint32_t slot) {
     sched_dirty_[nsched_div_.mod(slot)] = 1;
     view_dirty_ |= 1ull << slot;
@@ -309,43 +309,52 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
     view_dirty_ = ~uint64_t(0);
   }
+  void skip_cycles(uint64_t n);
+
+  uint32_t index_;
+  const platform::GpuConfig& config_;
+  const platform::SmConfig& smc_;
+  std::unique_ptr<memory::L1Cache> l1i_, l1d_;
+  std::vector<std::unique_ptr<RegisterFileBank>> banks_;
+
+  SmLaunch launch_;
+  CtaCompletionIf* dispatcher_ = nullptr;
+  std::vector<WarpSlot> warps_;
+  std::vector<CtaSlot> ctas_;
+  uint32_t live_ctas_ = 0;
+  uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
+  uint64_t next_age_ = 0;
+
+  // Each scheduler's view persists between evaluations: it is rebuilt only
+  // when its set of live warps changed (view_members_), otherwise only the
+  // entries of warps that changed are copied in again.
+  std::vector<schedulers::SchedulerView> views_;
+  std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
+  std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
+  std::vector<std::array<uint64_t, kCollectorClasses>> collector_busy_;  // bit per collector
+  std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
+  std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
+  FixedDivisor bank_div_;        // register -> bank
+  FixedDivisor line_insts_div_;  // instructions per L1I line
   /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
   void update_view(uint32_t s, uint64_t live, uint64_t now);
 
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
   uint64_t completion_seq_ = 0;
   std::vector<MemoryOp> memory_ops_;
   std::vector<uint32_t> free_memory_ops_;
-  std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
-  size_t line_queue_head_ = 0;
-  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
   std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
   Response last_response_{0, 0};          // the latest access_done, and how many came so far
   uint64_t responses_received_ = 0;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
   std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
-  bool swas_ = false;               // seed 003: one scheduler fetches and issues
-  bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   schedulers::SchedulerView oracle_intended_, oracle_predictable_;
   uint64_t nops_issued_ = 0;
-  bool active_ = false;  // did something this cycle
-  bool wake_ = false;
-  bool fetch_refused_ = false;
-  bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
-  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
-  uint64_t fetch_candidates_ = 0;
   uint32_t fetch_generations_ = 0;
-  uint32_t busy_collectors_ = 0;
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
-  bool ticked_ = false;
-  uint64_t last_cycle_ = 0;
-  uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
-  void skip_cycles(uint64_t n);
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
   uint64_t ctas_finished_ = 0;
-  uint64_t run_cycles_ = 0;
   uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
   uint64_t icache_flushes_ = 0;
 };
