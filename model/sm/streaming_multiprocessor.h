@@ -148,7 +148,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t cta_slot = 0;
     bool active = false;
     uint64_t age = 0;
-    std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
     uint8_t ib_head = 0, ib_count = 0;
     uint32_t fetch_pc = 0;
     bool fetch_pending = false;      // line fetch outstanding, or (per-instruction fetch, swas) an i-cache miss
@@ -167,6 +166,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     schedulers::WarpView view;
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
+    // Last: the fields above are what the scheduler's view reads, kept on
+    // few cache lines; of the buffer only the head is read then.
+    std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
   };
   struct CtaSlot {
     std::unique_ptr<CtaInstructionSource> cta;
