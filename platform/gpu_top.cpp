@@ -117,6 +117,8 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   memory_->drive_from(calendar_);
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
   sm_wake_.assign(sms_.size(), 0);
+  sm_woken_.assign(sms_.size(), 0);
+  for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i]);
   wake_any_ |= wake_;
   wake_any_ |= calendar_.event();
 
@@ -187,7 +189,7 @@ void GpuTop::tick() {
   calendar_.run(now);
   if (asleep_) {
     bool woken = now >= sleep_until_;
-    for (size_t i = 0; i < sms_.size() && !woken; ++i) woken = sms_[i]->needs_wake();
+    for (size_t i = 0; i < sms_.size() && !woken; ++i) woken = sm_woken_[i];
     if (!woken) {
       // Only the memory modules had something to do in this cycle.
       sleep(now, sleep_until_);
@@ -205,7 +207,7 @@ void GpuTop::tick() {
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
       auto& sm = *sms_[i];
-      if (now < sm_wake_[i] && !sm.needs_wake()) continue;
+      if (now < sm_wake_[i] && !sm_woken_[i]) continue;
       const bool busy = sm.cycle(now);
       sm_wake_[i] = busy ? 0 : sm.next_event_cycle();
       active |= busy;
@@ -227,7 +229,7 @@ void GpuTop::tick() {
     return;
   }
   // An L1 hit in this cycle already answered its SM: it runs next cycle.
-  for (size_t i = 0; i < sms_.size() && !active; ++i) active = sms_[i]->needs_wake();
+  for (size_t i = 0; i < sms_.size() && !active; ++i) active = sm_woken_[i];
   if (active) {
     calendar_.arm(now + 1);
     return;  // next edge (static sensitivity)

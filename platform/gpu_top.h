@@ -123,6 +123,7 @@ class GpuTop : public sc_core::sc_module {
   bool asleep_ = false;         // every SM waits: only they (or memory) end it
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
   std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)
+  std::vector<uint8_t> sm_woken_;  // each SM's wake-up flag (SM::set_wake_flag): something arrived for it
   uint64_t last_tick_cycle_ = 0;
   std::exception_ptr failure_;
   std::string kernel_name_;

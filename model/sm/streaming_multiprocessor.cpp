@@ -207,7 +207,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     ++placed;
   }
   ++live_ctas_;
-  wake_ = true;
+  *wake_ = 1;
   touch_all();
   used_threads_ += n * ptx::kWarpSize;
   used_warps_ += n;
@@ -230,7 +230,7 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   if (ticked_ && now > last_cycle_ + 1) skip_cycles(now - last_cycle_ - 1);
   ticked_ = true;
   last_cycle_ = now;
-  wake_ = false;
+  *wake_ = 0;
   active_ = false;
   handle_responses(now);
   writeback(now);
@@ -283,7 +283,7 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   responses_.push({id, cycle});
   last_response_ = {id, cycle};
   ++responses_received_;
-  wake_ = true;  // the GPU top, which runs the memory modules, sees it before its next SM pass
+  *wake_ = 1;  // the GPU top, which runs the memory modules, sees it before its next SM pass
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {

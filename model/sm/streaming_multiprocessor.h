@@ -114,7 +114,14 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t next_event_cycle() const;
   /// True when something arrived (a response, a CTA) since the last cycle():
   /// a sleeping SM must run again.
-  bool needs_wake() const { return wake_; }
+  bool needs_wake() const { return *wake_; }
+  /// Where the SM raises its wake-up flag (default: inside the SM): the GPU
+  /// top keeps every SM's flag in one array, so it polls them without
+  /// touching the sleeping SMs.
+  void set_wake_flag(uint8_t* flag) {
+    *flag = *wake_;
+    wake_ = flag;
+  }
 
   // CacheResponseIf
   void access_done(uint64_t id, uint64_t cycle) override;
@@ -257,7 +264,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
-  bool wake_ = false;
+  uint8_t own_wake_ = 0;
+  uint8_t* wake_ = &own_wake_;
   bool fetch_refused_ = false;
   bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
