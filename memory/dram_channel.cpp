@@ -131,14 +131,7 @@ void DramChannel::enter_window() {
     slots_[bank.tail].next = slot;
   }
   bank.tail = slot;
-}
-
-uint64_t DramChannel::earliest_bank() const {
-  uint64_t ready = ~uint64_t(0);
-  for (size_t w = 0; w < queued_banks_.size(); ++w)
-    for (uint64_t m = queued_banks_[w]; m; m &= m - 1)
-      ready = std::min(ready, banks_[w * 64 + uint32_t(__builtin_ctzll(m))].next_cmd);
-  return ready;
+  earliest_ = std::min(earliest_, bank.next_cmd);
 }
 
 uint64_t DramChannel::schedule_one(uint64_t now) {
@@ -154,14 +147,11 @@ uint64_t DramChannel::schedule_one(uint64_t now) {
     for (uint64_t m = queued_banks_[w]; m; m &= m - 1) {
       const uint32_t b = uint32_t(w * 64) + uint32_t(__builtin_ctzll(m));
       const Bank& bank = banks_[b];
-      if (bank.next_cmd < ready) {
-        second = ready;
-        ready = bank.next_cmd;
-        ready_bank = b;
-      } else if (bank.next_cmd < second) {
-        second = bank.next_cmd;
-      }
-      if (bank.next_cmd > now) continue;
+      const uint64_t t = bank.next_cmd;
+      second = std::min(second, std::max(ready, t));
+      if (t < ready) ready_bank = b;
+      ready = std::min(ready, t);
+      if (t > now) continue;
       const Request& head = slots_[bank.head];
       if (head.order < old_order) {
         old_order = head.order;
@@ -181,7 +171,7 @@ uint64_t DramChannel::schedule_one(uint64_t now) {
       }
     }
   }
-  if (old_bank == kNone) return ready;  // no bank free
+  if (old_bank == kNone) return earliest_ = ready;  // no bank free
   uint32_t bank_index = hit_bank, prev = hit_prev;
   if (hit_bank == kNone) {
     bank_index = old_bank;
@@ -211,6 +201,7 @@ uint64_t DramChannel::schedule_one(uint64_t now) {
     after = std::min(after, banks_[slots_[entering].where.bank].next_cmd);
   }
   if (bank.head != kNone) after = std::min(after, bank.next_cmd);
+  earliest_ = after;
   return after;
 }
 
@@ -228,8 +219,9 @@ void DramChannel::channel_process() {
     ++overflow_size_;
   }
   while (overflow_head_ != kNone && window_size_ < config_.queue_depth) enter_window();
-  // None can go before the command bus frees.
-  const uint64_t bank_ready = command_free_ <= now ? schedule_one(now) : earliest_bank();
+  // None can go before the command bus frees, nor before a bank does (most
+  // wake-ups that schedule nothing are arrivals while every bank is busy).
+  const uint64_t bank_ready = command_free_ <= now && earliest_ <= now ? schedule_one(now) : earliest_;
   traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
   if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));

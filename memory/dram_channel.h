@@ -95,11 +95,9 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   void schedule(const Request& request, uint64_t now);
   /// Moves the oldest overflowing request into the scheduler's window.
   void enter_window();
-  /// The first cycle a window request's bank takes a command (UINT64_MAX: empty window).
-  uint64_t earliest_bank() const;
   /// FR-FCFS at `now` (command bus free): schedules the oldest row hit whose
   /// bank is free, else the oldest request whose bank is free. Returns the
-  /// earliest bank afterwards, as earliest_bank().
+  /// earliest bank afterwards (earliest_).
   uint64_t schedule_one(uint64_t now);
 
   platform::DramConfig config_;
@@ -112,6 +110,9 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t overflow_size_ = 0, window_size_ = 0;
   uint64_t next_order_ = 0;
   std::vector<uint64_t> queued_banks_;  ///< bit per bank with a window request
+  /// The first cycle a window request's bank takes a command (UINT64_MAX:
+  /// empty window); only scheduling moves a bank's next command.
+  uint64_t earliest_ = ~uint64_t(0);
   std::vector<Bank> banks_;
   uint64_t command_free_ = 0, bus_free_ = 0;
   CycleWaker waker_;

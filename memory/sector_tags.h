@@ -21,7 +21,10 @@ namespace tlmgpu::memory {
 constexpr uint32_t kSectorUnitBytes = 32;
 
 struct CacheLine {
-  uint64_t line = 0;       ///< line address (the tag together with the set)
+  /// Line address (the tag together with the set); kNoLine, which no aligned
+  /// line equals, while not present, so a lookup compares only this.
+  static constexpr uint64_t kNoLine = ~uint64_t(0);
+  uint64_t line = kNoLine;
   bool present = false;
   uint32_t valid = 0;      ///< 32-byte units holding data
   uint32_t dirty = 0;
@@ -76,7 +79,7 @@ class SectorTags {
   CacheLine* find(uint64_t line) {
     CacheLine* set = set_of(line);
     for (uint32_t w = 0; w < ways_; ++w)
-      if (set[w].present && set[w].line == line) return &set[w];
+      if (set[w].line == line) return &set[w];
     return nullptr;
   }
 
@@ -175,11 +178,11 @@ class MshrTable {
       i = free_.back();
       free_.pop_back();
     }
+    // Reset field by field: `ready` is only read for `known` units, which
+    // set_ready wrote, and the waiters keep their capacity.
     Entry& slot = entries_[i];
-    std::vector<Waiter> keep = std::move(slot.waiters);  // keeps its capacity
-    keep.clear();
-    slot = Entry{};
-    slot.waiters = std::move(keep);
+    slot.waiters.clear();
+    slot.requested = slot.known = slot.unapplied = slot.requests = slot.dirty = 0;
     slot.line = line;
     slot.active = true;
     keys_[i] = line;
