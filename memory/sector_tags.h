@@ -263,8 +263,9 @@ class ArrivalQueue {
  public:
   void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
     Entry e{order(ready, source), order(key, seq_++), std::move(item)};
-    if (fifo_size_ == 0 || Later{}(e, fifo_[(fifo_head_ + fifo_size_ - 1) & fifo_mask_])) {
+    if (fifo_size_ == 0 || Later{}(e, back_)) {
       if (fifo_size_ == fifo_.size()) grow();
+      back_ = e;
       fifo_[(fifo_head_ + fifo_size_) & fifo_mask_] = std::move(e);
       ++fifo_size_;
     } else {
@@ -273,7 +274,10 @@ class ArrivalQueue {
   }
   bool empty() const { return fifo_size_ == 0 && heap_.empty(); }
   size_t size() const { return fifo_size_ + heap_.size(); }
-  bool ready(uint64_t cycle) const { return !empty() && next_ready() <= cycle; }
+  bool ready(uint64_t cycle) const {
+    if (heap_.empty()) return fifo_size_ != 0 && uint64_t(fifo_[fifo_head_].when >> 64) <= cycle;
+    return next_ready() <= cycle;
+  }
   uint64_t next_ready() const { return uint64_t(front().when >> 64); }
   const T& top() const { return front().item; }
   /// Removes the first item; `ready` receives its cycle.
@@ -318,6 +322,7 @@ class ArrivalQueue {
   }
 
   std::vector<Entry> fifo_;  ///< ring buffer (power-of-two size) in pop order
+  Entry back_{};             ///< the FIFO's last entry (valid while not empty)
   size_t fifo_head_ = 0, fifo_size_ = 0, fifo_mask_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, Later> heap_;  ///< the items that came out of order
   uint64_t seq_ = 0;
