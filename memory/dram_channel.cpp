@@ -15,7 +15,7 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
   if (config_.queue_depth == 0) config_.queue_depth = 1;
   if (config_.burst_cycles == 0) config_.burst_cycles = 1;
   banks_.assign(config_.banks, Bank{});
-  bank_queued_.assign(config_.banks, 0);
+  queued_banks_.assign((config_.banks + 63) / 64, 0);
   for (uint32_t p = 0; p < ports; ++p) {
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
@@ -39,7 +39,15 @@ DramChannel::Location DramChannel::locate(uint64_t addr) const {
 tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                 sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
-  Request r;
+  // The request stays in one slot until it is scheduled; the queues move its number.
+  uint32_t slot = free_slot_;
+  if (slot == kNone) {
+    slot = uint32_t(slots_.size());
+    slots_.emplace_back();
+  } else {
+    free_slot_ = slots_[slot].next;
+  }
+  Request& r = slots_[slot];
   r.payload = &payload;
   r.port = uint32_t(port);
   r.where = locate(payload.get_address());
@@ -50,7 +58,8 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   r.write = payload.is_write();
   const uint64_t now = waker_.now();
   r.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
-  arrivals_.push(r.arrive, r.port, r);
+  r.next = kNone;
+  arrivals_.push(r.arrive, r.port, slot);
   waker_.wake_at(r.arrive, now);
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
@@ -59,7 +68,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
 void DramChannel::sample_queue(uint64_t now) {
   // Time-weighted: the pending count only changes inside channel_process.
   if (now > last_sample_) {
-    const uint64_t depth = queue_.size() + overflow_.size();
+    const uint64_t depth = pending();
     if (depth) {
       queue_area_ += depth * (now - last_sample_);
       queue_cycles_ += now - last_sample_;
@@ -106,68 +115,113 @@ void DramChannel::schedule(const Request& r, uint64_t now) {
 }
 
 void DramChannel::enter_window() {
-  uint32_t slot;
-  if (free_slots_.empty()) {
-    slot = uint32_t(slots_.size());
-    slots_.push_back(overflow_.front());
+  const uint32_t slot = overflow_head_;
+  Request& r = slots_[slot];
+  overflow_head_ = r.next;
+  if (overflow_head_ == kNone) overflow_tail_ = kNone;
+  --overflow_size_;
+  ++window_size_;
+  r.order = next_order_++;
+  r.next = kNone;
+  Bank& bank = banks_[r.where.bank];
+  if (bank.head == kNone) {
+    bank.head = slot;
+    queued_banks_[r.where.bank / 64] |= uint64_t(1) << (r.where.bank % 64);
   } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-    slots_[slot] = overflow_.front();
+    slots_[bank.tail].next = slot;
   }
-  overflow_.pop_front();
-  const Request& r = slots_[slot];
-  queue_.push_back(Queued{r.where.row, r.where.bank, slot});
-  if (r.where.bank < 64) queued_banks_ |= uint64_t(1) << r.where.bank;
-  ++bank_queued_[r.where.bank];
+  bank.tail = slot;
+  earliest_ = std::min(earliest_, bank.next_cmd);
 }
 
-uint64_t DramChannel::earliest_bank() const {
-  uint64_t ready = ~uint64_t(0);
-  if (banks_.size() <= 64) {
-    for (uint64_t m = queued_banks_; m; m &= m - 1) ready = std::min(ready, banks_[__builtin_ctzll(m)].next_cmd);
-  } else {
-    for (const Queued& q : queue_) ready = std::min(ready, banks_[q.bank].next_cmd);
+uint64_t DramChannel::schedule_one(uint64_t now) {
+  // One pass over the banks with window requests: the earliest bank (two
+  // smallest, so the earliest other than the one scheduled is known), and
+  // among the free banks the oldest row hit and the oldest request. A bank's
+  // list is oldest first, so its first row hit and its head are its candidates.
+  uint64_t ready = ~uint64_t(0), second = ~uint64_t(0);
+  uint32_t ready_bank = kNone;
+  uint64_t hit_order = ~uint64_t(0), old_order = ~uint64_t(0);
+  uint32_t hit_bank = kNone, hit_prev = kNone, old_bank = kNone;
+  for (size_t w = 0; w < queued_banks_.size(); ++w) {
+    for (uint64_t m = queued_banks_[w]; m; m &= m - 1) {
+      const uint32_t b = uint32_t(w * 64) + uint32_t(__builtin_ctzll(m));
+      const Bank& bank = banks_[b];
+      const uint64_t t = bank.next_cmd;
+      second = std::min(second, std::max(ready, t));
+      if (t < ready) ready_bank = b;
+      ready = std::min(ready, t);
+      if (t > now) continue;
+      const Request& head = slots_[bank.head];
+      if (head.order < old_order) {
+        old_order = head.order;
+        old_bank = b;
+      }
+      if (!bank.open) continue;
+      uint32_t prev = kNone;
+      for (uint32_t s = bank.head; s != kNone; prev = s, s = slots_[s].next) {
+        const Request& r = slots_[s];
+        if (r.order >= hit_order) break;
+        if (r.where.row == bank.row) {
+          hit_order = r.order;
+          hit_bank = b;
+          hit_prev = prev;
+          break;
+        }
+      }
+    }
   }
-  return ready;
+  if (old_bank == kNone) return earliest_ = ready;  // no bank free
+  uint32_t bank_index = hit_bank, prev = hit_prev;
+  if (hit_bank == kNone) {
+    bank_index = old_bank;
+    prev = kNone;
+  }
+  Bank& bank = banks_[bank_index];
+  const uint32_t slot = prev == kNone ? bank.head : slots_[prev].next;
+  const Request r = slots_[slot];
+  // Unlink from the bank's list and free the slot before answering (the
+  // answer may send a new request).
+  if (prev == kNone)
+    bank.head = r.next;
+  else
+    slots_[prev].next = r.next;
+  if (bank.tail == slot) bank.tail = prev;
+  if (bank.head == kNone) queued_banks_[bank_index / 64] &= ~(uint64_t(1) << (bank_index % 64));
+  --window_size_;
+  slots_[slot].next = free_slot_;
+  free_slot_ = slot;
+  schedule(r, now);
+  command_free_ = now + 1;  // one request scheduled per cycle
+  // Only the scheduled bank's next command moved.
+  uint64_t after = ready_bank == bank_index ? second : ready;
+  if (overflow_head_ != kNone) {
+    const uint32_t entering = overflow_head_;
+    enter_window();
+    after = std::min(after, banks_[slots_[entering].where.bank].next_cmd);
+  }
+  if (bank.head != kNone) after = std::min(after, bank.next_cmd);
+  earliest_ = after;
+  return after;
 }
 
 void DramChannel::channel_process() {
   waker_.fired();
   const uint64_t now = waker_.now();
   sample_queue(now);
-  while (arrivals_.ready(now)) overflow_.push_back(arrivals_.pop());
-  while (!overflow_.empty() && queue_.size() < config_.queue_depth) enter_window();
-  // The queued request whose bank frees first; none can go before the
-  // command bus frees. No bank free now: nothing to scan.
-  uint64_t bank_ready = earliest_bank();
-  if (command_free_ <= now && bank_ready <= now) {
-    // FR-FCFS: the oldest row hit whose bank is free, else the oldest request
-    // whose bank is free (one pass).
-    size_t pick = queue_.size(), oldest = queue_.size();
-    for (size_t i = 0; i < queue_.size(); ++i) {
-      const Bank& b = banks_[queue_[i].bank];
-      if (b.next_cmd > now) continue;
-      if (b.open && b.row == queue_[i].row) {
-        pick = i;
-        break;
-      }
-      if (oldest == queue_.size()) oldest = i;
-    }
-    if (pick == queue_.size()) pick = oldest;
-    if (pick != queue_.size()) {
-      const uint32_t slot = queue_[pick].slot;
-      const uint32_t bank = queue_[pick].bank;
-      if (--bank_queued_[bank] == 0 && bank < 64) queued_banks_ &= ~(uint64_t(1) << bank);
-      queue_.erase(queue_.begin() + std::ptrdiff_t(pick));
-      free_slots_.push_back(slot);
-      const Request r = slots_[slot];
-      schedule(r, now);
-      command_free_ = now + 1;  // one request scheduled per cycle
-      if (!overflow_.empty()) enter_window();
-      bank_ready = earliest_bank();
-    }
+  while (arrivals_.ready(now)) {
+    const uint32_t slot = arrivals_.pop();
+    if (overflow_tail_ == kNone)
+      overflow_head_ = slot;
+    else
+      slots_[overflow_tail_].next = slot;
+    overflow_tail_ = slot;
+    ++overflow_size_;
   }
+  while (overflow_head_ != kNone && window_size_ < config_.queue_depth) enter_window();
+  // None can go before the command bus frees, nor before a bank does (most
+  // wake-ups that schedule nothing are arrivals while every bank is busy).
+  const uint64_t bank_ready = command_free_ <= now && earliest_ <= now ? schedule_one(now) : earliest_;
   traced_depth_ = pending();
   uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
   if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));

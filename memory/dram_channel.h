@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "memory/memory_interfaces.h"
+#include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
@@ -44,7 +44,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   Location locate(uint64_t addr) const;
 
   /// Requests not yet scheduled (the FR-FCFS queue and those waiting for room in it).
-  uint32_t pending() const { return uint32_t(queue_.size() + overflow_.size()); }
+  uint32_t pending() const { return window_size_ + overflow_size_; }
   /// VCD: the scheduler queue depth, updated when the channel runs.
   void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
 
@@ -62,6 +62,9 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
  private:
   SC_HAS_PROCESS(DramChannel);
 
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  /// A request from its arrival until it is scheduled, in slots_. `next`
+  /// links it into the overflow FIFO or its bank's window list.
   struct Request {
     tlm::tlm_generic_payload* payload = nullptr;
     uint32_t port = 0;
@@ -69,21 +72,20 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
     uint32_t bus_cycles = 0;
     bool write = false;
     uint64_t arrive = 0;
-  };
-  /// A request in the scheduler's window: what FR-FCFS looks at, kept small
-  /// so the per-cycle scan and the removal from the middle move little.
-  struct Queued {
-    uint64_t row = 0;
-    uint32_t bank = 0;
-    uint32_t slot = 0;  ///< index in slots_
+    uint64_t order = 0;     ///< when it entered the window (FR-FCFS age)
+    uint32_t next = kNone;
   };
   uint32_t traced_depth_ = 0;
+  /// The scheduler's window is kept as one list per bank, oldest first: FR-FCFS
+  /// only looks at banks that can take a command, and removing a request
+  /// moves nothing.
   struct Bank {
     bool open = false;
     uint64_t row = 0;
     uint64_t activated = 0;   ///< cycle of the last activate (tRAS)
     uint64_t next_cmd = 0;    ///< first cycle the bank takes another request
     uint64_t busy_until = 0;  ///< end of its last data transfer
+    uint32_t head = kNone, tail = kNone;  ///< its window requests (slots_)
   };
 
   tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -93,19 +95,24 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   void schedule(const Request& request, uint64_t now);
   /// Moves the oldest overflowing request into the scheduler's window.
   void enter_window();
-  /// The first cycle a window request's bank takes a command (UINT64_MAX: empty window).
-  uint64_t earliest_bank() const;
+  /// FR-FCFS at `now` (command bus free): schedules the oldest row hit whose
+  /// bank is free, else the oldest request whose bank is free. Returns the
+  /// earliest bank afterwards (earliest_).
+  uint64_t schedule_one(uint64_t now);
 
   platform::DramConfig config_;
   sc_core::sc_time period_;
   std::vector<std::unique_ptr<TargetSocket>> ports_;
-  TimedQueue<Request> arrivals_;
-  std::deque<Request> overflow_;
-  std::vector<Queued> queue_;  ///< oldest first
-  std::vector<Request> slots_;  ///< the window's requests
-  std::vector<uint32_t> free_slots_;
-  std::vector<uint32_t> bank_queued_;  ///< window requests per bank
-  uint64_t queued_banks_ = 0;          ///< bit per bank with a window request (up to 64 banks)
+  ArrivalQueue<uint32_t> arrivals_;  ///< slots of requests not yet arrived
+  std::vector<Request> slots_;
+  uint32_t free_slot_ = kNone;  ///< unused slots, linked by `next`
+  uint32_t overflow_head_ = kNone, overflow_tail_ = kNone;  ///< arrived, waiting for the window
+  uint32_t overflow_size_ = 0, window_size_ = 0;
+  uint64_t next_order_ = 0;
+  std::vector<uint64_t> queued_banks_;  ///< bit per bank with a window request
+  /// The first cycle a window request's bank takes a command (UINT64_MAX:
+  /// empty window); only scheduling moves a bank's next command.
+  uint64_t earliest_ = ~uint64_t(0);
   std::vector<Bank> banks_;
   uint64_t command_free_ = 0, bus_free_ = 0;
   CycleWaker waker_;

@@ -70,6 +70,12 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     ++reservation_fails_;
     return false;
   }
+  // Most calls of a busy SM end above: the rest lives in its own function so
+  // that the refusal saves no registers.
+  return look_up(access, cycle);
+}
+
+[[gnu::noinline]] bool L1Cache::look_up(const LineAccess& access, uint64_t cycle) {
   ++version_;  // every path below either changes the state or records a refusal
   const uint32_t units = tags_.expand(access.sector_mask);
   const uint64_t line = tags_.line_of(access.line_addr);
@@ -160,12 +166,14 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
     response_port->access_done(tx.access_id, ready + config_.hit_latency);
   }
   responses_.push(ready, 0, &tx);
+  next_apply_ = std::min(next_apply_, ready);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
 
-void L1Cache::apply_responses(uint64_t cycle) {
+void L1Cache::apply_due(uint64_t cycle) {
   while (responses_.ready(cycle)) apply(*responses_.pop());
+  next_apply_ = responses_.empty() ? ~uint64_t(0) : responses_.next_ready();
 }
 
 void L1Cache::apply(Transaction& tx) {

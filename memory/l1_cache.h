@@ -49,7 +49,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
-  uint64_t next_release_cycle() const { return responses_.empty() ? ~uint64_t(0) : responses_.next_ready(); }
+  uint64_t next_release_cycle() const { return next_apply_; }
 
   /// Transactions below the cache whose answer has not arrived by now
   /// (bounded by config.mshrs).
@@ -78,7 +78,13 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   void send(Transaction& tx, AccessKind kind, uint64_t cycle);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void apply_responses(uint64_t cycle);
+  /// Applies the answers that arrived by `cycle` (inline: usually none has).
+  void apply_responses(uint64_t cycle) {
+    if (cycle >= next_apply_) apply_due(cycle);
+  }
+  void apply_due(uint64_t cycle);
+  /// try_access past the repeated-refusal check.
+  bool look_up(const LineAccess& access, uint64_t cycle);
   void apply(Transaction& tx);
   /// Completion cycle of `units` of an entry whose sectors are all known.
   uint64_t data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const;
@@ -95,7 +101,8 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   Mshrs mshrs_;
   std::vector<std::unique_ptr<Transaction>> transactions_;
   std::vector<Transaction*> free_;
-  TimedQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
+  ArrivalQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
+  uint64_t next_apply_ = ~uint64_t(0);    ///< arrival cycle of the first of responses_ (UINT64_MAX: none)
   uint32_t outstanding_ = 0;
   uint64_t next_request_id_ = 0;
   // A refused access is retried every cycle its SM runs; while no access

@@ -92,8 +92,8 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t slices_per_channel_ = 1, index_in_channel_ = 0;
   SectorTags tags_;
   Mshrs mshrs_;
-  TimedQueue<tlm::tlm_generic_payload*> requests_;
-  TimedQueue<DramRequest*> fills_;
+  ArrivalQueue<tlm::tlm_generic_payload*> requests_;
+  ArrivalQueue<DramRequest*> fills_;
   std::vector<std::unique_ptr<DramRequest>> dram_requests_;
   std::vector<DramRequest*> free_;
   uint32_t dram_outstanding_ = 0;
