@@ -12,7 +12,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "memory/memory_interfaces.h"
-#include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"

@@ -103,6 +103,81 @@ class TimedQueue {
   uint64_t seq_ = 0;
 };
 
+/// TimedQueue's order (ready cycle, source, key, insertion order) for small
+/// items that mostly arrive in that order already (most senders annotate the
+/// same delay): those wait in a FIFO and only the others in a heap; a pop
+/// takes the earlier of the two fronts. Pops exactly what TimedQueue would,
+/// without sifting a heap for the in-order majority.
+template <class T>
+class ArrivalQueue {
+ public:
+  void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
+    Entry e{order(ready, source), order(key, seq_++), std::move(item)};
+    if (fifo_size_ == 0 || Later{}(e, back_)) {
+      if (fifo_size_ == fifo_.size()) grow();
+      back_ = e;
+      fifo_[(fifo_head_ + fifo_size_) & fifo_mask_] = std::move(e);
+      ++fifo_size_;
+    } else {
+      heap_.push(std::move(e));
+    }
+  }
+  bool empty() const { return fifo_size_ == 0 && heap_.empty(); }
+  size_t size() const { return fifo_size_ + heap_.size(); }
+  bool ready(uint64_t cycle) const {
+    if (heap_.empty()) return fifo_size_ != 0 && uint64_t(fifo_[fifo_head_].when >> 64) <= cycle;
+    return next_ready() <= cycle;
+  }
+  uint64_t next_ready() const { return uint64_t(front().when >> 64); }
+  const T& top() const { return front().item; }
+  /// Removes the first item; `ready` receives its cycle.
+  T pop(uint64_t* ready = nullptr) {
+    if (ready) *ready = next_ready();
+    if (from_fifo()) {
+      T item = std::move(fifo_[fifo_head_].item);
+      fifo_head_ = (fifo_head_ + 1) & fifo_mask_;
+      --fifo_size_;
+      return item;
+    }
+    T item = std::move(const_cast<Entry&>(heap_.top()).item);
+    heap_.pop();
+    return item;
+  }
+
+ private:
+  using Order = unsigned __int128;
+  static Order order(uint64_t high, uint64_t low) { return (Order(high) << 64) | low; }
+  struct Entry {
+    Order when;  ///< ready cycle above source
+    Order tie;   ///< key above insertion order
+    T item;
+  };
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.when > b.when || (a.when == b.when && a.tie > b.tie);
+    }
+  };
+  /// The first item is the FIFO's front (call only when not empty).
+  bool from_fifo() const {
+    if (heap_.empty()) return true;
+    return fifo_size_ != 0 && Later{}(heap_.top(), fifo_[fifo_head_]);
+  }
+  const Entry& front() const { return from_fifo() ? fifo_[fifo_head_] : heap_.top(); }
+  void grow() {
+    std::vector<Entry> bigger(std::max<size_t>(16, fifo_.size() * 2));
+    for (size_t i = 0; i < fifo_size_; ++i) bigger[i] = std::move(fifo_[(fifo_head_ + i) & fifo_mask_]);
+    fifo_ = std::move(bigger);
+    fifo_head_ = 0;
+    fifo_mask_ = fifo_.size() - 1;
+  }
+
+  std::vector<Entry> fifo_;  ///< ring buffer (power-of-two size) in pop order
+  Entry back_{};             ///< the FIFO's last entry (valid while not empty)
+  size_t fifo_head_ = 0, fifo_size_ = 0, fifo_mask_ = 0;
+  std::priority_queue<Entry, std::vector<Entry>, Later> heap_;  ///< the items that came out of order
+  uint64_t seq_ = 0;
+};
+
 class CycleCalendar;
 
 /// One module's wake-up: an event notified for the earliest cycle asked for,

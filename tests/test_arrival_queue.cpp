@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <random>
 
-#include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 
 namespace {
