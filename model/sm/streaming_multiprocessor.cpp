@@ -139,6 +139,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   for (auto& v : views_) {
     v.warps.clear();
     v.summary = false;
+    v.slot_order_members = 0;
   }
   view_dirty_ = ~uint64_t(0);
   empty_buffer_views_ = unit_views_ = 0;
@@ -575,6 +576,7 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   if (live != view_members_[s] || !view.summary) {
     // Warps came or went (or an extra issue edited the view): rebuild, in slot order.
     view_members_[s] = live;
+    view.slot_order_members = live;  // built in slot order below
     warps.clear();
     for (uint64_t m = live; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
@@ -664,6 +666,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     if (!live) {
       view.warps.clear();
       view.summary = false;
+      view.slot_order_members = 0;
       view_members_[s] = 0;
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
