@@ -74,17 +74,44 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
  private:
   SC_HAS_PROCESS(Interconnect);
 
+  /// A packet in a FIFO, waiting for its output link.
   struct Packet {
     tlm::tlm_generic_payload* payload = nullptr;
-    uint32_t src = 0, dst = 0, flits = 1;
-    uint64_t arrive = 0, in_cycle = 0;
+    uint64_t arrive = 0;    ///< cycle it reached the crossbar
+    uint64_t in_cycle = 0;  ///< cycle it has fully entered its input link
+    uint32_t flits = 1;
+  };
+  /// A packet on its way in: `key` orders one source's packets of one cycle.
+  struct Arrival {
+    uint64_t arrive = 0, key = 0;
+    tlm::tlm_generic_payload* payload = nullptr;
+    uint32_t dst = 0, flits = 1;
+  };
+  /// One source's arrivals in (cycle, key, push) order: a ring kept sorted by
+  /// inserting from the back. Only the order of one source's packets matters
+  /// (its input link and its FIFOs), and a source sends in cycle order in
+  /// practice, so this replaces a heap over all sources with an append.
+  struct ArrivalQueue {
+    std::vector<Arrival> ring;  ///< power-of-two size
+    uint32_t first = 0, count = 0;
+    void push(const Arrival& a);
+    const Arrival& front() const { return ring[first]; }
+    void pop() {
+      first = (first + 1) & uint32_t(ring.size() - 1);
+      --count;
+    }
   };
   /// One direction of the crossbar: input links (one per source), output
   /// links (one per destination) and per-(destination, source) FIFOs.
   struct Direction {
     static constexpr uint32_t kNoSlot = ~uint32_t(0);
     uint32_t srcs = 0, dsts = 0;
-    TimedQueue<Packet> arrivals;
+    std::vector<ArrivalQueue> arrivals;  ///< per source
+    std::vector<uint64_t> arriving;      ///< bit per source with a packet in `arrivals`
+    uint64_t next_arrival = ~uint64_t(0);  ///< earliest cycle in `arrivals`
+    /// Earliest cycle a FIFO packet can be granted, as of the last arbitration
+    /// (FIFOs and output links change only there).
+    uint64_t next_grant = ~uint64_t(0);
     /// The FIFOs are linked lists through one pool of packet slots (a deque
     /// per FIFO allocated and freed blocks as packets came and went).
     struct Slot {
@@ -97,8 +124,12 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     /// When each FIFO's head packet has fully entered its input link (valid
     /// while the FIFO is not empty): arbitration reads this flat array only.
     std::vector<uint64_t> head_in;
+    /// Per destination, the least head_in of its non-empty FIFOs (UINT64_MAX:
+    /// none), kept up to date so that neither arbitration nor the wake-up
+    /// search scans the FIFOs of a destination with no head ready.
+    std::vector<uint64_t> min_head_in;
     /// Bit per source whose queue to a destination is not empty
-    /// ([dst * words + src / 64]): arbitration and next_event visit only those.
+    /// ([dst * words + src / 64]): arbitration visits only those.
     std::vector<uint64_t> nonempty;
     uint32_t words = 1;
     std::vector<uint64_t> busy_dsts;  ///< bit per destination with a waiting packet
@@ -108,10 +139,12 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     uint64_t packets = 0, stall_cycles = 0;
 
     void init(uint32_t sources, uint32_t destinations);
-    void enqueue(uint32_t queue, const Packet& p);
+    void push(uint32_t src, const Arrival& a);
+    /// Moves the arrivals due by `now` into their FIFOs.
+    void admit(uint64_t now);
+    void enqueue(uint32_t dst, uint32_t src, const Packet& p);
     /// Removes and returns the head packet of a non-empty FIFO.
-    Packet dequeue(uint32_t queue);
-    uint64_t next_event() const;
+    Packet dequeue(uint32_t dst, uint32_t src);
     /// First source >= from and < to with a non-empty queue to `dst`, else `to`.
     uint32_t next_source(uint32_t dst, uint32_t from, uint32_t to) const;
   };
