@@ -35,32 +35,17 @@ uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t to) {
 }
 }  // namespace
 
-void Interconnect::ArrivalQueue::push(const Arrival& a) {
-  if (count == ring.size()) {
-    // Full (or never used): unroll into a ring twice the size.
-    std::vector<Arrival> bigger(std::max<size_t>(8, 2 * ring.size()));
-    for (uint32_t i = 0; i < count; ++i) bigger[i] = ring[(first + i) & (ring.size() - 1)];
-    ring.swap(bigger);
-    first = 0;
-  }
-  const uint32_t mask = uint32_t(ring.size() - 1);
-  // Strictly later entries move back one place: equal ones keep push order.
-  uint32_t i = count;
-  for (; i > 0; --i) {
-    const Arrival& prev = ring[(first + i - 1) & mask];
-    if (prev.arrive < a.arrive || (prev.arrive == a.arrive && prev.key <= a.key)) break;
-    ring[(first + i) & mask] = prev;
-  }
-  ring[(first + i) & mask] = a;
-  ++count;
-}
-
 void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   srcs = sources;
   dsts = destinations;
-  arrivals.assign(srcs, {});
-  arriving.assign((srcs + 63) / 64, 0);
+  buckets.assign(kBuckets, {});
+  bucket_bits.assign(kBuckets / 64, 0);
+  bucket_words = 0;
+  base = 0;
+  far.clear();
+  far_next = kNever;
   next_arrival = kNever;
+  pushed = 0;
   next_grant = kNever;
   slots.clear();
   free_slot = kNoSlot;
@@ -79,42 +64,7 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   dst_bytes.assign(dsts, 0);
 }
 
-void Interconnect::Direction::push(uint32_t src, const Arrival& a) {
-  arrivals[src].push(a);
-  arriving[src / 64] |= uint64_t(1) << (src % 64);
-  next_arrival = std::min(next_arrival, a.arrive);
-}
-
-void Interconnect::Direction::admit(uint64_t now) {
-  if (next_arrival > now) return;
-  // Each source's arrivals enter its input link in (cycle, order) order; the
-  // sources are independent of each other.
-  uint64_t next = kNever;
-  for (uint32_t w = 0; w < arriving.size(); ++w) {
-    for (uint64_t m = arriving[w]; m; m &= m - 1) {
-      const uint32_t s = w * 64 + uint32_t(__builtin_ctzll(m));
-      ArrivalQueue& q = arrivals[s];
-      for (; q.count && q.front().arrive <= now; q.pop()) {
-        const Arrival& a = q.front();
-        Packet p;
-        p.payload = a.payload;
-        p.arrive = a.arrive;
-        p.in_cycle = std::max(a.arrive, in_free[s]);
-        p.flits = a.flits;
-        in_free[s] = p.in_cycle + p.flits;
-        enqueue(a.dst, s, p);
-      }
-      if (q.count)
-        next = std::min(next, q.front().arrive);
-      else
-        arriving[w] &= ~(uint64_t(1) << (s % 64));
-    }
-  }
-  next_arrival = next;
-}
-
-void Interconnect::Direction::enqueue(uint32_t dst, uint32_t src, const Packet& p) {
-  const uint32_t queue = dst * srcs + src;
+void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, uint64_t now) {
   uint32_t slot = free_slot;
   if (slot == kNoSlot) {
     slot = uint32_t(slots.size());
@@ -123,6 +73,48 @@ void Interconnect::Direction::enqueue(uint32_t dst, uint32_t src, const Packet& 
     free_slot = slots[slot].next;
   }
   slots[slot].packet = p;
+  // Slide the window up to what may still arrive: nothing before the earliest
+  // pending arrival, nor before now + 1 (a packet takes at least a cycle).
+  base = std::max(base, std::min(next_arrival, now + 1));
+  const Arrival a{key, pushed++, src, slot};
+  if (p.arrive - base < kBuckets) {
+    const uint32_t b = uint32_t(p.arrive % kBuckets);
+    buckets[b].push_back(a);
+    bucket_bits[b / 64] |= uint64_t(1) << (b % 64);
+    bucket_words |= uint64_t(1) << (b / 64);
+  } else {
+    far.push_back({p.arrive, a});
+    far_next = std::min(far_next, p.arrive);
+  }
+  next_arrival = std::min(next_arrival, p.arrive);
+}
+
+uint64_t Interconnect::Direction::next_bucket(uint64_t from, uint64_t to) const {
+  if (from > to) return kNever;
+  const uint32_t b = uint32_t(from % kBuckets), w = b / 64;
+  const uint64_t lap = from - b;  // the cycle of bucket 0 in from's round of the ring
+  uint64_t c;
+  if (const uint64_t word = bucket_bits[w] & (~uint64_t(0) << (b % 64))) {
+    c = lap + w * 64 + uint32_t(__builtin_ctzll(word));
+  } else if (const uint64_t above = bucket_words & (~uint64_t(1) << w)) {
+    const uint32_t w2 = uint32_t(__builtin_ctzll(above));
+    c = lap + w2 * 64 + uint32_t(__builtin_ctzll(bucket_bits[w2]));
+  } else if (bucket_words) {
+    // Round the ring (word w's bits below b included).
+    const uint32_t w2 = uint32_t(__builtin_ctzll(bucket_words));
+    c = lap + kBuckets + w2 * 64 + uint32_t(__builtin_ctzll(bucket_bits[w2]));
+  } else {
+    return kNever;
+  }
+  return c <= to ? c : kNever;
+}
+
+void Interconnect::Direction::enter(uint32_t src, uint32_t slot) {
+  Packet& p = slots[slot].packet;
+  p.in_cycle = std::max(p.arrive, in_free[src]);
+  in_free[src] = p.in_cycle + p.flits;
+  const uint32_t dst = p.dst;
+  const uint32_t queue = dst * srcs + src;
   slots[slot].next = kNoSlot;
   if (head[queue] == kNoSlot) {
     head[queue] = slot;
@@ -137,7 +129,61 @@ void Interconnect::Direction::enqueue(uint32_t dst, uint32_t src, const Packet& 
   busy_dsts[dst / 64] |= uint64_t(1) << (dst % 64);
 }
 
-Interconnect::Packet Interconnect::Direction::dequeue(uint32_t dst, uint32_t src) {
+void Interconnect::Direction::admit(uint64_t now) {
+  if (next_arrival > now) return;
+  // Only one source's order matters (its input link and its FIFOs): sorting
+  // a cycle's arrivals by (source, key) and taking cycles in order keeps it.
+  auto before = [](const Arrival& x, const Arrival& y) {
+    return x.src != y.src ? x.src < y.src : x.key != y.key ? x.key < y.key : x.seq < y.seq;
+  };
+  const uint64_t last = std::min(now, base + kBuckets - 1);  // the buckets hold no later cycle
+  if (far_next > now) {
+    // Usually just the bucket of `now` (the crossbar runs at every arrival).
+    for (uint64_t c = next_bucket(base, last); c != kNever; c = next_bucket(c + 1, last)) {
+      std::vector<Arrival>& bucket = buckets[c % kBuckets];
+      // Insertion sort: a few arrivals a cycle, mostly in order already.
+      for (size_t i = 1; i < bucket.size(); ++i) {
+        const Arrival a = bucket[i];
+        size_t j = i;
+        for (; j > 0 && before(a, bucket[j - 1]); --j) bucket[j] = bucket[j - 1];
+        bucket[j] = a;
+      }
+      for (const Arrival& a : bucket) enter(a.src, a.slot);
+      bucket.clear();
+      clear_bucket_bit(uint32_t(c % kBuckets));
+    }
+  } else {
+    // Some far arrival is due too: merge everything due in one sort.
+    due.clear();
+    for (uint64_t c = next_bucket(base, last); c != kNever; c = next_bucket(c + 1, last)) {
+      std::vector<Arrival>& bucket = buckets[c % kBuckets];
+      for (const Arrival& a : bucket) due.push_back({c, a});
+      bucket.clear();
+      clear_bucket_bit(uint32_t(c % kBuckets));
+    }
+    far_next = kNever;
+    size_t kept = 0;
+    for (const FarArrival& f : far) {
+      if (f.arrive <= now) {
+        due.push_back(f);
+      } else {
+        far[kept++] = f;
+        far_next = std::min(far_next, f.arrive);
+      }
+    }
+    far.resize(kept);
+    std::sort(due.begin(), due.end(), [&](const FarArrival& x, const FarArrival& y) {
+      return x.arrive != y.arrive ? x.arrive < y.arrive : before(x.a, y.a);
+    });
+    for (const FarArrival& f : due) enter(f.a.src, f.a.slot);
+  }
+  // Everything up to now has arrived; what is left lies in [now + 1, base + kBuckets).
+  const uint64_t end = base + kBuckets - 1;
+  base = now + 1;
+  next_arrival = std::min(next_bucket(base, end), far_next);
+}
+
+inline Interconnect::Packet Interconnect::Direction::dequeue(uint32_t dst, uint32_t src) {
   const uint32_t queue = dst * srcs + src;
   const uint32_t slot = head[queue];
   const Packet p = slots[slot].packet;
@@ -216,15 +262,14 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   auto* ext = payload.get_extension<MemRequestExtension>();
   if (!ext) SC_REPORT_FATAL(name(), "request without MemRequestExtension");
   ext->source = uint32_t(port);
-  Arrival a;
-  a.payload = &payload;
-  a.dst = map_.slice_of(payload.get_address());
-  a.flits = flits(request_bytes(ext->kind, ext->sector_mask));
+  Packet p;
+  p.payload = &payload;
+  p.dst = map_.slice_of(payload.get_address());
+  p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
-  a.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
-  a.key = ext->id;
-  request_dir_.push(uint32_t(port), a);
-  waker_.wake_at(a.arrive, now);
+  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  request_dir_.push(uint32_t(port), p, ext->id, now);
+  waker_.wake_at(p.arrive, now);
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
@@ -233,17 +278,16 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
                                                  sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
   auto* ext = payload.get_extension<MemRequestExtension>();
-  Arrival a;
-  a.payload = &payload;
-  a.dst = ext->source;
-  a.flits = flits(response_bytes(ext->kind, ext->sector_mask));
+  Packet p;
+  p.payload = &payload;
+  p.dst = ext->source;
+  p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
-  a.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
   // A slice answers from its own process and from its DRAM channel's: order
   // same-cycle answers by requester and request, not by call order.
-  a.key = (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1));
-  response_dir_.push(uint32_t(slice), a);
-  waker_.wake_at(a.arrive, now);
+  response_dir_.push(uint32_t(slice), p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)), now);
+  waker_.wake_at(p.arrive, now);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
@@ -251,25 +295,27 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
 void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
   dir.admit(now);
   uint64_t next = kNever;
-  for (uint32_t d = next_bit(dir.busy_dsts.data(), 0, dir.dsts); d < dir.dsts;
-       d = next_bit(dir.busy_dsts.data(), d + 1, dir.dsts)) {
-    // A grant needs the output link free and some head through its input link.
-    if (dir.out_free[d] <= now && dir.min_head_in[d] <= now) {
-      // Round robin over the sources with a packet, starting after the last
-      // one served: those above it, then from 0 up to it.
-      const uint32_t first = dir.last_src[d] + 1;
-      if (dir.words == 1) {
-        // Up to 64 sources: the two halves of the round are two masks of one word.
-        const uint64_t waiting = dir.nonempty[d];
-        const uint64_t after = first < 64 ? waiting & (~uint64_t(0) << first) : 0;
-        if (!grant_first_of(dir, d, after, requests, now)) grant_first_of(dir, d, waiting & ~after, requests, now);
-      } else if (!grant_first(dir, d, first, dir.srcs, requests, now)) {
-        grant_first(dir, d, 0, first, requests, now);
+  // A grant only clears its own destination's bit: iterate over copies of the words.
+  for (uint32_t w = 0; w < dir.busy_dsts.size(); ++w)
+    for (uint64_t busy = dir.busy_dsts[w]; busy; busy &= busy - 1) {
+      const uint32_t d = w * 64 + uint32_t(__builtin_ctzll(busy));
+      // A grant needs the output link free and some head through its input link.
+      if (dir.out_free[d] <= now && dir.min_head_in[d] <= now) {
+        // Round robin over the sources with a packet, starting after the last
+        // one served: those above it, then from 0 up to it.
+        const uint32_t first = dir.last_src[d] + 1;
+        if (dir.words == 1) {
+          // Up to 64 sources: the two halves of the round are two masks of one word.
+          const uint64_t waiting = dir.nonempty[d];
+          const uint64_t after = first < 64 ? waiting & (~uint64_t(0) << first) : 0;
+          if (!grant_first_of(dir, d, after, requests, now)) grant_first_of(dir, d, waiting & ~after, requests, now);
+        } else if (!grant_first(dir, d, first, dir.srcs, requests, now)) {
+          grant_first(dir, d, 0, first, requests, now);
+        }
       }
+      // min_head_in is UINT64_MAX once d has nothing left.
+      next = std::min(next, std::max(dir.min_head_in[d], dir.out_free[d]));
     }
-    // min_head_in is UINT64_MAX once d has nothing left.
-    next = std::min(next, std::max(dir.min_head_in[d], dir.out_free[d]));
-  }
   dir.next_grant = next;
 }
 
