@@ -23,55 +23,6 @@ uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
   return std::max<uint32_t>(popcount32(units) * 32, kHeaderBytes);
 }
 
-void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
-  srcs = sources;
-  dsts = destinations;
-  slots.clear();
-  free_slot = kNoSlot;
-  head.assign(size_t(srcs) * dsts, kNoSlot);
-  tail.assign(size_t(srcs) * dsts, kNoSlot);
-  head_in.assign(size_t(srcs) * dsts, 0);
-  words = (srcs + 63) / 64;
-  nonempty.assign(size_t(words) * dsts, 0);
-  busy_dsts.assign((dsts + 63) / 64, 0);
-  in_free.assign(srcs, 0);
-  out_free.assign(dsts, 0);
-  last_src.assign(dsts, srcs - 1);  // the first grant goes to source 0
-  waiting.assign(dsts, 0);
-  src_bytes.assign(srcs, 0);
-  dst_bytes.assign(dsts, 0);
-}
-
-void Interconnect::Direction::enqueue(uint32_t queue, const Packet& p) {
-  uint32_t slot = free_slot;
-  if (slot == kNoSlot) {
-    slot = uint32_t(slots.size());
-    slots.push_back({});
-  } else {
-    free_slot = slots[slot].next;
-  }
-  slots[slot].packet = p;
-  slots[slot].next = kNoSlot;
-  if (head[queue] == kNoSlot) {
-    head[queue] = slot;
-    head_in[queue] = p.in_cycle;
-  } else {
-    slots[tail[queue]].next = slot;
-  }
-  tail[queue] = slot;
-}
-
-Interconnect::Packet Interconnect::Direction::dequeue(uint32_t queue) {
-  const uint32_t slot = head[queue];
-  const Packet p = slots[slot].packet;
-  const uint32_t next = slots[slot].next;
-  head[queue] = next;
-  if (next != kNoSlot) head_in[queue] = slots[next].packet.in_cycle;
-  slots[slot].next = free_slot;
-  free_slot = slot;
-  return p;
-}
-
 namespace {
 // First set bit in [from, to) of a bit array, else `to`.
 uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t to) {
@@ -84,26 +35,184 @@ uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t to) {
 }
 }  // namespace
 
-uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint32_t to) const {
-  return next_bit(&nonempty[size_t(dst) * words], from, to);
+void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
+  srcs = sources;
+  dsts = destinations;
+  buckets.assign(kBuckets, {});
+  bucket_bits.assign(kBuckets / 64, 0);
+  bucket_words = 0;
+  base = 0;
+  far.clear();
+  far_next = kNever;
+  next_arrival = kNever;
+  pushed = 0;
+  next_grant = kNever;
+  slots.clear();
+  free_slot = kNoSlot;
+  head.assign(size_t(srcs) * dsts, kNoSlot);
+  tail.assign(size_t(srcs) * dsts, kNoSlot);
+  head_in.assign(size_t(srcs) * dsts, 0);
+  min_head_in.assign(dsts, kNever);
+  words = (srcs + 63) / 64;
+  nonempty.assign(size_t(words) * dsts, 0);
+  busy_dsts.assign((dsts + 63) / 64, 0);
+  in_free.assign(srcs, 0);
+  out_free.assign(dsts, 0);
+  last_src.assign(dsts, srcs - 1);  // the first grant goes to source 0
+  waiting.assign(dsts, 0);
+  src_bytes.assign(srcs, 0);
+  dst_bytes.assign(dsts, 0);
 }
 
-uint64_t Interconnect::Direction::next_event() const {
-  uint64_t next = arrivals.empty() ? kNever : arrivals.next_ready();
-  for (uint32_t d = next_bit(busy_dsts.data(), 0, dsts); d < dsts; d = next_bit(busy_dsts.data(), d + 1, dsts)) {
-    // The output link is free at out_free[d]; the earliest head that has
-    // entered its input link by then cannot go earlier.
-    uint64_t earliest = kNever;
-    if (words == 1) {
-      for (uint64_t m = nonempty[d]; m && earliest > out_free[d]; m &= m - 1)
-        earliest = std::min(earliest, head_in[size_t(d) * srcs + uint32_t(__builtin_ctzll(m))]);
-    } else {
-      for (uint32_t s = next_source(d, 0, srcs); s < srcs && earliest > out_free[d]; s = next_source(d, s + 1, srcs))
-        earliest = std::min(earliest, head_in[size_t(d) * srcs + s]);
-    }
-    next = std::min(next, std::max(earliest, out_free[d]));
+void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, uint64_t now) {
+  uint32_t slot = free_slot;
+  if (slot == kNoSlot) {
+    slot = uint32_t(slots.size());
+    slots.push_back({});
+  } else {
+    free_slot = slots[slot].next;
   }
-  return next;
+  slots[slot].packet = p;
+  // Slide the window up to what may still arrive: nothing before the earliest
+  // pending arrival, nor before now + 1 (a packet takes at least a cycle).
+  base = std::max(base, std::min(next_arrival, now + 1));
+  const Arrival a{key, pushed++, src, slot};
+  if (p.arrive - base < kBuckets) {
+    const uint32_t b = uint32_t(p.arrive % kBuckets);
+    buckets[b].push_back(a);
+    bucket_bits[b / 64] |= uint64_t(1) << (b % 64);
+    bucket_words |= uint64_t(1) << (b / 64);
+  } else {
+    far.push_back({p.arrive, a});
+    far_next = std::min(far_next, p.arrive);
+  }
+  next_arrival = std::min(next_arrival, p.arrive);
+}
+
+uint64_t Interconnect::Direction::next_bucket(uint64_t from, uint64_t to) const {
+  if (from > to) return kNever;
+  const uint32_t b = uint32_t(from % kBuckets), w = b / 64;
+  const uint64_t lap = from - b;  // the cycle of bucket 0 in from's round of the ring
+  uint64_t c;
+  if (const uint64_t word = bucket_bits[w] & (~uint64_t(0) << (b % 64))) {
+    c = lap + w * 64 + uint32_t(__builtin_ctzll(word));
+  } else if (const uint64_t above = bucket_words & (~uint64_t(1) << w)) {
+    const uint32_t w2 = uint32_t(__builtin_ctzll(above));
+    c = lap + w2 * 64 + uint32_t(__builtin_ctzll(bucket_bits[w2]));
+  } else if (bucket_words) {
+    // Round the ring (word w's bits below b included).
+    const uint32_t w2 = uint32_t(__builtin_ctzll(bucket_words));
+    c = lap + kBuckets + w2 * 64 + uint32_t(__builtin_ctzll(bucket_bits[w2]));
+  } else {
+    return kNever;
+  }
+  return c <= to ? c : kNever;
+}
+
+void Interconnect::Direction::enter(uint32_t src, uint32_t slot) {
+  Packet& p = slots[slot].packet;
+  p.in_cycle = std::max(p.arrive, in_free[src]);
+  in_free[src] = p.in_cycle + p.flits;
+  const uint32_t dst = p.dst;
+  const uint32_t queue = dst * srcs + src;
+  slots[slot].next = kNoSlot;
+  if (head[queue] == kNoSlot) {
+    head[queue] = slot;
+    head_in[queue] = p.in_cycle;
+    min_head_in[dst] = std::min(min_head_in[dst], p.in_cycle);
+    nonempty[size_t(dst) * words + src / 64] |= uint64_t(1) << (src % 64);
+  } else {
+    slots[tail[queue]].next = slot;
+  }
+  tail[queue] = slot;
+  ++waiting[dst];
+  busy_dsts[dst / 64] |= uint64_t(1) << (dst % 64);
+}
+
+void Interconnect::Direction::admit(uint64_t now) {
+  if (next_arrival > now) return;
+  // Only one source's order matters (its input link and its FIFOs): sorting
+  // a cycle's arrivals by (source, key) and taking cycles in order keeps it.
+  auto before = [](const Arrival& x, const Arrival& y) {
+    return x.src != y.src ? x.src < y.src : x.key != y.key ? x.key < y.key : x.seq < y.seq;
+  };
+  const uint64_t last = std::min(now, base + kBuckets - 1);  // the buckets hold no later cycle
+  if (far_next > now) {
+    // Usually just the bucket of `now` (the crossbar runs at every arrival).
+    for (uint64_t c = next_bucket(base, last); c != kNever; c = next_bucket(c + 1, last)) {
+      std::vector<Arrival>& bucket = buckets[c % kBuckets];
+      // Insertion sort: a few arrivals a cycle, mostly in order already.
+      for (size_t i = 1; i < bucket.size(); ++i) {
+        const Arrival a = bucket[i];
+        size_t j = i;
+        for (; j > 0 && before(a, bucket[j - 1]); --j) bucket[j] = bucket[j - 1];
+        bucket[j] = a;
+      }
+      for (const Arrival& a : bucket) enter(a.src, a.slot);
+      bucket.clear();
+      clear_bucket_bit(uint32_t(c % kBuckets));
+    }
+  } else {
+    // Some far arrival is due too: merge everything due in one sort.
+    due.clear();
+    for (uint64_t c = next_bucket(base, last); c != kNever; c = next_bucket(c + 1, last)) {
+      std::vector<Arrival>& bucket = buckets[c % kBuckets];
+      for (const Arrival& a : bucket) due.push_back({c, a});
+      bucket.clear();
+      clear_bucket_bit(uint32_t(c % kBuckets));
+    }
+    far_next = kNever;
+    size_t kept = 0;
+    for (const FarArrival& f : far) {
+      if (f.arrive <= now) {
+        due.push_back(f);
+      } else {
+        far[kept++] = f;
+        far_next = std::min(far_next, f.arrive);
+      }
+    }
+    far.resize(kept);
+    std::sort(due.begin(), due.end(), [&](const FarArrival& x, const FarArrival& y) {
+      return x.arrive != y.arrive ? x.arrive < y.arrive : before(x.a, y.a);
+    });
+    for (const FarArrival& f : due) enter(f.a.src, f.a.slot);
+  }
+  // Everything up to now has arrived; what is left lies in [now + 1, base + kBuckets).
+  const uint64_t end = base + kBuckets - 1;
+  base = now + 1;
+  next_arrival = std::min(next_bucket(base, end), far_next);
+}
+
+inline Interconnect::Packet Interconnect::Direction::dequeue(uint32_t dst, uint32_t src) {
+  const uint32_t queue = dst * srcs + src;
+  const uint32_t slot = head[queue];
+  const Packet p = slots[slot].packet;
+  const uint32_t next = slots[slot].next;
+  head[queue] = next;
+  if (next != kNoSlot)
+    head_in[queue] = slots[next].packet.in_cycle;
+  else
+    nonempty[size_t(dst) * words + src / 64] &= ~(uint64_t(1) << (src % 64));
+  slots[slot].next = free_slot;
+  free_slot = slot;
+  if (--waiting[dst] == 0) {
+    busy_dsts[dst / 64] &= ~(uint64_t(1) << (dst % 64));
+    min_head_in[dst] = kNever;
+  } else if (p.in_cycle == min_head_in[dst]) {
+    // The least head may have gone (a FIFO's next head entered later than
+    // the one before it): look again.
+    uint64_t least = kNever;
+    const uint64_t* in = &head_in[size_t(dst) * srcs];
+    for (uint32_t w = 0; w < words; ++w)
+      for (uint64_t m = nonempty[size_t(dst) * words + w]; m; m &= m - 1)
+        least = std::min(least, in[w * 64 + uint32_t(__builtin_ctzll(m))]);
+    min_head_in[dst] = least;
+  }
+  return p;
+}
+
+uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint32_t to) const {
+  return next_bit(&nonempty[size_t(dst) * words], from, to);
 }
 
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config,
@@ -155,12 +264,11 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   ext->source = uint32_t(port);
   Packet p;
   p.payload = &payload;
-  p.src = uint32_t(port);
   p.dst = map_.slice_of(payload.get_address());
   p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
   p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
-  request_dir_.arrivals.push(p.arrive, p.src, p, ext->id);
+  request_dir_.push(uint32_t(port), p, ext->id, now);
   waker_.wake_at(p.arrive, now);
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
@@ -172,45 +280,43 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
   auto* ext = payload.get_extension<MemRequestExtension>();
   Packet p;
   p.payload = &payload;
-  p.src = uint32_t(slice);
   p.dst = ext->source;
   p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
   p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
   // A slice answers from its own process and from its DRAM channel's: order
   // same-cycle answers by requester and request, not by call order.
-  response_dir_.arrivals.push(p.arrive, p.src, p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)));
+  response_dir_.push(uint32_t(slice), p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)), now);
   waker_.wake_at(p.arrive, now);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
 
 void Interconnect::arbitrate(Direction& dir, bool requests, uint64_t now) {
-  // Arrivals enter their input link in (cycle, source, order) order.
-  while (dir.arrivals.ready(now)) {
-    Packet p = dir.arrivals.pop();
-    p.in_cycle = std::max(p.arrive, dir.in_free[p.src]);
-    dir.in_free[p.src] = p.in_cycle + p.flits;
-    dir.enqueue(p.dst * dir.srcs + p.src, p);
-    dir.nonempty[size_t(p.dst) * dir.words + p.src / 64] |= uint64_t(1) << (p.src % 64);
-    ++dir.waiting[p.dst];
-    dir.busy_dsts[p.dst / 64] |= uint64_t(1) << (p.dst % 64);
-  }
-  for (uint32_t d = next_bit(dir.busy_dsts.data(), 0, dir.dsts); d < dir.dsts;
-       d = next_bit(dir.busy_dsts.data(), d + 1, dir.dsts)) {
-    if (dir.out_free[d] > now) continue;
-    // Round robin over the sources with a packet, starting after the last one
-    // served: those above it, then from 0 up to it.
-    const uint32_t first = dir.last_src[d] + 1;
-    if (dir.words == 1) {
-      // Up to 64 sources: the two halves of the round are two masks of one word.
-      const uint64_t waiting = dir.nonempty[d];
-      const uint64_t after = first < 64 ? waiting & (~uint64_t(0) << first) : 0;
-      if (!grant_first_of(dir, d, after, requests, now)) grant_first_of(dir, d, waiting & ~after, requests, now);
-    } else if (!grant_first(dir, d, first, dir.srcs, requests, now)) {
-      grant_first(dir, d, 0, first, requests, now);
+  dir.admit(now);
+  uint64_t next = kNever;
+  // A grant only clears its own destination's bit: iterate over copies of the words.
+  for (uint32_t w = 0; w < dir.busy_dsts.size(); ++w)
+    for (uint64_t busy = dir.busy_dsts[w]; busy; busy &= busy - 1) {
+      const uint32_t d = w * 64 + uint32_t(__builtin_ctzll(busy));
+      // A grant needs the output link free and some head through its input link.
+      if (dir.out_free[d] <= now && dir.min_head_in[d] <= now) {
+        // Round robin over the sources with a packet, starting after the last
+        // one served: those above it, then from 0 up to it.
+        const uint32_t first = dir.last_src[d] + 1;
+        if (dir.words == 1) {
+          // Up to 64 sources: the two halves of the round are two masks of one word.
+          const uint64_t waiting = dir.nonempty[d];
+          const uint64_t after = first < 64 ? waiting & (~uint64_t(0) << first) : 0;
+          if (!grant_first_of(dir, d, after, requests, now)) grant_first_of(dir, d, waiting & ~after, requests, now);
+        } else if (!grant_first(dir, d, first, dir.srcs, requests, now)) {
+          grant_first(dir, d, 0, first, requests, now);
+        }
+      }
+      // min_head_in is UINT64_MAX once d has nothing left.
+      next = std::min(next, std::max(dir.min_head_in[d], dir.out_free[d]));
     }
-  }
+  dir.next_grant = next;
 }
 
 bool Interconnect::grant_first_of(Direction& dir, uint32_t d, uint64_t sources, bool requests, uint64_t now) {
@@ -234,10 +340,7 @@ bool Interconnect::grant_first(Direction& dir, uint32_t d, uint32_t from, uint32
 }
 
 void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now) {
-  const uint32_t queue = d * dir.srcs + s;
-  const Packet p = dir.dequeue(queue);
-  if (dir.head[queue] == Direction::kNoSlot) dir.nonempty[size_t(d) * dir.words + s / 64] &= ~(uint64_t(1) << (s % 64));
-  if (--dir.waiting[d] == 0) dir.busy_dsts[d / 64] &= ~(uint64_t(1) << (d % 64));
+  const Packet p = dir.dequeue(d, s);
   dir.last_src[d] = s;
   dir.out_free[d] = now + p.flits;
   dir.stall_cycles += now - p.arrive;
@@ -261,7 +364,9 @@ void Interconnect::crossbar_process() {
   const uint64_t now = waker_.now();
   arbitrate(request_dir_, true, now);
   arbitrate(response_dir_, false, now);
-  const uint64_t next = std::min(request_dir_.next_event(), response_dir_.next_event());
+  // Arrivals pushed by the grants' callees count too.
+  const uint64_t next = std::min(std::min(request_dir_.next_arrival, request_dir_.next_grant),
+                                 std::min(response_dir_.next_arrival, response_dir_.next_grant));
   if (next != kNever) waker_.wake_at(next, now);
 }
 

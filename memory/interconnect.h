@@ -77,17 +77,48 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
  private:
   SC_HAS_PROCESS(Interconnect);
 
+  /// A packet in the crossbar: from its arrival on, in a slot of its
+  /// direction's pool; from when it enters its input link, in a FIFO.
   struct Packet {
     tlm::tlm_generic_payload* payload = nullptr;
-    uint32_t src = 0, dst = 0, flits = 1;
-    uint64_t arrive = 0, in_cycle = 0;
+    uint64_t arrive = 0;    ///< cycle it reaches the crossbar
+    uint64_t in_cycle = 0;  ///< cycle it has fully entered its input link
+    uint32_t flits = 1, dst = 0;
   };
   /// One direction of the crossbar: input links (one per source), output
   /// links (one per destination) and per-(destination, source) FIFOs.
   struct Direction {
     static constexpr uint32_t kNoSlot = ~uint32_t(0);
     uint32_t srcs = 0, dsts = 0;
-    TimedQueue<Packet> arrivals;
+    /// A packet not yet arrived. Arrivals enter their input links in
+    /// (cycle, source, key, push) order; seq is the push order.
+    struct Arrival {
+      uint64_t key = 0, seq = 0;
+      uint32_t src = 0, slot = 0;
+    };
+    /// Arrivals by cycle (a heap over all of them cost more than the rest of
+    /// the crossbar): bucket c % kBuckets holds those arriving at cycle c, for
+    /// c in [base, base + kBuckets); any later one waits in `far`.
+    static constexpr uint32_t kBuckets = 512;  // a multiple of 64, at most 64 * 64
+    std::vector<std::vector<Arrival>> buckets;
+    std::vector<uint64_t> bucket_bits;  ///< bit per non-empty bucket
+    uint64_t bucket_words = 0;          ///< bit per non-zero word of bucket_bits
+    void clear_bucket_bit(uint32_t b) {
+      bucket_bits[b / 64] &= ~(uint64_t(1) << (b % 64));
+      if (!bucket_bits[b / 64]) bucket_words &= ~(uint64_t(1) << (b / 64));
+    }
+    uint64_t base = 0;  ///< no pending arrival is earlier
+    struct FarArrival {
+      uint64_t arrive;
+      Arrival a;
+    };
+    std::vector<FarArrival> far, due;  ///< due: admit's scratch when far ones are due
+    uint64_t far_next = ~uint64_t(0);      ///< earliest cycle in `far`
+    uint64_t next_arrival = ~uint64_t(0);  ///< earliest cycle of any arrival
+    uint64_t pushed = 0;  ///< arrivals pushed so far (the next seq)
+    /// Earliest cycle a FIFO packet can be granted, as of the last arbitration
+    /// (FIFOs and output links change only there).
+    uint64_t next_grant = ~uint64_t(0);
     /// The FIFOs are linked lists through one pool of packet slots (a deque
     /// per FIFO allocated and freed blocks as packets came and went).
     struct Slot {
@@ -100,8 +131,12 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     /// When each FIFO's head packet has fully entered its input link (valid
     /// while the FIFO is not empty): arbitration reads this flat array only.
     std::vector<uint64_t> head_in;
+    /// Per destination, the least head_in of its non-empty FIFOs (UINT64_MAX:
+    /// none), kept up to date so that neither arbitration nor the wake-up
+    /// search scans the FIFOs of a destination with no head ready.
+    std::vector<uint64_t> min_head_in;
     /// Bit per source whose queue to a destination is not empty
-    /// ([dst * words + src / 64]): arbitration and next_event visit only those.
+    /// ([dst * words + src / 64]): arbitration visits only those.
     std::vector<uint64_t> nonempty;
     uint32_t words = 1;
     std::vector<uint64_t> busy_dsts;  ///< bit per destination with a waiting packet
@@ -111,10 +146,16 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     uint64_t packets = 0, stall_cycles = 0;
 
     void init(uint32_t sources, uint32_t destinations);
-    void enqueue(uint32_t queue, const Packet& p);
+    /// A packet that reaches the crossbar from `src` at `p.arrive` (> now).
+    void push(uint32_t src, const Packet& p, uint64_t key, uint64_t now);
+    /// Moves the arrivals due by `now` into their input links and FIFOs.
+    void admit(uint64_t now);
+    /// The arrived packet in `slot` enters its input link and its FIFO.
+    void enter(uint32_t src, uint32_t slot);
+    /// First cycle in [from, to] (to < from + kBuckets) with a non-empty bucket, else UINT64_MAX.
+    uint64_t next_bucket(uint64_t from, uint64_t to) const;
     /// Removes and returns the head packet of a non-empty FIFO.
-    Packet dequeue(uint32_t queue);
-    uint64_t next_event() const;
+    inline Packet dequeue(uint32_t dst, uint32_t src);
     /// First source >= from and < to with a non-empty queue to `dst`, else `to`.
     uint32_t next_source(uint32_t dst, uint32_t from, uint32_t to) const;
   };
