@@ -2,21 +2,11 @@
 
 #include <algorithm>
 
-#include "model/exec/int_ops.h"
-
 namespace tlmgpu::schedulers {
 
-namespace {
-uint32_t popcount64(uint64_t v) {
-  return exec::intops::popcount32(uint32_t(v)) + exec::intops::popcount32(uint32_t(v >> 32));
-}
-}  // namespace
-
 int index_of_slot(const SchedulerView& view, uint32_t slot) {
-  if (view.slot_order_members != 0 && slot < 64) {
-    if (!(view.slot_order_members >> slot & 1)) return -1;
-    return static_cast<int>(popcount64(view.slot_order_members & ((uint64_t(1) << slot) - 1)));
-  }
+  if (view.slot_order_members != 0 && slot < 64)
+    return view.slot_order_members >> slot & 1 ? int(view.slot_index[slot]) : -1;
   for (size_t i = 0; i < view.warps.size(); ++i)
     if (view.warps[i].slot == slot) return static_cast<int>(i);
   return -1;
@@ -24,11 +14,9 @@ int index_of_slot(const SchedulerView& view, uint32_t slot) {
 
 uint32_t first_index_after_slot(const SchedulerView& view, uint32_t slot) {
   if (view.slot_order_members != 0) {
-    // Warps in slot order: the first one after `slot` is at the count of those up to it.
-    const uint64_t upto = slot >= 63 ? ~uint64_t(0) : (uint64_t(2) << slot) - 1;
-    const uint64_t below = view.slot_order_members & upto;
-    const uint32_t index = popcount64(below);
-    return index < view.warps.size() ? index : 0;
+    // Warps in slot order: the first member above `slot`, else the first warp.
+    const uint64_t above = slot >= 63 ? 0 : view.slot_order_members & (~uint64_t(0) << (slot + 1));
+    return above ? view.slot_index[__builtin_ctzll(above)] : 0;
   }
   for (size_t i = 0; i < view.warps.size(); ++i)
     if (view.warps[i].slot > slot) return static_cast<uint32_t>(i);

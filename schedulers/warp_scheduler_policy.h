@@ -73,9 +73,10 @@ struct SchedulerView {
   bool summary = false;
   uint64_t ready = 0, unit_busy = 0, scoreboard = 0;
   /// Optional: bit per warp slot when `warps` holds exactly these slots in
-  /// increasing slot order, so a slot's position is a population count
+  /// increasing slot order, and `slot_index[slot]` each member's position
   /// (0: unknown; views built by hand leave it so).
   uint64_t slot_order_members = 0;
+  const uint8_t* slot_index = nullptr;
   void summarize(uint32_t i) {
     const uint64_t bit = uint64_t(1) << i;
     ready &= ~bit;

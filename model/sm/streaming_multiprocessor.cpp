@@ -577,6 +577,7 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
     // Warps came or went (or an extra issue edited the view): rebuild, in slot order.
     view_members_[s] = live;
     view.slot_order_members = live;  // built in slot order below
+    view.slot_index = view_index_.data();
     warps.clear();
     for (uint64_t m = live; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
