@@ -118,7 +118,7 @@ class GpuTop : public sc_core::sc_module {
   memory::CycleCalendar calendar_;  // runs the memory modules from tick
   bool running_ = false;
   bool draining_ = false;    // begin_device: pause once the memory modules are idle
-  bool new_device_ = true;   // the next launch starts a device (SmLaunch::begin_device)
+  bool new_device_ = true;   // the next launch starts a device (StreamingMultiprocessor::begin_device)
   bool ticked_ = false;
   bool asleep_ = false;         // every SM waits: only they (or memory) end it
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
