@@ -100,6 +100,8 @@ class GpuTop : public sc_core::sc_module {
   /// the arbiters and warp scheduler policies start afresh, so the new
   /// device's results are those of a freshly built GPU.
   void begin_device();
+  /// The last launch ended in a device fault (its traffic may still be in flight).
+  bool last_launch_failed() const { return failure_ != nullptr; }
 
  private:
   void tick();

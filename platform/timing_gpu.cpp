@@ -46,9 +46,11 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
   GpuTop& top = timing_gpu(options.config, options.vcd_path);
   // A new device starts from the state of a freshly built GPU (nothing in
   // flight, empty L2, no scheduler history), so its results do not depend on
-  // what ran before it in this process.
+  // what ran before it in this process. So does a launch after a device
+  // fault (the faulted launch's traffic must not reach it), as a GPU context
+  // is recreated after one.
   TimingGpu& g = instance();
-  if (g.last_device != device_id) {
+  if (g.last_device != device_id || top.last_launch_failed()) {
     top.begin_device();
     g.last_device = device_id;
   }

@@ -105,6 +105,50 @@ TEST(Device, OutOfBoundsLoadIsAFaultNamingKernelCtaThreadPcAndAddress) {
   }
 }
 
+// One GPU model serves every timing-mode device of a process. A device that
+// ends in a fault with traffic still in flight must not leak into the next:
+// two later devices running the same launch get the same cycles, and the
+// right values.
+TEST(Device, TimingDeviceAfterAFaultedOneStartsAsNew) {
+  platform::DeviceOptions o;
+  o.mode = platform::SimulationMode::Timing;
+  o.config = platform::preset_config("gtx480");
+  const uint32_t n = 64 * 256;
+  auto run_scale = [&](uint32_t offset) {
+    GpuDevice dev(o);
+    auto m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
+    std::vector<float> host(n);
+    for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
+    const uint64_t in = dev.upload(host, "in");
+    const uint64_t out = dev.allocate(n * 4, "out");
+    // With offset > 0 the last threads read past the end of `in`.
+    dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(offset));
+    const std::vector<float> result = dev.download<float>(out, n);
+    for (uint32_t i = 0; i < n; i += 1021) EXPECT_FLOAT_EQ(result[i], float(i) * 2.0f + 2.0f) << i;
+    return dev.stats().sim_cycles;
+  };
+  EXPECT_THROW(run_scale(1), exec::DeviceFault);
+  const uint64_t first = run_scale(0);
+  const uint64_t second = run_scale(0);
+  EXPECT_GT(first, 0u);
+  EXPECT_EQ(first, second);
+
+  // The same holds for the next launch on the faulted device itself.
+  GpuDevice dev(o);
+  auto m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
+  std::vector<float> host(n);
+  for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
+  const uint64_t in = dev.upload(host, "in");
+  const uint64_t out = dev.allocate(n * 4, "out");
+  EXPECT_THROW(dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(1)),
+               exec::DeviceFault);
+  const uint64_t cycles_before = dev.stats().sim_cycles;
+  dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(0));
+  EXPECT_EQ(dev.stats().sim_cycles - cycles_before, first);
+  const std::vector<float> result = dev.download<float>(out, n);
+  for (uint32_t i = 0; i < n; i += 1021) EXPECT_FLOAT_EQ(result[i], float(i) * 2.0f + 2.0f) << i;
+}
+
 TEST(Device, MisalignedAccessIsAFault) {
   GpuDevice dev;
   auto m = dev.load_module(std::string(kHeader) + R"(

@@ -110,8 +110,14 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   }
   fetch_scheduler_->reset();
   // Request ids order same-cycle responses: number them as a fresh SM would.
+  // (A launch that ended in a fault may have left answers for its requests:
+  // they belong to the old device.)
   memory_ops_.clear();
   free_memory_ops_.clear();
+  responses_ = {};
+  completions_ = {};
+  line_queue_.clear();
+  line_queue_head_ = 0;
   fetch_generations_ = 0;
   next_age_ = 0;
   completion_seq_ = 0;
