@@ -1,14 +1,11 @@
-// Tag array of a sectored, set-associative cache with LRU replacement, a
-// table of miss status holding registers keyed by line, and the arrival
-// queue of the cache and DRAM models.
+// Tag array of a sectored, set-associative cache with LRU replacement, and a
+// table of miss status holding registers keyed by line; shared by L1 and L2.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <queue>
-#include <utility>
 #include <vector>
 
 #include "platform/gpu_config.h"

@@ -28,6 +28,27 @@ inline uint64_t delay_cycles(const sc_core::sc_time& delay, const sc_core::sc_ti
   return delay.value() / period.value();
 }
 
+/// The pop order shared by TimedQueue and ArrivalQueue: (ready cycle,
+/// source, key, insertion order) as two 128-bit numbers, so sifting compares
+/// two wide integers instead of branching field by field.
+namespace arrival_order {
+using Order = unsigned __int128;
+inline Order order(uint64_t high, uint64_t low) { return (Order(high) << 64) | low; }
+template <class Item>
+struct Entry {
+  Order when;  ///< ready cycle above source
+  Order tie;   ///< key above insertion order
+  Item item;
+  uint64_t ready() const { return uint64_t(when >> 64); }
+};
+struct Later {
+  template <class E>
+  bool operator()(const E& a, const E& b) const {
+    return a.when > b.when || (a.when == b.when && a.tie > b.tie);
+  }
+};
+}  // namespace arrival_order
+
 /// Items that become visible at a cycle, popped in (ready cycle, source, key,
 /// insertion order) order. Senders always annotate at least
 /// one cycle, so everything ready at cycle c was pushed before c and the pop
@@ -39,7 +60,7 @@ class TimedQueue {
   /// different processes (insertion order only breaks remaining ties).
   void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
     if constexpr (kInline) {
-      heap_.push(Entry{order(ready, source), order(key, seq_++), std::move(item)});
+      heap_.push(Entry{arrival_order::order(ready, source), arrival_order::order(key, seq_++), std::move(item)});
     } else {
       uint32_t slot;
       if (free_.empty()) {
@@ -50,13 +71,13 @@ class TimedQueue {
         free_.pop_back();
         slab_[slot] = std::move(item);
       }
-      heap_.push(Entry{order(ready, source), order(key, seq_++), slot});
+      heap_.push(Entry{arrival_order::order(ready, source), arrival_order::order(key, seq_++), slot});
     }
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   bool ready(uint64_t cycle) const { return !heap_.empty() && next_ready() <= cycle; }
-  uint64_t next_ready() const { return uint64_t(heap_.top().when >> 64); }
+  uint64_t next_ready() const { return heap_.top().ready(); }
   uint32_t next_source() const { return uint32_t(heap_.top().when); }
   const T& top() const {
     if constexpr (kInline)
@@ -83,21 +104,8 @@ class TimedQueue {
   // Items larger than a pointer wait in a slab and the heap moves only their
   // slot number: sifting moves whole entries.
   static constexpr bool kInline = sizeof(T) <= sizeof(uint64_t);
-  // The four-field order as two 128-bit numbers: sifting compares two wide
-  // integers instead of branching field by field.
-  using Order = unsigned __int128;
-  static Order order(uint64_t high, uint64_t low) { return (Order(high) << 64) | low; }
-  struct Entry {
-    Order when;  ///< ready cycle above source
-    Order tie;   ///< key above insertion order
-    std::conditional_t<kInline, T, uint32_t> item;  ///< the item, or its slot in slab_
-  };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.when > b.when || (a.when == b.when && a.tie > b.tie);
-    }
-  };
-  std::priority_queue<Entry, std::vector<Entry>, Later> heap_;
+  using Entry = arrival_order::Entry<std::conditional_t<kInline, T, uint32_t>>;  ///< the item, or its slot in slab_
+  std::priority_queue<Entry, std::vector<Entry>, arrival_order::Later> heap_;
   std::vector<T> slab_;
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
@@ -112,8 +120,8 @@ template <class T>
 class ArrivalQueue {
  public:
   void push(uint64_t ready, uint32_t source, T item, uint64_t key = 0) {
-    Entry e{order(ready, source), order(key, seq_++), std::move(item)};
-    if (fifo_size_ == 0 || Later{}(e, back_)) {
+    Entry e{arrival_order::order(ready, source), arrival_order::order(key, seq_++), std::move(item)};
+    if (fifo_size_ == 0 || arrival_order::Later{}(e, back_)) {
       if (fifo_size_ == fifo_.size()) grow();
       back_ = e;
       fifo_[(fifo_head_ + fifo_size_) & fifo_mask_] = std::move(e);
@@ -125,10 +133,10 @@ class ArrivalQueue {
   bool empty() const { return fifo_size_ == 0 && heap_.empty(); }
   size_t size() const { return fifo_size_ + heap_.size(); }
   bool ready(uint64_t cycle) const {
-    if (heap_.empty()) return fifo_size_ != 0 && uint64_t(fifo_[fifo_head_].when >> 64) <= cycle;
+    if (heap_.empty()) return fifo_size_ != 0 && fifo_[fifo_head_].ready() <= cycle;
     return next_ready() <= cycle;
   }
-  uint64_t next_ready() const { return uint64_t(front().when >> 64); }
+  uint64_t next_ready() const { return front().ready(); }
   const T& top() const { return front().item; }
   /// Removes the first item; `ready` receives its cycle.
   T pop(uint64_t* ready = nullptr) {
@@ -145,22 +153,11 @@ class ArrivalQueue {
   }
 
  private:
-  using Order = unsigned __int128;
-  static Order order(uint64_t high, uint64_t low) { return (Order(high) << 64) | low; }
-  struct Entry {
-    Order when;  ///< ready cycle above source
-    Order tie;   ///< key above insertion order
-    T item;
-  };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.when > b.when || (a.when == b.when && a.tie > b.tie);
-    }
-  };
+  using Entry = arrival_order::Entry<T>;
   /// The first item is the FIFO's front (call only when not empty).
   bool from_fifo() const {
     if (heap_.empty()) return true;
-    return fifo_size_ != 0 && Later{}(heap_.top(), fifo_[fifo_head_]);
+    return fifo_size_ != 0 && arrival_order::Later{}(heap_.top(), fifo_[fifo_head_]);
   }
   const Entry& front() const { return from_fifo() ? fifo_[fifo_head_] : heap_.top(); }
   void grow() {
@@ -174,7 +171,7 @@ class ArrivalQueue {
   std::vector<Entry> fifo_;  ///< ring buffer (power-of-two size) in pop order
   Entry back_{};             ///< the FIFO's last entry (valid while not empty)
   size_t fifo_head_ = 0, fifo_size_ = 0, fifo_mask_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, Later> heap_;  ///< the items that came out of order
+  std::priority_queue<Entry, std::vector<Entry>, arrival_order::Later> heap_;  ///< the items that came out of order
   uint64_t seq_ = 0;
 };
 

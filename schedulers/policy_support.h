@@ -71,7 +71,6 @@ class AgeRanking {
   std::vector<uint32_t> sorted_;
 };
 
-
 /// gto and gty: the last issued warp while it can issue, then by age —
 /// oldest first, or youngest first when `youngest_first` (gto's mirror).
 class GreedyThenByAge final : public WarpSchedulerPolicy {

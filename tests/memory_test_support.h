@@ -78,13 +78,16 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
 class TestInitiator : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<TestInitiator> socket{"socket"};
+  static constexpr uint64_t kDefault = ~uint64_t(0);
   struct Send {
     uint64_t arrive;
     uint64_t addr;
     uint32_t mask;
     AccessKind kind;
+    uint64_t send_at = kDefault;  ///< cycle it is sent (default: the cycle before it arrives)
+    uint64_t id = kDefault;       ///< request id (default: its index in the script)
   };
-  std::vector<Send> script;                 ///< in arrival order
+  std::vector<Send> script;                 ///< in sending order
   std::vector<uint64_t> response_ready;     ///< per script entry, 0 = none
 
   SC_HAS_PROCESS(TestInitiator);
@@ -98,13 +101,13 @@ class TestInitiator : public sc_core::sc_module {
     response_ready.assign(script.size(), 0);
     for (size_t i = 0; i < script.size(); ++i) {
       const Send& s = script[i];
-      if (s.arrive > now_cycle() + 1)
-        sc_core::wait(tlmgpu::memory::cycles_delay(s.arrive - 1 - now_cycle(), period()));
+      const uint64_t at = s.send_at != kDefault ? s.send_at : s.arrive - 1;
+      if (at > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(at - now_cycle(), period()));
       payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
       tlm::tlm_generic_payload& p = *payloads_.back();
       auto* ext = new MemRequestExtension;
       ext->kind = s.kind;
-      ext->id = i;
+      ext->id = s.id != kDefault ? s.id : i;
       ext->sector_mask = s.mask;
       p.set_extension(ext);
       p.set_address(s.addr);

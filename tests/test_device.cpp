@@ -51,7 +51,9 @@ struct ScaleFixture {
   GpuDevice dev;
   platform::ModuleHandle m;
   uint64_t in = 0, out = 0;
-  explicit ScaleFixture(uint32_t n) {
+  explicit ScaleFixture(uint32_t n) { load(n); }
+  ScaleFixture(uint32_t n, const platform::DeviceOptions& options) : dev(options) { load(n); }
+  void load(uint32_t n) {
     m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
     std::vector<float> host(n);
     for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
@@ -114,39 +116,30 @@ TEST(Device, TimingDeviceAfterAFaultedOneStartsAsNew) {
   o.mode = platform::SimulationMode::Timing;
   o.config = platform::preset_config("gtx480");
   const uint32_t n = 64 * 256;
-  auto run_scale = [&](uint32_t offset) {
-    GpuDevice dev(o);
-    auto m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
-    std::vector<float> host(n);
-    for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
-    const uint64_t in = dev.upload(host, "in");
-    const uint64_t out = dev.allocate(n * 4, "out");
-    // With offset > 0 the last threads read past the end of `in`.
-    dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(offset));
-    const std::vector<float> result = dev.download<float>(out, n);
+  // With offset > 0 the last threads read past the end of `in`; with 0 the
+  // values are checked and the launch's cycles returned.
+  auto launch = [&](ScaleFixture& f, uint32_t offset) {
+    f.dev.launch(f.m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(f.in).ptr(f.out).add<uint32_t>(offset));
+    const std::vector<float> result = f.dev.download<float>(f.out, n);
     for (uint32_t i = 0; i < n; i += 1021) EXPECT_FLOAT_EQ(result[i], float(i) * 2.0f + 2.0f) << i;
-    return dev.stats().sim_cycles;
+    return f.dev.stats().sim_cycles;
   };
-  EXPECT_THROW(run_scale(1), exec::DeviceFault);
-  const uint64_t first = run_scale(0);
-  const uint64_t second = run_scale(0);
+  {
+    ScaleFixture faulted(n, o);
+    EXPECT_THROW(launch(faulted, 1), exec::DeviceFault);
+  }
+  ScaleFixture a(n, o);
+  const uint64_t first = launch(a, 0);
+  ScaleFixture b(n, o);
+  const uint64_t second = launch(b, 0);
   EXPECT_GT(first, 0u);
   EXPECT_EQ(first, second);
 
   // The same holds for the next launch on the faulted device itself.
-  GpuDevice dev(o);
-  auto m = dev.load_module(std::string(kHeader) + kScale, "scale.ptx");
-  std::vector<float> host(n);
-  for (uint32_t i = 0; i < n; ++i) host[i] = float(i);
-  const uint64_t in = dev.upload(host, "in");
-  const uint64_t out = dev.allocate(n * 4, "out");
-  EXPECT_THROW(dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(1)),
-               exec::DeviceFault);
-  const uint64_t cycles_before = dev.stats().sim_cycles;
-  dev.launch(m, "k", {n / 256, 1, 1}, {256, 1, 1}, 0, KernelArgs().ptr(in).ptr(out).add<uint32_t>(0));
-  EXPECT_EQ(dev.stats().sim_cycles - cycles_before, first);
-  const std::vector<float> result = dev.download<float>(out, n);
-  for (uint32_t i = 0; i < n; i += 1021) EXPECT_FLOAT_EQ(result[i], float(i) * 2.0f + 2.0f) << i;
+  ScaleFixture f(n, o);
+  EXPECT_THROW(launch(f, 1), exec::DeviceFault);
+  const uint64_t cycles_before = f.dev.stats().sim_cycles;
+  EXPECT_EQ(launch(f, 0) - cycles_before, first);
 }
 
 TEST(Device, MisalignedAccessIsAFault) {

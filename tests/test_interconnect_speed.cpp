@@ -3,7 +3,6 @@
 // order still enter their input link in (cycle, source, request id) order.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <vector>
 
 #include "memory/interconnect.h"
@@ -14,59 +13,28 @@ namespace {
 using namespace tlmgpu_memtest;
 using tlmgpu::memory::Interconnect;
 
-/// Sends batches of loads, each batch from one cycle with its own delays and
-/// request ids, in the order given.
-class BatchSender : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<BatchSender> socket{"socket"};
-  struct Send {
-    uint64_t id;
-    uint64_t delay;  ///< cycles from the batch's cycle to the crossbar
-  };
-  struct Batch {
-    uint64_t cycle;
-    std::vector<Send> sends;
-  };
-  std::vector<Batch> batches;  ///< in cycle order
-
-  SC_HAS_PROCESS(BatchSender);
-  explicit BatchSender(sc_core::sc_module_name name) : sc_module(name) {
-    socket.register_nb_transport_bw(this, &BatchSender::nb_transport_bw);
-    SC_THREAD(run);
-  }
-
- private:
-  void run() {
-    for (const Batch& b : batches) {
-      if (b.cycle > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(b.cycle - now_cycle(), period()));
-      for (const Send& s : b.sends) {
-        payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-        tlm::tlm_generic_payload& p = *payloads_.back();
-        auto* ext = new MemRequestExtension;
-        ext->kind = AccessKind::Load;
-        ext->id = s.id;
-        ext->sector_mask = 0x1;
-        p.set_extension(ext);
-        p.set_address(0x1000 * s.id);  // one slice: the address names the request
-        p.set_command(tlm::TLM_READ_COMMAND);
-        p.set_data_length(32);
-        sc_core::sc_time delay = tlmgpu::memory::cycles_delay(s.delay, period());
-        tlm::tlm_phase phase = tlm::BEGIN_REQ;
-        socket->nb_transport_fw(p, phase, delay);
-      }
-    }
-  }
-  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&, sc_core::sc_time&) {
-    return tlm::TLM_COMPLETED;
-  }
-
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
+/// Batches of loads, each sent in one cycle with its own delays and request
+/// ids, in the order given; each address names its request.
+struct Send {
+  uint64_t id;
+  uint64_t delay;  ///< cycles from the batch's cycle to the crossbar
 };
+struct Batch {
+  uint64_t cycle;
+  std::vector<Send> sends;
+};
+
+std::vector<TestInitiator::Send> script_of(const std::vector<Batch>& batches) {
+  std::vector<TestInitiator::Send> script;
+  for (const Batch& b : batches)
+    for (const Send& s : b.sends) script.push_back({b.cycle + s.delay, 0x1000 * s.id, 0x1, AccessKind::Load, b.cycle, s.id});
+  return script;
+}
 
 struct OneSourceBench {
   tlmgpu::platform::InterconnectConfig config{8, 32};  // latency 8, 32 bytes a cycle
   Interconnect icnt{"icnt", config, 1, 1, 256, period()};
-  BatchSender sender{"sender"};
+  TestInitiator sender{"sender"};
   TestMemory slice{"slice", 5};
   OneSourceBench() {
     sender.socket.bind(icnt.upstream(0));
@@ -78,7 +46,7 @@ TEST(InterconnectArrivals, FarAndNearArrivalsOfOneCycleEnterInIdOrder) {
   OneSourceBench b;
   // Cycle 705 gets ids 5, 2 and 1 announced 700 cycles ahead and id 4
   // announced 405 ahead; id 0 arrives alone at 305, id 3 at 1500.
-  b.sender.batches = {{5, {{5, 700}, {2, 700}, {0, 300}, {1, 700}, {3, 1495}}}, {300, {{4, 405}}}};
+  b.sender.script = script_of({{5, {{5, 700}, {2, 700}, {0, 300}, {1, 700}, {3, 1495}}}, {300, {{4, 405}}}});
   run_cycles(2000);
   ASSERT_EQ(b.slice.seen.size(), 6u);
   // One-flit headers: one grant a cycle; the slice sees each latency cycles later.
@@ -93,7 +61,7 @@ TEST(InterconnectArrivals, FarAndNearArrivalsOfOneCycleEnterInIdOrder) {
 TEST(InterconnectArrivals, SameCycleArrivalsAnnouncedOutOfOrderEnterInIdOrder) {
   OneSourceBench b;
   // Ids 9, 7 and 8 for cycle 30, then 6 for cycle 25 (announced later, arrives first).
-  b.sender.batches = {{20, {{9, 10}, {7, 10}, {8, 10}, {6, 5}}}};
+  b.sender.script = script_of({{20, {{9, 10}, {7, 10}, {8, 10}, {6, 5}}}});
   run_cycles(200);
   ASSERT_EQ(b.slice.seen.size(), 4u);
   const uint64_t ids[4] = {6, 7, 8, 9};
@@ -106,7 +74,7 @@ TEST(InterconnectArrivals, SameCycleArrivalsAnnouncedOutOfOrderEnterInIdOrder) {
 
 TEST(InterconnectArrivals, ArrivalsAfterALongIdleGapAreOnTime) {
   OneSourceBench b;
-  b.sender.batches = {{3, {{0, 1}}}, {5000, {{1, 2}, {2, 600}}}, {5001, {{3, 1}}}};
+  b.sender.script = script_of({{3, {{0, 1}}}, {5000, {{1, 2}, {2, 600}}}, {5001, {{3, 1}}}});
   run_cycles(6000);
   ASSERT_EQ(b.slice.seen.size(), 4u);
   const uint64_t ids[4] = {0, 1, 3, 2};

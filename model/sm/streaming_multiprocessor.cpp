@@ -141,7 +141,6 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
     w = WarpSlot{};
   }
   live_slots_ = 0;
-  std::fill(view_members_.begin(), view_members_.end(), 0);
   for (auto& v : views_) {
     v.warps.clear();
     v.summary = false;
@@ -579,10 +578,9 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
                                          w.ibuffer[w.ib_head].ready_cycle <= now);
   };
   schedulers::SchedulerView& view = views_[s];
-  if (live != view_members_[s] || !view.summary) {
+  if (live != view.slot_order_members || !view.summary) {
     // Warps came or went (or an extra issue edited the view): rebuild, in slot order.
-    view_members_[s] = live;
-    view.slot_order_members = live;  // built in slot order below
+    view.slot_order_members = live;
     view.slot_index = view_index_.data();
     warps.clear();
     for (uint64_t m = live; m; m &= m - 1) {
@@ -611,8 +609,7 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   for (uint64_t m = unit; m; m &= m - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(m));
     const WarpSlot& w = warps_[slot];
-    const bool blocked = (w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
-                         (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now);
+    const bool blocked = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now);
     const uint32_t i = view_index_[slot];
     warps[i].wait = blocked ? WarpWait::UnitBusy : WarpWait::Ready;
     view.summarize(i);
@@ -674,7 +671,6 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       view.warps.clear();
       view.summary = false;
       view.slot_order_members = 0;
-      view_members_[s] = 0;
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
       last_class_[s] = int(schedulers::StallClass::Idle);
@@ -734,9 +730,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
       if (!w.active) continue;
       if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now);
       wv = w.view;
-      if ((w.needs_collector >= 0 && !collector_free[size_t(w.needs_collector)]) ||
-          (w.needs_pipe >= 0 && unit_free_[s][size_t(w.needs_pipe)] > now))
-        wv.wait = WarpWait::UnitBusy;
+      if (unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now)) wv.wait = WarpWait::UnitBusy;
     }
     view.summary = false;  // edited above; the next evaluation rebuilds the view
     const int pick = schedulers_[s]->select_again(view);
@@ -767,9 +761,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
     if (pc >= launch_.timing->size()) continue;
     int8_t collector = -1, pipe = -1;
     WarpWait wait = operand_wait(w, pc, collector, pipe);
-    if ((collector >= 0 && !collector_free[size_t(collector)]) ||
-        (pipe >= 0 && unit_free_[s][size_t(pipe)] > now))
-      wait = WarpWait::UnitBusy;
+    if (unit_blocked(s, collector, pipe, collector_free, now)) wait = WarpWait::UnitBusy;
     const InstructionTiming& t = (*launch_.timing)[pc];
     for (schedulers::SchedulerView* v : {&oracle_intended_, &oracle_predictable_}) {
       if (v == &oracle_predictable_ && now < w.oracle_blocked_until) continue;
@@ -857,7 +849,6 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const IssuedInstruction& info = warp.issued();
   const InstructionTiming& t = (*launch_.timing)[pc];
   w.finished = warp.finished();
-  scan_finish_ = true;
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
@@ -1062,7 +1053,6 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
   // leaves the warp with its own instruction in flight (in_flight and, for
   // memory instructions, mem_in_flight only drop in writeback). So only the
   // warps written back this cycle are looked at, in slot order as before.
-  scan_finish_ = false;
   for (uint64_t m = finish_candidates_; m; m &= m - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];

@@ -250,6 +250,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
       free[cls] = (collector_busy_[scheduler][cls] & all_collectors_[cls]) != all_collectors_[cls];
     return free;
   }
+  /// Whether an instruction that needs a collector of class `collector` or
+  /// the pipe `pipe` (-1: none) cannot go to scheduler `s`'s this cycle.
+  bool unit_blocked(uint32_t s, int8_t collector, int8_t pipe,
+                    const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
+    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && unit_free_[s][size_t(pipe)] > now);
+  }
   /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
   /// false when the L1I refused it, else `missed` tells a miss from a hit.
   bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
@@ -267,7 +273,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint8_t own_wake_ = 0;
   uint8_t* wake_ = &own_wake_;
   bool fetch_refused_ = false;
-  bool scan_finish_ = false;  // set by issue_warp; finish_warps needs only finish_candidates_
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
@@ -307,7 +312,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // its statistics at its next evaluation or the launch's end (each cycle at
   // once only when a VCD shows the class per cycle).
   std::array<uint64_t, kMaxSchedulers> unaccounted_{};
-  std::array<uint64_t, kMaxSchedulers> view_members_{};  // the live slots views_[s].warps holds
   std::array<uint64_t, kMaxSchedulers> scheduler_slots_{};  // its slots (slot mod N)
   std::array<CycleHeap, kMaxSchedulers> decoded_at_;
   void account_pending(uint32_t s);
@@ -336,8 +340,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t next_age_ = 0;
 
   // Each scheduler's view persists between evaluations: it is rebuilt only
-  // when its set of live warps changed (view_members_), otherwise only the
-  // entries of warps that changed are copied in again.
+  // when its set of live warps changed (the view's slot_order_members),
+  // otherwise only the entries of warps that changed are copied in again.
   std::vector<schedulers::SchedulerView> views_;
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
