@@ -32,6 +32,8 @@ class GreedyThenLooseRoundRobin final : public WarpSchedulerPolicy {
     issued_any_ = true;
     finished_ = false;
   }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
   void on_warp_finish(uint32_t slot, uint64_t) override {
     if (slot == last_slot_) finished_ = true;
   }

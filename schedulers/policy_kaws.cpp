@@ -61,6 +61,7 @@ class KernelAwarePolicy final : public WarpSchedulerPolicy {
 
   void on_issue(const IssueEvent& e) override { base_->on_issue(e); }
   void on_complete(const CompleteEvent& e) override { base_->on_complete(e); }
+  bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override {
     // A new kernel's first warps: back to the base policy until its last CTA.
     if (switched_ && !any_live_) switched_ = false;

@@ -46,6 +46,8 @@ class LongFirst final : public WarpSchedulerPolicy {
     const bool was_long = e.slot < was_long_.size() && was_long_[e.slot];
     ++(was_long ? long_issues_ : short_issues_);
   }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
 
   std::map<std::string, double> stats() const override {

@@ -60,6 +60,8 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
       ++guiding_issues_;
     }
   }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
   void on_warp_start(uint32_t slot, uint64_t) override {
     grow(slot + 1);
     guiding_[slot] = false;

@@ -52,6 +52,8 @@ class LooseRoundRobin final : public WarpSchedulerPolicy {
     pointer_after_ = e.slot;
     moved_ = true;
   }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
 
   // With a probe limit the pointer moves every cycle, issue or not.
   uint64_t next_reorder_cycle(uint64_t now) const override { return probe_ ? now + 1 : UINT64_MAX; }

@@ -19,6 +19,8 @@ class OldestFirst final : public WarpSchedulerPolicy {
     spec.ranking = &ages_.oldest_first(view);
     return true;
   }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
 
  private:
   AgeRanking ages_;

@@ -30,6 +30,8 @@ class ProPolicy final : public WarpSchedulerPolicy {
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
   std::map<std::string, double> stats() const override;
   bool wants_cta_view() const override { return true; }
+  // Completions do not move PRO's order (progress counts issues).
+  bool order_follows_completions() const override { return false; }
   /// The next re-sort on the `threshold` grid.
   uint64_t next_reorder_cycle(uint64_t now) const override;
 

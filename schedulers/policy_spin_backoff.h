@@ -34,6 +34,7 @@ class SpinBackoffPolicy final : public WarpSchedulerPolicy {
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override;
   void on_issue(const IssueEvent& e) override;
   void on_complete(const CompleteEvent& e) override { base_->on_complete(e); }
+  bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
   void on_warp_finish(uint32_t slot, uint64_t cycle) override;
   std::map<std::string, double> stats() const override;

@@ -40,6 +40,8 @@ class StrictRoundRobin final : public WarpSchedulerPolicy {
   }
 
   void on_issue(const IssueEvent& e) override { turn_from_ = e.slot + 1; }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
 
  private:
   uint32_t turn_from_ = 0;  ///< the turn is the first eligible warp with slot >= this, circularly

@@ -89,6 +89,8 @@ class GreedyThenByAge final : public WarpSchedulerPolicy {
     return true;
   }
   void on_issue(const IssueEvent& e) override { last_.issued(e.slot); }
+  // Completions do not move this policy's order.
+  bool order_follows_completions() const override { return false; }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
 
  private:

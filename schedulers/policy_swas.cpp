@@ -22,6 +22,7 @@ class SynchronizedWarpScheduling final : public WarpSchedulerPolicy {
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override { policy_->order(view, order); }
   void on_issue(const IssueEvent& e) override { policy_->on_issue(e); }
   void on_complete(const CompleteEvent& e) override { policy_->on_complete(e); }
+  bool order_follows_completions() const override { return policy_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override { policy_->on_warp_start(slot, cycle); }
   void on_warp_finish(uint32_t slot, uint64_t cycle) override { policy_->on_warp_finish(slot, cycle); }
   uint64_t next_reorder_cycle(uint64_t now) const override { return policy_->next_reorder_cycle(now); }

@@ -32,6 +32,7 @@ class TwoLevelLongFirst final : public WarpSchedulerPolicy {
 
   void on_issue(const IssueEvent& e) override { base_->on_issue(e); }
   void on_complete(const CompleteEvent& e) override { base_->on_complete(e); }
+  bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override { base_->on_warp_start(slot, cycle); }
   void on_warp_finish(uint32_t slot, uint64_t cycle) override { base_->on_warp_finish(slot, cycle); }
   std::map<std::string, double> stats() const override { return base_->stats(); }

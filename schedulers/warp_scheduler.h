@@ -64,6 +64,8 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   const std::vector<uint32_t>& last_order() const { return arbiter_.last_order(); }
   bool shares_warps() const { return arbiter_.policy().shares_warps(); }
   bool fetches_with_issue() const { return arbiter_.policy().fetches_with_issue(); }
+  /// See WarpSchedulerPolicy::order_follows_completions.
+  bool order_follows_completions() const { return arbiter_.policy().order_follows_completions(); }
   /// Seed 002: this scheduler issued another scheduler's warp into its own
   /// collector for `unit` (SP, SFU or MEM).
   void count_shared_issue(ptx::UnitClass unit);

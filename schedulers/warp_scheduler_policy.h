@@ -150,6 +150,11 @@ class WarpSchedulerPolicy {
   virtual bool describe_order(const SchedulerView& /*view*/, OrderSpec& /*spec*/) { return false; }
   virtual void on_issue(const IssueEvent&) {}
   virtual void on_complete(const CompleteEvent&) {}
+  /// Whether on_complete() can change the order. If so (the default, to be
+  /// safe), the SM asks for the order again after every completion of one
+  /// of the scheduler's warps; if not, only when a completion changes what
+  /// a warp waits for. Policies that ignore completions return false.
+  virtual bool order_follows_completions() const { return true; }
   /// A new warp entered a slot of this scheduler / a warp finished.
   virtual void on_warp_start(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}

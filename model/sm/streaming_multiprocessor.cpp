@@ -72,6 +72,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
+  for (uint32_t s = 0; s < nsched; ++s) completion_dirty_[s] = schedulers_[s]->order_follows_completions();
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
   oracles_ = smc_.oracle_schedulers;
@@ -107,6 +108,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   for (uint32_t s = 0; s < nsched; ++s) {
     pctx.scheduler_index = s;
     schedulers_[s]->reset_policy(config_.scheduler, pctx);
+    completion_dirty_[s] = schedulers_[s]->order_follows_completions();
   }
   fetch_scheduler_->reset();
   // Request ids order same-cycle responses: number them as a fresh SM would.
@@ -387,10 +389,15 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     active_ = true;
     WarpSlot& w = warps_[c.slot];
     // A writeback changes the warp's view only through its scoreboard, so
-    // only a warp that waits on it needs a new view; its scheduler looks
-    // again anyway (policies may react to the completion).
-    sched_dirty_[nsched_div_.mod(c.slot)] = 1;
-    if (w.view.wait == WarpWait::Scoreboard) view_dirty_ |= 1ull << c.slot;
+    // only a warp that waits on it needs a new view, and its scheduler looks
+    // again only then or when its policy follows completions. (A warp whose
+    // view is stale has its scheduler marked already.)
+    const uint32_t s = nsched_div_.mod(c.slot);
+    if (w.view.wait == WarpWait::Scoreboard) {
+      view_dirty_ |= 1ull << c.slot;
+      sched_dirty_[s] = 1;
+    }
+    sched_dirty_[s] |= completion_dirty_[s];
     finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
     for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
@@ -401,7 +408,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     ev.slot = c.slot;
     ev.pc = c.pc;
     ev.unit = t.unit;
-    schedulers_[nsched_div_.mod(c.slot)]->notify_complete(ev);
+    schedulers_[s]->notify_complete(ev);
   }
 }
 
@@ -453,7 +460,9 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
   unit_free = now + timing.initiation_interval;
   collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
   --busy_collectors_;
-  sched_dirty_[scheduler] = 1;  // a free collector may unblock a warp
+  // A free collector matters to a warp waiting for one (under warp sharing,
+  // also to other schedulers' warps).
+  if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & unit_views_)) sched_dirty_[scheduler] = 1;
 
   if (!c.has_access) {
     complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);

@@ -305,6 +305,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // collector, or a buffered instruction finishing decode.
   std::array<uint8_t, kMaxSchedulers> sched_dirty_{};
   std::array<uint8_t, kMaxSchedulers> issued_now_{};  // issued its own warp this cycle
+  // Its policy's order may change with a completion (else only a completion
+  // that changes what a warp waits for makes the scheduler look again).
+  std::array<uint8_t, kMaxSchedulers> completion_dirty_{};
   std::array<int, kMaxSchedulers> last_class_{};      // for skipped cycles
   // Per scheduler: when its policy's order may change by itself (time-driven rules).
   std::array<uint64_t, kMaxSchedulers> policy_wake_{};
