@@ -1,5 +1,6 @@
 #include "platform/launch_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -969,7 +970,8 @@ class Runner {
 
   void set_first(size_t buffer, uint64_t bits) {
     uint8_t raw[8];
-    const unsigned w = info(plan_.buffers[buffer].type).bytes;
+    // (Elements are at most 8 bytes; the bound lets the compiler see it.)
+    const unsigned w = std::min<unsigned>(info(plan_.buffers[buffer].type).bytes, sizeof raw);
     store_bits(raw, w, bits);
     device_.copy_to_device(address_[buffer], raw, w);
   }

@@ -191,6 +191,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     w = WarpSlot{};
     w.warp = &c.cta->warp(placed);
     w.cta_slot = cs;
+    w.cta_id = cta_id;
     w.active = true;
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
@@ -393,7 +394,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     // again only then or when its policy follows completions. (A warp whose
     // view is stale has its scheduler marked already.)
     const uint32_t s = nsched_div_.mod(c.slot);
-    if (w.view.wait == WarpWait::Scoreboard) {
+    if (w.view_wait == WarpWait::Scoreboard) {
       view_dirty_ |= 1ull << c.slot;
       sched_dirty_[s] = 1;
     }
@@ -532,24 +533,26 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
 
 // ------------------------------------------------------------------ issue
 
-void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now) {
+void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v) {
   // Everything but the collectors' availability, which changes every cycle
-  // for all warps alike and is applied when the view is assembled.
+  // for all warps alike and is applied when the view is assembled. Every
+  // field is written: the entry is not cleared first.
   const uint64_t bit = 1ull << slot;
   view_dirty_ &= ~bit;
   w.needs_collector = -1;
   w.needs_pipe = -1;
-  schedulers::WarpView& v = w.view;
-  v = schedulers::WarpView{};
   v.slot = slot;
   v.cta_slot = w.cta_slot;
-  v.cta_id = ctas_[w.cta_slot].cta_id;
+  v.cta_id = w.cta_id;
   v.age = w.age;
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
   const WarpInstructionSource& warp = *w.warp;
   v.active_threads = exec::intops::popcount32(warp.next_mask());
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
+  v.head_pc = 0;
+  v.head_unit = ptx::UnitClass::SP;
+  v.head_class = schedulers::HeadClass::None;
   if (w.ib_count && head != kNopPc) {
     const InstructionTiming& t = (*launch_.timing)[head];
     v.head_pc = head;
@@ -558,20 +561,23 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   } else if (w.ib_count) {
     v.head_class = schedulers::HeadClass::ShortAlu;
   }
+  WarpWait wait;
   if (w.finished) {
-    v.wait = WarpWait::Finished;
+    wait = WarpWait::Finished;
   } else if (warp.at_barrier()) {
-    v.wait = WarpWait::Barrier;
+    wait = WarpWait::Barrier;
   } else if (w.membar_wait) {
-    v.wait = WarpWait::Membar;
+    wait = WarpWait::Membar;
   } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now || (swas_ && w.fetch_pending)) {
-    v.wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
+    wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
   } else if (head == kNopPc) {
-    v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
+    wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
   } else {
-    v.wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
+    wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
   }
-  if (v.wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
+  v.wait = wait;
+  w.view_wait = wait;
+  if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
   if (w.needs_collector >= 0 || w.needs_pipe >= 0) unit_views_ |= bit;
   else unit_views_ &= ~bit;
@@ -588,16 +594,24 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   };
   schedulers::SchedulerView& view = views_[s];
   if (live != view.slot_order_members || !view.summary) {
-    // Warps came or went (or an extra issue edited the view): rebuild, in slot order.
-    view.slot_order_members = live;
-    view.slot_index = view_index_.data();
-    warps.clear();
+    // Warps came or went (or an extra issue edited the view): rebuild, in
+    // slot order, keeping the entries of members that did not change.
+    const uint64_t kept = view.slot_order_members;
+    std::vector<schedulers::WarpView>& rebuilt = rebuilt_view_;
+    rebuilt.clear();
     for (uint64_t m = live; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      if (stale(slot)) refresh_view(warps_[slot], slot, now);
-      view_index_[slot] = uint8_t(warps.size());
-      warps.push_back(warps_[slot].view);
+      rebuilt.emplace_back();
+      if ((kept >> slot & 1) && !stale(slot))
+        rebuilt.back() = warps[view_index_[slot]];
+      else
+        refresh_view(warps_[slot], slot, now, rebuilt.back());
     }
+    warps.swap(rebuilt);
+    uint8_t index = 0;
+    for (uint64_t m = live; m; m &= m - 1) view_index_[__builtin_ctzll(m)] = index++;
+    view.slot_order_members = live;
+    view.slot_index = view_index_.data();
     view.ready = view.unit_busy = view.scoreboard = 0;
     for (uint32_t i = 0; i < warps.size(); ++i) view.summarize(i);
     view.summary = true;
@@ -605,9 +619,8 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
     for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
       if (!stale(slot)) continue;
-      refresh_view(warps_[slot], slot, now);
       const uint32_t i = view_index_[slot];
-      warps[i] = warps_[slot].view;
+      refresh_view(warps_[slot], slot, now, warps[i]);
       view.summarize(i);
     }
   }
@@ -737,9 +750,11 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
-      if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now);
-      wv = w.view;
-      if (unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now)) wv.wait = WarpWait::UnitBusy;
+      if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now, wv);
+      // A warp waiting for a unit is Ready in its own right: judge the unit again.
+      if (w.needs_collector >= 0 || w.needs_pipe >= 0)
+        wv.wait = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
+                                                                                         : WarpWait::Ready;
     }
     view.summary = false;  // edited above; the next evaluation rebuilds the view
     const int pick = schedulers_[s]->select_again(view);

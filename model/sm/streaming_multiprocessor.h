@@ -168,9 +168,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
-    // What the scheduler sees, kept until something about the warp changes
+    uint64_t cta_id = 0;
+    // What the scheduler's view says the warp waits for (the entry itself
+    // lives in views_), kept until something about the warp changes
     // (view_dirty_ has a bit per slot).
-    schedulers::WarpView view;
+    schedulers::WarpWait view_wait = schedulers::WarpWait::Unused;
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
     // Last: the fields above are what the scheduler's view reads, kept on
@@ -215,7 +217,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   };
 
   static CollectorClass collector_class(Pipe pipe);
-  void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now);
+  /// Writes warp `w`'s view entry `v` for cycle `now`.
+  void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v);
   /// Ready or Scoreboard for the instruction at `pc` of warp `w`, and what it
   /// then still needs: a free collector of a class, or a free pipe (traces).
   schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
@@ -345,8 +348,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // Each scheduler's view persists between evaluations: it is rebuilt only
   // when its set of live warps changed (the view's slot_order_members),
   // otherwise only the entries of warps that changed are copied in again.
+  // The view entries are the only copy of what the scheduler sees of a warp.
   std::vector<schedulers::SchedulerView> views_;
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
+  std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
   std::vector<std::array<uint64_t, kCollectorClasses>> collector_busy_;  // bit per collector
   std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
