@@ -238,10 +238,13 @@ class CycleCalendar {
   /// Runs every module due at `now` (the driver wakes for next(), so none is late).
   void run(uint64_t now) {
     if (next_ > now) return;
-    for (const Client& c : clients_)
-      if (c.waker->scheduled_ <= now) c.process(c.module);
+    // One pass: a module's wake-up is final once it has run (or was not
+    // due), and one that a later module asks for reaches next_ by request().
     next_ = kNever;
-    for (const Client& c : clients_) next_ = std::min(next_, c.waker->scheduled_);
+    for (const Client& c : clients_) {
+      if (c.waker->scheduled_ <= now) c.process(c.module);
+      next_ = std::min(next_, c.waker->scheduled_);
+    }
   }
   /// The driver's promise to call run() at `cycle` (or look again before):
   /// an earlier wake-up asked for from outside the driver notifies event().
