@@ -173,18 +173,32 @@ class MshrTable {
     uint32_t unapplied = 0;
     uint32_t requests = 0;
     uint32_t dirty = 0;  ///< units atomics modify (L2)
-    std::array<uint64_t, 32> ready{};  ///< per 32-byte unit
+    /// Usually every known unit arrives in one cycle (one request below per
+    /// line): then `ready` is not written and same_ready holds that cycle.
+    bool all_same = false;
+    uint64_t same_ready = 0;
+    std::array<uint64_t, 32> ready{};  ///< per 32-byte unit, once arrivals differ
     std::vector<Waiter> waiters;
 
     /// Latest arrival among `units` (all known).
     uint64_t ready_of(uint32_t units) const {
+      if (all_same) return units ? same_ready : 0;
       uint64_t r = 0;
       for (; units; units &= units - 1) r = std::max(r, ready[__builtin_ctz(units)]);
       return r;
     }
     void set_ready(uint32_t units, uint64_t cycle) {
+      if (known == 0) {
+        all_same = true;
+        same_ready = cycle;
+      } else if (all_same && cycle != same_ready) {
+        // The first different arrival: give the known units their cycle.
+        for (uint32_t k = known; k; k &= k - 1) ready[__builtin_ctz(k)] = same_ready;
+        all_same = false;
+      }
       known |= units;
-      for (; units; units &= units - 1) ready[__builtin_ctz(units)] = cycle;
+      if (!all_same)
+        for (; units; units &= units - 1) ready[__builtin_ctz(units)] = cycle;
     }
   };
 
