@@ -101,14 +101,15 @@ class SectorTags {
     return nullptr;
   }
 
-  /// The way a new line goes into: an empty way, else the least recently used.
+  /// The way a new line goes into: the first empty way, else the least
+  /// recently used. One pass for both: an empty way's stamp is 0 and a
+  /// present line's at least 1 (touch counts from 1), so the first way with
+  /// the least stamp is the first empty one when there is one.
   CacheLine& victim(uint64_t line) {
     CacheLine* set = set_of(line);
     CacheLine* best = &set[0];
-    for (uint32_t w = 0; w < ways_; ++w) {
-      if (!set[w].present) return set[w];
+    for (uint32_t w = 1; w < ways_; ++w)
       if (set[w].last_use < best->last_use) best = &set[w];
-    }
     return *best;
   }
 
