@@ -173,7 +173,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
 
 void L1Cache::apply_due(uint64_t cycle) {
   while (responses_.ready(cycle)) apply(*responses_.pop());
-  next_apply_ = responses_.empty() ? ~uint64_t(0) : responses_.next_ready();
+  next_apply_ = responses_.next_ready();
 }
 
 void L1Cache::apply(Transaction& tx) {

@@ -229,8 +229,9 @@ void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
 void L2Slice::reschedule(uint64_t now) {
   // Every queued item counts: a wake asked for by another process in this
   // cycle may have been merged into the one that is running now.
-  uint64_t next = fills_.empty() ? ~uint64_t(0) : fills_.next_ready();
-  if (!blocked_ && !requests_.empty()) next = std::min(next, std::max(requests_.next_ready(), port_free_));
+  // next_ready() is UINT64_MAX for an empty queue.
+  uint64_t next = fills_.next_ready();
+  if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }
 
