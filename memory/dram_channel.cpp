@@ -223,7 +223,7 @@ void DramChannel::channel_process() {
   // wake-ups that schedule nothing are arrivals while every bank is busy).
   const uint64_t bank_ready = command_free_ <= now && earliest_ <= now ? schedule_one(now) : earliest_;
   traced_depth_ = pending();
-  uint64_t next = arrivals_.empty() ? ~uint64_t(0) : arrivals_.next_ready();
+  uint64_t next = arrivals_.next_ready();
   if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }

@@ -49,7 +49,7 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tx.ext->sector_mask = tx.units;
   tx.ext->issue_cycle = cycle;
   // The request reaches the interconnect in the next cycle (tag check).
-  const uint64_t now = current_cycle(period_);
+  const uint64_t now = this->now();
   sc_core::sc_time delay = cycle + 1 > now + 1 ? cycles_delay(cycle + 1 - now, period_) : period_;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   socket->nb_transport_fw(p, phase, delay);
@@ -146,7 +146,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   if (!ext || ext->tag >= transactions_.size() || &transactions_[ext->tag]->payload != &payload)
     SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
   Transaction& tx = *transactions_[ext->tag];
-  const uint64_t now = current_cycle(period_);
+  const uint64_t now = this->now();
   const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
   // The arrival cycle is known now, so whoever waits is told at once; the
   // cache state changes at `ready` (applied lazily).
@@ -173,7 +173,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
 
 void L1Cache::apply_due(uint64_t cycle) {
   while (responses_.ready(cycle)) apply(*responses_.pop());
-  next_apply_ = responses_.empty() ? ~uint64_t(0) : responses_.next_ready();
+  next_apply_ = responses_.next_ready();
 }
 
 void L1Cache::apply(Transaction& tx) {

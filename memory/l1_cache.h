@@ -47,6 +47,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     tags_.invalidate_all();
     ++version_;
   }
+  /// From now on the cache reads the current cycle from `calendar`, whose
+  /// driver runs every process that calls the cache (the SMs and the modules
+  /// below), instead of dividing SystemC's time on each request and answer.
+  void take_cycle_from(const CycleCalendar& calendar) { calendar_ = &calendar; }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
   uint64_t next_release_cycle() const { return next_apply_; }
@@ -95,8 +99,11 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     return false;
   }
 
+  uint64_t now() const { return calendar_ ? calendar_->now() : current_cycle(period_); }
+
   platform::CacheConfig config_;
   sc_core::sc_time period_;
+  const CycleCalendar* calendar_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
   std::vector<std::unique_ptr<Transaction>> transactions_;

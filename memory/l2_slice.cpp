@@ -179,7 +179,10 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
   Mshrs::Entry* entry = mshrs_.find(line);
   const uint32_t extra = entry ? missing & ~entry->requested : missing;
   if (entry && entry->requests >= config_.mshr_merges) return false;
-  if (extra && (entry ? dram_outstanding_ >= config_.mshrs : mshrs_.size() >= config_.mshrs)) return false;
+  if (extra && (entry ? dram_outstanding_ >= config_.mshrs : mshrs_.size() >= config_.mshrs)) {
+    if (!entry) waits_for_entry_ = &payload;
+    return false;
+  }
   if (!entry) entry = &mshrs_.allocate(line);
   ++entry->requests;
   if (extra) {
@@ -226,8 +229,9 @@ void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
 void L2Slice::reschedule(uint64_t now) {
   // Every queued item counts: a wake asked for by another process in this
   // cycle may have been merged into the one that is running now.
-  uint64_t next = fills_.empty() ? ~uint64_t(0) : fills_.next_ready();
-  if (!blocked_ && !requests_.empty()) next = std::min(next, std::max(requests_.next_ready(), port_free_));
+  // next_ready() is UINT64_MAX for an empty queue.
+  uint64_t next = fills_.next_ready();
+  if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }
 
@@ -241,7 +245,15 @@ void L2Slice::slice_process() {
     apply_fill(*r, now);
   }
   if (!blocked_ && port_free_ <= now && requests_.ready(now)) {
-    if (handle_request(*requests_.top(), now)) {
+    tlm::tlm_generic_payload* head = requests_.top();
+    const bool table_still_full = head == waits_for_entry_ && mshrs_.size() >= config_.mshrs;
+    waits_for_entry_ = nullptr;
+    if (table_still_full) {
+      // What handle_request would find again: a miss with no entry and no free one.
+      waits_for_entry_ = head;
+      ++reservation_fails_;
+      blocked_ = true;
+    } else if (handle_request(*head, now)) {
       requests_.pop();
       port_free_ = now + 1;
     } else {

@@ -99,6 +99,11 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t dram_outstanding_ = 0;
   uint64_t port_free_ = 0;   ///< one request accepted per cycle
   bool blocked_ = false;     ///< head request waits for an MSHR
+  /// The blocked head when it was refused only because every MSHR entry is
+  /// taken (its line has none): no entry can appear for that line while it
+  /// waits, so until an entry is released a retry is refused again without a
+  /// lookup. Null otherwise.
+  const tlm::tlm_generic_payload* waits_for_entry_ = nullptr;
   uint64_t next_dram_id_ = 0;
   CycleWaker waker_;
 

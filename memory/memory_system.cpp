@@ -40,11 +40,17 @@ void MemorySystem::drive_from(CycleCalendar& calendar) {
   icnt_->drive_from(calendar);
   for (auto& slice : l2_) slice->drive_from(calendar);
   for (auto& channel : dram_) channel->drive_from(calendar);
+  calendar_ = &calendar;
+  for (L1Cache* l1 : l1s_) l1->take_cycle_from(calendar);
 }
 
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   l1d.socket.bind(icnt_->upstream(2 * sm));
   l1i.socket.bind(icnt_->upstream(2 * sm + 1));
+  for (L1Cache* l1 : {&l1d, &l1i}) {
+    l1s_.push_back(l1);
+    if (calendar_) l1->take_cycle_from(*calendar_);
+  }
 }
 
 }  // namespace tlmgpu::memory

@@ -36,7 +36,8 @@ class MemorySystem {
   /// The channel behind L2 slice `slice`.
   uint32_t channel_of_slice(uint32_t slice) const;
   /// Hands every module's wake-ups to `calendar`, whose driver then runs them
-  /// (before sc_start). Without it each module runs on its own event.
+  /// (before sc_start), and lets the bound L1s read the cycle from it.
+  /// Without it each module runs on its own event.
   void drive_from(CycleCalendar& calendar);
 
  private:
@@ -44,6 +45,8 @@ class MemorySystem {
   std::unique_ptr<Interconnect> icnt_;
   std::vector<std::unique_ptr<L2Slice>> l2_;
   std::vector<std::unique_ptr<DramChannel>> dram_;
+  std::vector<L1Cache*> l1s_;              ///< bound so far
+  const CycleCalendar* calendar_ = nullptr;  ///< set by drive_from
 };
 
 }  // namespace tlmgpu::memory

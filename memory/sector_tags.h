@@ -10,6 +10,10 @@
 
 #include "platform/gpu_config.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tlmgpu::memory {
 
 /// Sector masks throughout the memory system count 32-byte units of a line
@@ -41,6 +45,7 @@ class SectorTags {
     // Power-of-two geometry (the usual case) indexes without dividing.
     pow2_ = (line_bytes_ & (line_bytes_ - 1)) == 0 && (sets_ & (sets_ - 1)) == 0;
     while ((1u << line_shift_) < line_bytes_) ++line_shift_;
+    keys_.assign(lines_.size(), key_of(CacheLine::kNoLine));
     // Lines of up to 8 units (every preset) widen a mask by table look-up.
     if (units <= 8) {
       expand_table_.resize(size_t(1) << units);
@@ -74,20 +79,37 @@ class SectorTags {
   }
 
   CacheLine* find(uint64_t line) {
-    CacheLine* set = set_of(line);
+    const size_t first = set_index(line) * ways_;
+#if defined(__SSE2__)
+    // Four ways' keys in one compare; a matching key is only a candidate
+    // (keys drop the line's high bits), the full line decides.
+    if (ways_ % 4 == 0) {
+      const __m128i want = _mm_set1_epi32(int(key_of(line)));
+      for (size_t w = first, end = first + ways_; w < end; w += 4) {
+        const __m128i have = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&keys_[w]));
+        for (uint32_t m = uint32_t(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(have, want)))); m; m &= m - 1) {
+          CacheLine& way = lines_[w + uint32_t(__builtin_ctz(m))];
+          if (way.line == line) return &way;
+        }
+      }
+      return nullptr;
+    }
+#endif
+    CacheLine* set = &lines_[first];
     for (uint32_t w = 0; w < ways_; ++w)
       if (set[w].line == line) return &set[w];
     return nullptr;
   }
 
-  /// The way a new line goes into: an empty way, else the least recently used.
+  /// The way a new line goes into: the first empty way, else the least
+  /// recently used. One pass for both: an empty way's stamp is 0 and a
+  /// present line's at least 1 (touch counts from 1), so the first way with
+  /// the least stamp is the first empty one when there is one.
   CacheLine& victim(uint64_t line) {
     CacheLine* set = set_of(line);
     CacheLine* best = &set[0];
-    for (uint32_t w = 0; w < ways_; ++w) {
-      if (!set[w].present) return set[w];
+    for (uint32_t w = 1; w < ways_; ++w)
       if (set[w].last_use < best->last_use) best = &set[w];
-    }
     return *best;
   }
 
@@ -102,26 +124,37 @@ class SectorTags {
     way = CacheLine{};
     way.line = line;
     way.present = true;
+    keys_[size_t(&way - lines_.data())] = key_of(line);
     touch(way);
   }
   void touch(CacheLine& way) { way.last_use = ++use_clock_; }
-  void invalidate(CacheLine& way) { way = CacheLine{}; }
+  void invalidate(CacheLine& way) {
+    way = CacheLine{};
+    keys_[size_t(&way - lines_.data())] = key_of(CacheLine::kNoLine);
+  }
   /// Forgets every line (and LRU history).
   void invalidate_all() {
     for (CacheLine& l : lines_) l = CacheLine{};
+    keys_.assign(lines_.size(), key_of(CacheLine::kNoLine));
     use_clock_ = 0;
   }
 
  private:
-  CacheLine* set_of(uint64_t line) {
-    const size_t set = pow2_ ? size_t((line >> line_shift_) & (sets_ - 1)) : size_t((line / line_bytes_) % sets_);
-    return &lines_[set * ways_];
+  size_t set_index(uint64_t line) const {
+    return pow2_ ? size_t((line >> line_shift_) & (sets_ - 1)) : size_t((line / line_bytes_) % sets_);
   }
+  CacheLine* set_of(uint64_t line) { return &lines_[set_index(line) * ways_]; }
+  /// find()'s short key of a line: the low 32 bits of its line number (the
+  /// bits that tell lines of one set apart, for the first 2^32 lines).
+  uint32_t key_of(uint64_t line) const { return uint32_t(line >> line_shift_); }
 
   uint32_t sets_ = 1, ways_ = 1, line_bytes_ = 128, units_per_sector_ = 1, line_mask_ = 0xf;
   uint32_t line_shift_ = 0;
   bool pow2_ = false;
   std::vector<CacheLine> lines_;
+  /// key_of(line) of every way, beside lines_ so that find() compares the
+  /// keys of a set in a few wide instructions instead of way by way.
+  std::vector<uint32_t> keys_;
   std::vector<uint32_t> expand_table_;  ///< expand() of every mask of the line's units, when few
   uint64_t use_clock_ = 0;
 };
@@ -141,18 +174,32 @@ class MshrTable {
     uint32_t unapplied = 0;
     uint32_t requests = 0;
     uint32_t dirty = 0;  ///< units atomics modify (L2)
-    std::array<uint64_t, 32> ready{};  ///< per 32-byte unit
+    /// Usually every known unit arrives in one cycle (one request below per
+    /// line): then `ready` is not written and same_ready holds that cycle.
+    bool all_same = false;
+    uint64_t same_ready = 0;
+    std::array<uint64_t, 32> ready{};  ///< per 32-byte unit, once arrivals differ
     std::vector<Waiter> waiters;
 
     /// Latest arrival among `units` (all known).
     uint64_t ready_of(uint32_t units) const {
+      if (all_same) return units ? same_ready : 0;
       uint64_t r = 0;
       for (; units; units &= units - 1) r = std::max(r, ready[__builtin_ctz(units)]);
       return r;
     }
     void set_ready(uint32_t units, uint64_t cycle) {
+      if (known == 0) {
+        all_same = true;
+        same_ready = cycle;
+      } else if (all_same && cycle != same_ready) {
+        // The first different arrival: give the known units their cycle.
+        for (uint32_t k = known; k; k &= k - 1) ready[__builtin_ctz(k)] = same_ready;
+        all_same = false;
+      }
       known |= units;
-      for (; units; units &= units - 1) ready[__builtin_ctz(units)] = cycle;
+      if (!all_same)
+        for (; units; units &= units - 1) ready[__builtin_ctz(units)] = cycle;
     }
   };
 

@@ -129,31 +129,37 @@ class ArrivalQueue {
     } else {
       heap_.push(std::move(e));
     }
+    // The cycle is the first key of the order: the first item's is the least.
+    head_ready_ = std::min(head_ready_, ready);
   }
   bool empty() const { return fifo_size_ == 0 && heap_.empty(); }
   size_t size() const { return fifo_size_ + heap_.size(); }
-  bool ready(uint64_t cycle) const {
-    if (heap_.empty()) return fifo_size_ != 0 && fifo_[fifo_head_].ready() <= cycle;
-    return next_ready() <= cycle;
-  }
-  uint64_t next_ready() const { return front().ready(); }
+  bool ready(uint64_t cycle) const { return head_ready_ <= cycle && head_ready_ != kEmpty; }
+  /// The first item's cycle; UINT64_MAX when empty.
+  uint64_t next_ready() const { return head_ready_; }
   const T& top() const { return front().item; }
   /// Removes the first item; `ready` receives its cycle.
   T pop(uint64_t* ready = nullptr) {
-    if (ready) *ready = next_ready();
-    if (from_fifo()) {
-      T item = std::move(fifo_[fifo_head_].item);
-      fifo_head_ = (fifo_head_ + 1) & fifo_mask_;
-      --fifo_size_;
-      return item;
-    }
-    T item = std::move(const_cast<Entry&>(heap_.top()).item);
-    heap_.pop();
+    if (ready) *ready = head_ready_;
+    T item = from_fifo() ? take_fifo_front() : take_heap_top();
+    head_ready_ = empty() ? kEmpty : front().ready();
     return item;
   }
 
  private:
   using Entry = arrival_order::Entry<T>;
+  static constexpr uint64_t kEmpty = ~uint64_t(0);
+  T take_fifo_front() {
+    T item = std::move(fifo_[fifo_head_].item);
+    fifo_head_ = (fifo_head_ + 1) & fifo_mask_;
+    --fifo_size_;
+    return item;
+  }
+  T take_heap_top() {
+    T item = std::move(const_cast<Entry&>(heap_.top()).item);
+    heap_.pop();
+    return item;
+  }
   /// The first item is the FIFO's front (call only when not empty).
   bool from_fifo() const {
     if (heap_.empty()) return true;
@@ -172,6 +178,9 @@ class ArrivalQueue {
   Entry back_{};             ///< the FIFO's last entry (valid while not empty)
   size_t fifo_head_ = 0, fifo_size_ = 0, fifo_mask_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, arrival_order::Later> heap_;  ///< the items that came out of order
+  /// The first item's cycle (kEmpty: none), kept so that the checks made at
+  /// every wake-up (ready, next_ready) read one field.
+  uint64_t head_ready_ = kEmpty;
   uint64_t seq_ = 0;
 };
 
@@ -238,10 +247,13 @@ class CycleCalendar {
   /// Runs every module due at `now` (the driver wakes for next(), so none is late).
   void run(uint64_t now) {
     if (next_ > now) return;
-    for (const Client& c : clients_)
-      if (c.waker->scheduled_ <= now) c.process(c.module);
+    // One pass: a module's wake-up is final once it has run (or was not
+    // due), and one that a later module asks for reaches next_ by request().
     next_ = kNever;
-    for (const Client& c : clients_) next_ = std::min(next_, c.waker->scheduled_);
+    for (const Client& c : clients_) {
+      if (c.waker->scheduled_ <= now) c.process(c.module);
+      next_ = std::min(next_, c.waker->scheduled_);
+    }
   }
   /// The driver's promise to call run() at `cycle` (or look again before):
   /// an earlier wake-up asked for from outside the driver notifies event().
