@@ -209,6 +209,29 @@ uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint3
 
   const uint32_t width_shift = uint32_t(__builtin_ctz(bank_width_bytes));
   const uint32_t bank_mask = banks - 1;
+  if (bytes <= bank_width_bytes) {
+    // Most accesses are one word per lane and conflict-free (distinct banks,
+    // or one word broadcast to several lanes): prove that in one light pass;
+    // only two words meeting in a bank (or a lane straddling two words) need
+    // the exact count below.
+    uint64_t word_in_bank[kMaxBanks];
+    uint64_t used = 0;
+    bool conflict = false;
+    for (uint32_t m = access.mask; m && !conflict; m &= m - 1) {
+      const uint64_t addr = access.addr[uint32_t(__builtin_ctz(m))];
+      const uint64_t w = addr >> width_shift;
+      const uint32_t bank = uint32_t(w) & bank_mask;
+      const uint64_t bit = uint64_t(1) << bank;
+      conflict = ((addr + bytes - 1) >> width_shift) != w;
+      if (!(used & bit)) {
+        used |= bit;
+        word_in_bank[bank] = w;
+      } else {
+        conflict |= word_in_bank[bank] != w;
+      }
+    }
+    if (!conflict) return 1;
+  }
   // A bank's first word is kept apart, so conflict-free accesses and
   // broadcasts never walk a list; further distinct words of a bank go into
   // a chain threaded through one small pool.

@@ -1,6 +1,7 @@
 // Coalescer transaction counts and shared-memory bank conflicts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <vector>
@@ -166,6 +167,47 @@ TEST(Coalescer, SharedBankConflicts) {
   EXPECT_EQ(shared_bank_cycles(a, 32), 2u);
   // 8-byte accesses with stride 8 touch 64 distinct words: two per bank.
   EXPECT_EQ(shared_bank_cycles(strided(0, 8, 8), 32), 2u);
+  // sgemm's 16x16 tiles: a warp is two rows. as[ty][i]: two words (16 apart,
+  // other banks) each broadcast to 16 lanes; bs[i][tx]: 16 words, each read twice.
+  MemAccess rows = strided(0, 0, 4);
+  for (uint32_t lane = 16; lane < 32; ++lane) rows.addr[lane] = 64;
+  EXPECT_EQ(shared_bank_cycles(rows, 32), 1u);
+  MemAccess cols = strided(0, 4, 4);
+  for (uint32_t lane = 16; lane < 32; ++lane) cols.addr[lane] = (lane - 16) * 4;
+  EXPECT_EQ(shared_bank_cycles(cols, 32), 1u);
+  // A lane straddling two words touches both: word 0 + 2 bytes, four bytes wide.
+  EXPECT_EQ(shared_bank_cycles(strided(2, 4, 4), 32), 2u);  // words 0..32: bank 0 twice
+}
+
+TEST(Coalescer, SharedBankCyclesCountDistinctWordsPerBank) {
+  // Against a plain count (a set of words per bank), on random accesses that
+  // are often conflict-free, often broadcast and sometimes neither.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const uint32_t banks = rng() % 2 ? 32 : 16;
+    const uint32_t width = rng() % 3 == 0 ? 8 : 4;
+    static constexpr uint8_t kSizes[] = {1, 2, 4, 8, 16};
+    MemAccess a;
+    a.bytes = kSizes[rng() % 5];
+    a.mask = rng() % 4 == 0 ? uint32_t(rng()) : 0xffffffffu;
+    const uint64_t stride = rng() % 3 == 0 ? 0 : a.bytes * (1 + rng() % 3);
+    const uint64_t spread = rng() % 4 == 0 ? 512 : 0;  // some lanes elsewhere
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      const uint64_t at = lane * stride + (spread && rng() % 8 == 0 ? rng() % spread : 0);
+      a.addr[lane] = rng() % 16 == 0 ? at + 2 : at / a.bytes * a.bytes;  // a few straddle
+    }
+    std::map<uint32_t, std::vector<uint64_t>> words;
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      if (!(a.mask >> lane & 1)) continue;
+      for (uint64_t w = a.addr[lane] / width; w <= (a.addr[lane] + a.bytes - 1) / width; ++w) {
+        auto& in_bank = words[uint32_t(w % banks)];
+        if (std::find(in_bank.begin(), in_bank.end(), w) == in_bank.end()) in_bank.push_back(w);
+      }
+    }
+    uint32_t expected = 1;
+    for (const auto& [bank, list] : words) expected = std::max(expected, uint32_t(list.size()));
+    ASSERT_EQ(shared_bank_cycles(a, banks, width), expected) << "trial " << trial;
+  }
 }
 
 }  // namespace
