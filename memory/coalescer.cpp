@@ -210,27 +210,38 @@ uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint3
   const uint32_t width_shift = uint32_t(__builtin_ctz(bank_width_bytes));
   const uint32_t bank_mask = banks - 1;
   if (bytes <= bank_width_bytes) {
-    // Most accesses are one word per lane and conflict-free (distinct banks,
-    // or one word broadcast to several lanes): prove that in one light pass;
-    // only two words meeting in a bank (or a lane straddling two words) need
-    // the exact count below.
+    // Most accesses are one aligned word per lane and conflict-free
+    // (distinct banks, or one word broadcast to several lanes). Proven in two
+    // branch-free passes: every lane writes its word into its bank's entry,
+    // then every lane finds its own word there unless another word of the
+    // same bank overwrote it. Otherwise (or for a lane straddling two words,
+    // impossible when every address is a multiple of the power-of-two size)
+    // the exact count below decides.
     uint64_t word_in_bank[kMaxBanks];
-    uint64_t used = 0;
-    bool conflict = false;
-    for (uint32_t m = access.mask; m && !conflict; m &= m - 1) {
-      const uint64_t addr = access.addr[uint32_t(__builtin_ctz(m))];
-      const uint64_t w = addr >> width_shift;
-      const uint32_t bank = uint32_t(w) & bank_mask;
-      const uint64_t bit = uint64_t(1) << bank;
-      conflict = ((addr + bytes - 1) >> width_shift) != w;
-      if (!(used & bit)) {
-        used |= bit;
-        word_in_bank[bank] = w;
-      } else {
-        conflict |= word_in_bank[bank] != w;
+    uint64_t any_address = 0, differ = 0;
+    if (access.mask == 0xffffffffu) {
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        const uint64_t addr = access.addr[lane];
+        any_address |= addr;
+        word_in_bank[uint32_t(addr >> width_shift) & bank_mask] = addr >> width_shift;
+      }
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        const uint64_t w = access.addr[lane] >> width_shift;
+        differ |= word_in_bank[uint32_t(w) & bank_mask] ^ w;
+      }
+    } else {
+      for (uint32_t m = access.mask; m; m &= m - 1) {
+        const uint64_t addr = access.addr[uint32_t(__builtin_ctz(m))];
+        any_address |= addr;
+        word_in_bank[uint32_t(addr >> width_shift) & bank_mask] = addr >> width_shift;
+      }
+      for (uint32_t m = access.mask; m; m &= m - 1) {
+        const uint64_t w = access.addr[uint32_t(__builtin_ctz(m))] >> width_shift;
+        differ |= word_in_bank[uint32_t(w) & bank_mask] ^ w;
       }
     }
-    if (!conflict) return 1;
+    const bool aligned = (bytes & (bytes - 1)) == 0 && (any_address & (bytes - 1)) == 0;
+    if (aligned && differ == 0) return 1;
   }
   // A bank's first word is kept apart, so conflict-free accesses and
   // broadcasts never walk a list; further distinct words of a bank go into

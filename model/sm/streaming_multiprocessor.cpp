@@ -196,6 +196,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
+    w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
     // Unique across launches: a fetch answered after its warp (or kernel)
     // ended must never match the slot's next occupant.
@@ -208,7 +209,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
       while (w.ib_count < depth) w.ibuffer[w.ib_count++] = {kNopPc, cycle};
     } else if (launch_.source->prefilled_instruction_buffers()) {
       const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      const uint32_t end = w.warp->end_pc();
+      const uint32_t end = w.code_end;
       while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
     }
     schedulers_[nsched_div_.mod(s)]->warp_started(s, cycle - epoch_);
@@ -357,7 +358,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
-      const uint32_t end = w.warp->end_pc();
+      const uint32_t end = w.code_end;
       const uint8_t buffered_before = w.ib_count;
       while (w.ib_count < depth && w.fetch_pc < end) {
         w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
@@ -866,6 +867,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     return false;
   }
   const exec::StepStatus st = warp.execute();
+  w.code_end = warp.end_pc();
   if (st == exec::StepStatus::Blocked) {
     flush(w);
     return false;
@@ -984,7 +986,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
   for (uint64_t part = fetch_candidates_; part; part &= part - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(part));
     const WarpSlot& w = warps_[slot];
-    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.finished || w.fetch_pc >= w.warp->end_pc()) {
+    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.finished || w.fetch_pc >= w.code_end) {
       fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
       continue;
     }
@@ -1000,7 +1002,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
     uint32_t count = 0;
     if (smc_.fetch_instructions != 0) {
       const uint32_t line_left = per_line - line_insts_div_.mod(w.fetch_pc);
-      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.warp->end_pc() - w.fetch_pc, line_left});
+      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.code_end - w.fetch_pc, line_left});
     }
     bool missed = false;
     if (!request_instructions(
@@ -1052,7 +1054,7 @@ void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
   // when the L1I has no MSHR (fetched again at the next selection).
   uint32_t pc = kNopPc;
   uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
-  if (!w.finished && w.fetch_pc < w.warp->end_pc()) {
+  if (!w.finished && w.fetch_pc < w.code_end) {
     const uint32_t id = ++fetch_generations_;
     bool missed = false;
     if (request_instructions(slot, kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id, now, missed)) {

@@ -157,6 +157,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t age = 0;
     uint8_t ib_head = 0, ib_count = 0;
     uint32_t fetch_pc = 0;
+    // The warp's end_pc(), asked again after each execute (the only thing
+    // that moves the warp's PC): fetch reads it without reaching the warp.
+    uint32_t code_end = 0;
     bool fetch_pending = false;      // line fetch outstanding, or (per-instruction fetch, swas) an i-cache miss
     bool fetch_missed = false;       // the outstanding line fetch missed in the L1I
     uint32_t swas_miss = 0;          // swas: the fetch whose miss suspends the warp
