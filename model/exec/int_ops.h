@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#ifdef __BMI2__
+#include <immintrin.h>
+#endif
 #include <limits>
 #include <type_traits>
 
@@ -78,9 +81,22 @@ inline T shr(T a, uint32_t n) {
   else return n >= w ? T(0) : T(a >> n);
 }
 
-// Population counts in plain arithmetic: the build targets x86-64 without
-// POPCNT, where __builtin_popcount is a libgcc call. (The SM and the memory
-// system use popcount32 too.)
+/// The bits of x at the positions set in mask, packed towards bit 0 in
+/// mask's order (BMI2's PEXT where the processor has it).
+inline uint64_t gather_bits(uint64_t x, uint64_t mask) {
+#ifdef __BMI2__
+  return _pext_u64(x, mask);
+#else
+  uint64_t out = 0, bit = 1;
+  for (uint64_t m = mask; m; m &= m - 1, bit <<= 1)
+    if (x & m & (~m + 1)) out |= bit;
+  return out;
+#endif
+}
+
+// Population counts in plain arithmetic where the build targets x86-64
+// without POPCNT (TLMGPU_NATIVE off), as __builtin_popcount is then a libgcc
+// call. (The SM and the memory system use popcount32 too.)
 inline uint32_t popcount32(uint32_t v) {
 #ifdef __POPCNT__
   return uint32_t(__builtin_popcount(v));

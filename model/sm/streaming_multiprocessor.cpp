@@ -149,7 +149,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
     v.slot_order_members = 0;
   }
   view_dirty_ = ~uint64_t(0);
-  empty_buffer_views_ = unit_views_ = 0;
+  empty_buffer_views_ = unit_views_ = ready_views_ = scoreboard_views_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   busy_collectors_ = 0;
@@ -580,8 +580,15 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   w.view_wait = wait;
   if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
-  if (w.needs_collector >= 0 || w.needs_pipe >= 0) unit_views_ |= bit;
-  else unit_views_ &= ~bit;
+  const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
+  if (unit) {
+    unit_views_ |= bit;
+    unit_need_[slot] = uint8_t(w.needs_collector >= 0 ? w.needs_collector : kCollectorClasses + w.needs_pipe);
+  } else {
+    unit_views_ &= ~bit;
+  }
+  ready_views_ = (ready_views_ & ~bit) | (wait == WarpWait::Ready && !unit ? bit : 0);
+  scoreboard_views_ = (scoreboard_views_ & ~bit) | (wait == WarpWait::Scoreboard ? bit : 0);
 }
 
 void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t now) {
@@ -613,30 +620,35 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
     for (uint64_t m = live; m; m &= m - 1) view_index_[__builtin_ctzll(m)] = index++;
     view.slot_order_members = live;
     view.slot_index = view_index_.data();
-    view.ready = view.unit_busy = view.scoreboard = 0;
-    for (uint32_t i = 0; i < warps.size(); ++i) view.summarize(i);
     view.summary = true;
   } else {
     for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
       if (!stale(slot)) continue;
-      const uint32_t i = view_index_[slot];
-      refresh_view(warps_[slot], slot, now, warps[i]);
-      view.summarize(i);
+      refresh_view(warps_[slot], slot, now, warps[view_index_[slot]]);
     }
   }
-  // The collectors' and pipes' availability, for the warps that wait on one.
+  // The collectors' and pipes' availability, for the warps that wait on one:
+  // by class, then written into those warps' entries.
+  uint64_t unit_busy = 0;
   const uint64_t unit = live & unit_views_;
-  if (!unit) return;
-  const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
-  for (uint64_t m = unit; m; m &= m - 1) {
-    const uint32_t slot = uint32_t(__builtin_ctzll(m));
-    const WarpSlot& w = warps_[slot];
-    const bool blocked = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now);
-    const uint32_t i = view_index_[slot];
-    warps[i].wait = blocked ? WarpWait::UnitBusy : WarpWait::Ready;
-    view.summarize(i);
+  if (unit) {
+    std::array<uint8_t, kCollectorClasses + 8> blocked;
+    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
+      blocked[cls] = (collector_busy_[s][cls] & all_collectors_[cls]) == all_collectors_[cls];
+    for (uint32_t p = 0; p < 8; ++p) blocked[kCollectorClasses + p] = unit_free_[s][p] > now;
+    for (uint64_t m = unit; m; m &= m - 1) {
+      const uint32_t slot = uint32_t(__builtin_ctzll(m));
+      const uint64_t busy = blocked[unit_need_[slot]];
+      unit_busy |= busy << slot;
+      warps[view_index_[slot]].wait = busy ? WarpWait::UnitBusy : WarpWait::Ready;
+    }
   }
+  const uint64_t unit_ready = unit & ~unit_busy;
+  // The summary, from slot bits to view positions (the view lists `live` in slot order).
+  view.ready = exec::intops::gather_bits((ready_views_ | unit_ready) & live, live);
+  view.unit_busy = exec::intops::gather_bits(unit_busy, live);
+  view.scoreboard = exec::intops::gather_bits(scoreboard_views_ & live, live);
 }
 
 WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,

@@ -296,6 +296,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t view_dirty_ = ~uint64_t(0);            // slots whose WarpSlot::view is stale
   uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
   uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
+  // What each slot's view entry says, as bit masks by slot, so a view's
+  // summary is a few bit operations: Ready without a unit to wait for, and
+  // Scoreboard. unit_need_ is the unit a slot in unit_views_ waits for: a
+  // collector class, or kCollectorClasses + a pipe (trace instructions).
+  uint64_t ready_views_ = 0, scoreboard_views_ = 0;
+  std::array<uint8_t, 64> unit_need_{};
   size_t line_queue_head_ = 0;
   std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
   std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
