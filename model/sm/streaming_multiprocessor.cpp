@@ -395,7 +395,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     // again only then or when its policy follows completions. (A warp whose
     // view is stale has its scheduler marked already.)
     const uint32_t s = nsched_div_.mod(c.slot);
-    if (w.view_wait == WarpWait::Scoreboard) {
+    if (scoreboard_views_ >> c.slot & 1) {
       view_dirty_ |= 1ull << c.slot;
       sched_dirty_[s] = 1;
     }
@@ -577,7 +577,6 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
     wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
   }
   v.wait = wait;
-  w.view_wait = wait;
   if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
   const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
@@ -634,8 +633,8 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   const uint64_t unit = live & unit_views_;
   if (unit) {
     std::array<uint8_t, kCollectorClasses + 8> blocked;
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-      blocked[cls] = (collector_busy_[s][cls] & all_collectors_[cls]) == all_collectors_[cls];
+    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
+    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls) blocked[cls] = !collector_free[cls];
     for (uint32_t p = 0; p < 8; ++p) blocked[kCollectorClasses + p] = unit_free_[s][p] > now;
     for (uint64_t m = unit; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));

@@ -112,12 +112,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void end_launch(uint64_t last_cycle);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
   uint64_t next_event_cycle() const;
-  /// True when something arrived (a response, a CTA) since the last cycle():
-  /// a sleeping SM must run again.
-  bool needs_wake() const { return *wake_; }
-  /// Where the SM raises its wake-up flag (default: inside the SM): the GPU
-  /// top keeps every SM's flag in one array, so it polls them without
-  /// touching the sleeping SMs.
+  /// Where the SM raises its wake-up flag (default: inside the SM) when
+  /// something arrives for it (a response, a CTA): a sleeping SM must run
+  /// again. The GPU top keeps every SM's flag in one array, so it polls them
+  /// without touching the sleeping SMs.
   void set_wake_flag(uint8_t* flag) {
     *flag = *wake_;
     wake_ = flag;
@@ -171,11 +169,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
-    uint64_t cta_id = 0;
-    // What the scheduler's view says the warp waits for (the entry itself
-    // lives in views_), kept until something about the warp changes
-    // (view_dirty_ has a bit per slot).
-    schedulers::WarpWait view_wait = schedulers::WarpWait::Unused;
+    uint64_t cta_id = 0;  // its CTA slot's, beside the other fields a view refresh reads
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
     // Last: the fields above are what the scheduler's view reads, kept on
@@ -293,7 +287,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t fetch_candidates_ = 0;
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
-  uint64_t view_dirty_ = ~uint64_t(0);            // slots whose WarpSlot::view is stale
+  uint64_t view_dirty_ = ~uint64_t(0);            // slots whose view entry is stale
   uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
   uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
   // What each slot's view entry says, as bit masks by slot, so a view's
@@ -356,7 +350,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
   // Each scheduler's view persists between evaluations: it is rebuilt only
   // when its set of live warps changed (the view's slot_order_members),
-  // otherwise only the entries of warps that changed are copied in again.
+  // otherwise only the entries of warps that changed are refreshed in place.
   // The view entries are the only copy of what the scheduler sees of a warp.
   std::vector<schedulers::SchedulerView> views_;
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
