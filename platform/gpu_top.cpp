@@ -118,7 +118,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
   sm_wake_.assign(sms_.size(), 0);
   sm_woken_.assign(sms_.size(), 0);
-  for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i]);
+  for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i], &sm_wake_[i]);
   wake_any_ |= wake_;
   wake_any_ |= calendar_.event();
 
@@ -188,9 +188,12 @@ void GpuTop::tick() {
   calendar_.hold();
   calendar_.run(now);
   if (asleep_) {
-    bool woken = now >= sleep_until_;
-    for (size_t i = 0; i < sms_.size() && !woken; ++i) woken = sm_woken_[i];
-    if (!woken) {
+    // A response the memory modules delivered may have moved an SM's wake-up cycle earlier.
+    for (size_t i = 0; i < sms_.size(); ++i) {
+      sleep_until_ = std::min(sleep_until_, sm_wake_[i]);
+      if (sm_woken_[i]) sleep_until_ = now;
+    }
+    if (now < sleep_until_) {
       // Only the memory modules had something to do in this cycle.
       sleep(now, sleep_until_);
       return;
@@ -202,7 +205,13 @@ void GpuTop::tick() {
 
   bool active = false;
   try {
+    const sm::KernelPhase before = dispatcher_->phase();
     active = dispatcher_->cycle(now);
+    // Policies that follow the dispatcher's signals (PRO, KAWS) see a change
+    // in the cycle it happens, sleeping SM or not.
+    const sm::KernelPhase& after = dispatcher_->phase();
+    if (after.ctas_waiting != before.ctas_waiting || after.last_cta_dispatched != before.last_cta_dispatched)
+      std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
     // An SM that is only waiting sleeps until its next known event or until
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -228,14 +237,15 @@ void GpuTop::tick() {
     sleep(now, kNever);
     return;
   }
-  // An L1 hit in this cycle already answered its SM: it runs next cycle.
+  // A CTA started in this cycle after its SM ran: the SM runs next cycle.
   for (size_t i = 0; i < sms_.size() && !active; ++i) active = sm_woken_[i];
   if (active) {
     calendar_.arm(now + 1);
     return;  // next edge (static sensitivity)
   }
 
-  // Nothing moves until an event: sleep through the cycles in between.
+  // Nothing moves until an event: sleep through the cycles in between. (A
+  // response an SM's own access got in this cycle is in its wake-up cycle.)
   uint64_t next = kNever;
   bool memory_pending = false;
   for (size_t i = 0; i < sms_.size(); ++i) {

@@ -236,5 +236,50 @@ TEST(SmWarpSharing, SharingOffKeepsEachWarpOnItsScheduler) {
   EXPECT_GT(off.cycles, 8u * 32u) << off.cycles;
 }
 
+// Every thread follows a chain of uncached loads (the word points to
+// itself), so the SMs spend most cycles asleep waiting for the L2. CTA 0
+// follows one link and the others forty: when CTA 0 ends, the last CTA of
+// the grid (one more than fit) is dispatched while the other SMs sleep.
+const char* kPointerChase = R"(
+.visible .entry chase(.param .u64 buf) {
+  .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  mov.u32 %r1, %ctaid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r2, 40;
+  @%p1 mov.u32 %r2, 1;
+LOOP:
+  ld.volatile.global.u64 %rd1, [%rd1];
+  sub.u32 %r2, %r2, 1;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra LOOP;
+  ret;
+}
+)";
+
+// KAWS switches when the dispatcher's last_cta_dispatched rises (seed 002).
+// A sleeping SM must see the signal in the cycle it changes, not at its next
+// memory response: every scheduler switches in the cycle the last CTA starts.
+TEST(SmDispatcherSignals, SleepingSmsSeeTheLastCtaDispatchedAtOnce) {
+  platform::DeviceOptions o = timing_options();
+  o.config = platform::resolve_config("gtx480", {}, {"gpu.scheduler=kaws"});
+  GpuDevice dev(o);
+  auto m = dev.load_module(std::string(kHeader) + kPointerChase, "chase.ptx");
+  const uint64_t buf = dev.allocate(8, "buf");
+  dev.copy_to_device(buf, &buf, 8);
+  const uint32_t resident = o.config.num_sms * o.config.sm.max_ctas;
+  dev.launch(m, "chase", {resident + 1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(buf));
+  const auto stats = platform::timing_stats();
+  const double last_start = stats.at("gpu.dispatcher.last_cta_start_cycle");
+  EXPECT_GT(last_start, 0.0);
+  int switched = 0;
+  for (const auto& [k, v] : stats) {
+    if (k.find(".kaws_switch_cycle") == std::string::npos) continue;
+    EXPECT_EQ(v, last_start) << k;
+    switched += v >= 0;
+  }
+  EXPECT_EQ(switched, int(2 * o.config.num_sms));
+}
+
 }  // namespace
 }  // namespace tlmgpu

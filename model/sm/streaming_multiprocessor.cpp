@@ -293,7 +293,14 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   responses_.push({id, cycle});
   last_response_ = {id, cycle};
   ++responses_received_;
-  *wake_ = 1;  // the GPU top, which runs the memory modules, sees it before its next SM pass
+  // handle_responses takes it in the next cycle: the GPU top, which runs the
+  // memory modules, sees the lowered cycle before its next SM pass. A line or
+  // fetch a cache refused retries when the cache frees an MSHR, which may be
+  // the answer that comes with this one.
+  uint64_t wake = cycle + 1;
+  if (line_queue_head_ != line_queue_.size()) wake = std::min(wake, l1d_->next_release_cycle());
+  if (fetch_refused_) wake = std::min(wake, l1i_->next_release_cycle());
+  *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {

@@ -112,13 +112,17 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void end_launch(uint64_t last_cycle);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
   uint64_t next_event_cycle() const;
-  /// Where the SM raises its wake-up flag (default: inside the SM) when
-  /// something arrives for it (a response, a CTA): a sleeping SM must run
-  /// again. The GPU top keeps every SM's flag in one array, so it polls them
-  /// without touching the sleeping SMs.
-  void set_wake_flag(uint8_t* flag) {
+  /// Where the SM tells the GPU top that it must run again (default: inside
+  /// the SM). `flag` is raised when a CTA arrives: run in this cycle. A
+  /// memory response lowers `wake_cycle` to the cycle after its data is
+  /// ready, the first that can use it: a response whose data comes later
+  /// does not wake the SM before. The GPU top keeps both in arrays, so it
+  /// polls them without touching the sleeping SMs.
+  void set_wake_flag(uint8_t* flag, uint64_t* wake_cycle) {
     *flag = *wake_;
     wake_ = flag;
+    *wake_cycle = std::min(*wake_cycle, *wake_cycle_);
+    wake_cycle_ = wake_cycle;
   }
 
   // CacheResponseIf
@@ -272,6 +276,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool active_ = false;  // did something this cycle
   uint8_t own_wake_ = 0;
   uint8_t* wake_ = &own_wake_;
+  uint64_t own_wake_cycle_ = 0;
+  uint64_t* wake_cycle_ = &own_wake_cycle_;
   bool fetch_refused_ = false;
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
