@@ -252,6 +252,14 @@ void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
   dont_initialize();
 }
 
+void Interconnect::end_of_elaboration() {
+  // Responses go straight to the L1s' backward interfaces. A simple target
+  // socket's own backward path first looks for a blocking call it turned
+  // into phases; nothing calls b_transport on the crossbar.
+  upstream_bw_.clear();
+  for (auto& socket : upstream_) upstream_bw_.push_back(socket->get_base_port().operator->());
+}
+
 uint32_t Interconnect::flits(uint32_t bytes) const {
   return std::max<uint32_t>((bytes + config_.bytes_per_cycle - 1) / config_.bytes_per_cycle, 1);
 }
@@ -355,7 +363,7 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
     (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
   } else {
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
-    (*upstream_[d])->nb_transport_bw(*p.payload, phase, delay);
+    upstream_bw_[d]->nb_transport_bw(*p.payload, phase, delay);
   }
 }
 

@@ -161,6 +161,7 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   };
 
   void init(uint32_t upstream_ports, uint32_t downstream_ports);
+  void end_of_elaboration() override;
   tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   tlm::tlm_sync_enum nb_transport_bw(int slice, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -180,6 +181,8 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   sc_core::sc_time period_;
   L2AddressMap map_;
   std::vector<std::unique_ptr<TargetSocket>> upstream_;
+  /// Each upstream socket's bound backward interface (the L1's), once bound.
+  std::vector<tlm::tlm_bw_transport_if<>*> upstream_bw_;
   std::vector<std::unique_ptr<InitiatorSocket>> downstream_;
   Direction request_dir_, response_dir_;
   CycleWaker waker_;

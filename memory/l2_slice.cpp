@@ -94,7 +94,14 @@ void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  target_socket->nb_transport_bw(payload, phase, delay);
+  requester_bw_->nb_transport_bw(payload, phase, delay);
+}
+
+void L2Slice::end_of_elaboration() {
+  // Answers go straight to the requester's backward interface: the simple
+  // socket's own backward path only looks for a blocking call it turned into
+  // phases, and nothing calls b_transport on a slice.
+  requester_bw_ = target_socket.get_base_port().operator->();
 }
 
 void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive) {

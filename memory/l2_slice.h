@@ -83,6 +83,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   CacheLine& allocate_line(uint64_t line, uint64_t now);
   void send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive);
   void respond(tlm::tlm_generic_payload& payload, uint64_t ready);
+  void end_of_elaboration() override;
   void reschedule(uint64_t now);
 
   platform::CacheConfig config_;
@@ -106,6 +107,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   const tlm::tlm_generic_payload* waits_for_entry_ = nullptr;
   uint64_t next_dram_id_ = 0;
   CycleWaker waker_;
+  tlm::tlm_bw_transport_if<>* requester_bw_ = nullptr;  ///< target_socket's bound backward interface
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
   uint64_t writes_ = 0, atomics_ = 0, writebacks_ = 0, evictions_ = 0, dram_reads_ = 0;

@@ -66,13 +66,14 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   ctas_.resize(smc_.max_ctas);
   views_.resize(nsched);
   collectors_.resize(nsched);
-  collector_busy_.assign(nsched, std::array<uint64_t, kCollectorClasses>{});
-  unit_free_.assign(nsched, std::array<uint64_t, 8>{});
   if (nsched > kMaxSchedulers) throw std::invalid_argument("sm.num_schedulers above 8 is not supported");
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
-  for (uint32_t s = 0; s < nsched; ++s) completion_dirty_[s] = schedulers_[s]->order_follows_completions();
+  for (uint32_t s = 0; s < nsched; ++s) {
+    completion_dirty_[s] = schedulers_[s]->order_follows_completions();
+    wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
+  }
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
   oracles_ = smc_.oracle_schedulers;
@@ -109,6 +110,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
     pctx.scheduler_index = s;
     schedulers_[s]->reset_policy(config_.scheduler, pctx);
     completion_dirty_[s] = schedulers_[s]->order_follows_completions();
+    wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
   }
   fetch_scheduler_->reset();
   // Request ids order same-cycle responses: number them as a fresh SM would.
@@ -309,13 +311,11 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   // heap hands the due ones over in (cycle, id) order: the same result
   // whatever order the caches called in.
   if (responses_.empty() || responses_.top().cycle >= now) return;
-  due_responses_.clear();
-  while (!responses_.empty() && responses_.top().cycle < now) {
-    due_responses_.push_back(responses_.top());
-    responses_.pop();
-  }
   active_ = true;
-  for (const Response& r : due_responses_) {
+  // Handling a response sends nothing to a cache, so none joins the heap meanwhile.
+  while (!responses_.empty() && responses_.top().cycle < now) {
+    const Response r = responses_.top();
+    responses_.pop();
     if (r.id & kFetchTag) {
       const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
       const uint32_t generation = uint32_t(r.id & 0xffffffffu);
@@ -718,7 +718,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       continue;
     }
     update_view(s, live, now);
-    if (schedulers_[s]->wants_cta_view()) {
+    if (wants_cta_view_[s]) {
       view.ctas.clear();
       for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
         const CtaSlot& c = ctas_[cs];

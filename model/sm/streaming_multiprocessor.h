@@ -320,6 +320,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // Its policy's order may change with a completion (else only a completion
   // that changes what a warp waits for makes the scheduler look again).
   std::array<uint8_t, kMaxSchedulers> completion_dirty_{};
+  std::array<uint8_t, kMaxSchedulers> wants_cta_view_{};  // its policy reads view.ctas (fixed per policy)
   std::array<int, kMaxSchedulers> last_class_{};      // for skipped cycles
   // Per scheduler: when its policy's order may change by itself (time-driven rules).
   std::array<uint64_t, kMaxSchedulers> policy_wake_{};
@@ -362,9 +363,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
   std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
-  std::vector<std::array<uint64_t, kCollectorClasses>> collector_busy_;  // bit per collector
-  std::array<uint64_t, kCollectorClasses> all_collectors_{};             // bit per collector of a class
-  std::vector<std::array<uint64_t, 8>> unit_free_;  // by Pipe
+  std::array<std::array<uint64_t, kCollectorClasses>, kMaxSchedulers> collector_busy_{};  // bit per collector
+  std::array<uint64_t, kCollectorClasses> all_collectors_{};  // bit per collector of a class
+  std::array<std::array<uint64_t, 8>, kMaxSchedulers> unit_free_{};  // by Pipe
   FixedDivisor bank_div_;        // register -> bank
   FixedDivisor line_insts_div_;  // instructions per L1I line
   /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
@@ -374,7 +375,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<MemoryOp> memory_ops_;
   std::vector<uint32_t> free_memory_ops_;
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
-  std::vector<Response> due_responses_;  // handle_responses' scratch, kept for its capacity
   Response last_response_{0, 0};          // the latest access_done, and how many came so far
   uint64_t responses_received_ = 0;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
