@@ -52,17 +52,25 @@ INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, testing::ValuesIn(cases()),
 
 // The cycle-level GPU (gtx480 preset) under the two classic policies: the
 // functional results must not change with timing.
+// A workload that can run under IPDOM does so by default; it also runs once
+// under independent thread scheduling, where a warp released from a barrier
+// resumes at the PC its lanes parked at.
 struct TimingCase {
   std::string workload;
   std::string scheduler;
+  bool force_its = false;
 };
 
-void PrintTo(const TimingCase& c, std::ostream* os) { *os << c.workload << " (" << c.scheduler << ")"; }
+void PrintTo(const TimingCase& c, std::ostream* os) {
+  *os << c.workload << " (" << c.scheduler << (c.force_its ? ", its" : "") << ")";
+}
 
 std::vector<TimingCase> timing_cases() {
   std::vector<TimingCase> out;
-  for (const workloads::WorkloadInfo* w : workloads::all_workloads())
+  for (const workloads::WorkloadInfo* w : workloads::all_workloads()) {
     for (const char* s : {"lrr", "gto"}) out.push_back({w->name, s});
+    if (w->ipdom_safe) out.push_back({w->name, "gto", true});
+  }
   return out;
 }
 
@@ -76,7 +84,8 @@ TEST_P(WorkloadTiming, VerifiesOnTheCycleLevelGpu) {
   options.mode = platform::SimulationMode::Timing;
   options.config = platform::preset_config("gtx480");
   options.config.scheduler = c.scheduler;
-  options.divergence = info->ipdom_safe ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
+  options.divergence =
+      info->ipdom_safe && !c.force_its ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
   platform::GpuDevice device(options);
   const workloads::WorkloadResult r = info->make()->run(device, workloads::Size::Small, 1);
   EXPECT_TRUE(r.verified) << r.detail;
@@ -88,7 +97,7 @@ TEST_P(WorkloadTiming, VerifiesOnTheCycleLevelGpu) {
 
 INSTANTIATE_TEST_SUITE_P(All, WorkloadTiming, testing::ValuesIn(timing_cases()),
                          [](const testing::TestParamInfo<TimingCase>& i) {
-                           return i.param.workload + "_" + i.param.scheduler;
+                           return i.param.workload + "_" + i.param.scheduler + (i.param.force_its ? "_its" : "");
                          });
 
 TEST(Workloads, RegistryHasTheIssuesWorkloads) {

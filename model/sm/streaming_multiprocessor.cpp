@@ -198,6 +198,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
+    sync_executor_state(w);
     w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
     // Unique across launches: a fetch answered after its warp (or kernel)
@@ -555,8 +556,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.age = w.age;
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
-  const WarpInstructionSource& warp = *w.warp;
-  v.active_threads = exec::intops::popcount32(warp.next_mask());
+  v.active_threads = exec::intops::popcount32(w.next_mask);
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
   v.head_pc = 0;
   v.head_unit = ptx::UnitClass::SP;
@@ -572,7 +572,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   WarpWait wait;
   if (w.finished) {
     wait = WarpWait::Finished;
-  } else if (warp.at_barrier()) {
+  } else if (w.at_barrier) {
     wait = WarpWait::Barrier;
   } else if (w.membar_wait) {
     wait = WarpWait::Membar;
@@ -886,6 +886,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   }
   const exec::StepStatus st = warp.execute();
   w.code_end = warp.end_pc();
+  sync_executor_state(w);
   if (st == exec::StepStatus::Blocked) {
     flush(w);
     return false;
@@ -896,8 +897,10 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
-  if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret)
+  if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret) {
     touch_all();
+    for (uint64_t m = live_slots_; m; m &= m - 1) sync_executor_state(warps_[size_t(__builtin_ctzll(m))]);
+  }
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
   if (w.finished || warp.pc() != pc + 1) flush(w);
@@ -965,6 +968,21 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   }
   schedulers_[nsched_div_.mod(slot)]->notify_issue(ev);
   return true;
+}
+
+void StreamingMultiprocessor::sync_executor_state(WarpSlot& w) {
+  const bool was_at_barrier = w.at_barrier;
+  w.next_mask = w.warp->next_mask();
+  w.at_barrier = w.warp->at_barrier();
+  if (w.at_barrier && !was_at_barrier) {
+    w.barrier_pc = w.warp->pc();
+  } else if (was_at_barrier && !w.at_barrier && w.warp->pc() != w.barrier_pc) {
+    // Independent thread scheduling: lanes released from a barrier resume
+    // where they parked, not at the PC the waiting warp reported; the
+    // buffer and the fetch follow them.
+    w.code_end = w.warp->end_pc();
+    flush(w);
+  }
 }
 
 void StreamingMultiprocessor::flush(WarpSlot& w) {

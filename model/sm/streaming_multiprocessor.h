@@ -174,6 +174,13 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
     uint64_t cta_id = 0;  // its CTA slot's, beside the other fields a view refresh reads
+    // The warp's next active mask and barrier wait, as its executor last
+    // reported them (sync_executor_state): a view refresh reads them here
+    // without reaching the executor. Only an execute changes them: the
+    // warp's own, or, through a barrier release or an exit, another warp's.
+    uint32_t next_mask = 0;
+    bool at_barrier = false;
+    uint32_t barrier_pc = 0;  // the executor's PC when the warp began to wait at a barrier
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
     // Last: the fields above are what the scheduler's view reads, kept on
@@ -241,6 +248,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
   void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
+  /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
+  void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
   /// The first free collector of a class (-1: none).
   int free_collector(uint32_t scheduler, CollectorClass cls) const {
