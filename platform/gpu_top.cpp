@@ -18,6 +18,8 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // Cycles without a single issued instruction before the run is declared stuck
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
+// A ready warp left unchosen this long is starved (docs/ARCHITECTURE.md, watchdog).
+constexpr uint64_t kStarvedCycles = 2000000;
 
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
@@ -287,6 +289,24 @@ void GpuTop::watchdog(uint64_t now) {
                             "watchdog: no forward progress in kernel " + kernel_name_ + ": no instruction issued for " +
                                 std::to_string(now - watchdog_issue_cycle_) + " cycles (cycle " +
                                 std::to_string(now - start_cycle_) + "). Warps:" + states);
+  }
+  // A warp held ready for kStarvedCycles without being chosen: the policy
+  // starves it. Instructions issue and memory may change meanwhile (greedy
+  // SWaS keeps spin-lock waiters taking and dropping a lock while the
+  // starved warp holds the other one), so the checks below cannot see it.
+  for (auto& sm : sms_) {
+    const auto [slot, wait] = sm->longest_ready_wait(now);
+    if (slot < 0 || wait <= kStarvedCycles) continue;
+    std::string states;
+    for (auto& other : sms_) states += other->describe_warps();
+    throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
+                            "watchdog: warp starved in kernel " + kernel_name_ + ": " +
+                                sm->describe_warp(uint32_t(slot)) + " has been ready to issue for " +
+                                std::to_string(wait) + " cycles without being chosen (cycle " +
+                                std::to_string(now - start_cycle_) +
+                                "): the warp scheduling policy starves it (a livelock when the warps it "
+                                "picks wait for this one). Warps:" +
+                                states);
   }
   if (progress != watchdog_progress_) {
     watchdog_progress_ = progress;

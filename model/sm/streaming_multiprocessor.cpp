@@ -198,6 +198,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
+    w.last_issue = cycle;
     sync_executor_state(w);
     w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
@@ -587,6 +588,7 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
   const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
+  if ((wait == WarpWait::Ready) && !((ready_views_ | unit_views_) >> slot & 1)) w.ready_since = now;
   if (unit) {
     unit_views_ |= bit;
     unit_need_[slot] = uint8_t(w.needs_collector >= 0 ? w.needs_collector : kCollectorClasses + w.needs_pipe);
@@ -871,6 +873,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
     --w.ib_count;
     ++nops_issued_;
+    w.last_issue = now;
     touch(slot);
     schedulers::IssueEvent ev;
     ev.cycle = now - epoch_;
@@ -894,6 +897,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const IssuedInstruction& info = warp.issued();
   const InstructionTiming& t = (*launch_.timing)[pc];
   w.finished = warp.finished();
+  w.last_issue = now;
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
@@ -1161,6 +1165,28 @@ uint64_t StreamingMultiprocessor::progress_events() const {
     p += c.cta->progress_events();
   }
   return p;
+}
+
+std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t now) const {
+  // Views refreshed since the warp last changed only: a stale entry may be out of date.
+  const uint64_t ready = live_slots_ & (ready_views_ | unit_views_) & ~view_dirty_;
+  int slot = -1;
+  uint64_t longest = 0;
+  for (uint64_t m = ready; m; m &= m - 1) {
+    const uint32_t s = uint32_t(__builtin_ctzll(m));
+    const uint64_t since = std::max(warps_[s].last_issue, warps_[s].ready_since);
+    const uint64_t wait = now - std::min(now, since);
+    if (wait > longest) {
+      longest = wait;
+      slot = int(s);
+    }
+  }
+  return {slot, longest};
+}
+
+std::string StreamingMultiprocessor::describe_warp(uint32_t slot) const {
+  const WarpSlot& w = warps_[slot];
+  return std::string(name()) + " " + ctas_[w.cta_slot].cta->name() + " " + w.warp->describe();
 }
 
 std::string StreamingMultiprocessor::describe_warps() const {

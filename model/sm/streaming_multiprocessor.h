@@ -135,6 +135,13 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t progress_events() const;
   /// Every live warp's PC and state, for watchdog and deadlock reports.
   std::string describe_warps() const;
+  /// Among the live warps whose scheduler's view holds them ready to issue
+  /// (or ready once a collector frees), the one ready the longest without
+  /// issuing, and for how many cycles at `now`; -1 and 0 when none is ready.
+  /// A wait far longer than any kernel phase means the policy starves it.
+  std::pair<int, uint64_t> longest_ready_wait(uint64_t now) const;
+  /// One warp's PC and state (describe_warps' line for it).
+  std::string describe_warp(uint32_t slot) const;
 
   void report_stats(stats::StatMap& out) const override;
   void trace(sc_core::sc_trace_file* tf);
@@ -181,6 +188,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t next_mask = 0;
     bool at_barrier = false;
     uint32_t barrier_pc = 0;  // the executor's PC when the warp began to wait at a barrier
+    uint64_t last_issue = 0;   // cycle of its last issue (or of its start)
+    uint64_t ready_since = 0;  // cycle its view last turned ready (or ready but for a unit)
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
     // Last: the fields above are what the scheduler's view reads, kept on
