@@ -149,10 +149,10 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   const uint64_t now = this->now();
   const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
   // The arrival cycle is known now, so whoever waits is told at once; the
-  // cache state changes at `ready` (applied lazily). The release is queued
-  // first: a requester told of the answer can see when an MSHR frees.
+  // cache state changes at `ready` (applied lazily), when the MSHR frees.
   responses_.push(ready, 0, &tx);
   next_apply_ = std::min(next_apply_, ready);
+  response_port->release_at(ready);
   if (tx.fill) {
     Mshrs::Entry& entry = *mshrs_.find(tx.line);
     entry.set_ready(tx.units, ready);

@@ -43,6 +43,9 @@ class CacheAccessIf : public virtual sc_core::sc_interface {
 class CacheResponseIf : public virtual sc_core::sc_interface {
  public:
   virtual void access_done(uint64_t id, uint64_t cycle) = 0;
+  /// An answer from below reaches the cache at `cycle` and frees what it
+  /// held (an MSHR): an access the cache refused may be taken from then on.
+  virtual void release_at(uint64_t /*cycle*/) {}
 };
 
 /// Rides on every tlm_generic_payload below the L1s (L1 -> interconnect ->

@@ -298,11 +298,15 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   last_response_ = {id, cycle};
   ++responses_received_;
   // handle_responses takes it in the next cycle: the GPU top, which runs the
-  // memory modules, sees the lowered cycle before its next SM pass. A line or
-  // fetch a cache refused retries when the cache frees an MSHR, which may be
-  // the answer that comes with this one.
-  uint64_t wake = cycle + 1;
-  if (line_queue_head_ != line_queue_.size()) wake = std::min(wake, l1d_->next_release_cycle());
+  // memory modules, sees the lowered cycle before its next SM pass.
+  *wake_cycle_ = std::min(*wake_cycle_, cycle + 1);
+}
+
+void StreamingMultiprocessor::release_at(uint64_t) {
+  // A line or fetch a cache refused is tried again when that cache frees an
+  // MSHR (the cache calling has just put this release in its own queue).
+  uint64_t wake = kNever;
+  if (line_queue_head_ != line_queue_.size()) wake = l1d_->next_release_cycle();
   if (fetch_refused_) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
@@ -1123,14 +1127,17 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
+    // This runs after the issue stage: what it changes is seen next cycle.
     if (w.membar_wait && w.mem_in_flight == 0) {
       w.membar_wait = false;
       touch(slot);
+      active_ = true;
     }
     if (!w.finished || w.in_flight != 0) continue;
     w.active = false;
     live_slots_ &= ~(1ull << slot);
     touch(slot);
+    active_ = true;
     schedulers_[nsched_div_.mod(slot)]->warp_finished(slot, now - epoch_);
     CtaSlot& c = ctas_[w.cta_slot];
     if (++c.warps_done < launch_.warps_per_cta) continue;

@@ -127,6 +127,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
   // CacheResponseIf
   void access_done(uint64_t id, uint64_t cycle) override;
+  void release_at(uint64_t cycle) override;
 
   /// Line requests or fetches outstanding in the memory system.
   bool waiting_on_memory() const;
