@@ -63,6 +63,8 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
     if (done.count(id)) ++duplicates;
     done[id] = cycle;
   }
+  std::vector<uint64_t> releases;  ///< release_at cycles, in call order
+  void release_at(uint64_t cycle) override { releases.push_back(cycle); }
 
  private:
   void run() {

@@ -94,6 +94,28 @@ TEST(L1Cache, MshrsFullAndMergeSlotsFullAreReservationFails) {
   EXPECT_EQ(b.cache.outstanding(), 0u);
 }
 
+// The requester learns, as soon as the cache does, the cycle an answer frees
+// its MSHR: an SM sleeps on a refused line until then (release_at).
+TEST(L1Cache, AnAnswerTellsTheRequesterWhenItsMshrFrees) {
+  tlmgpu::platform::CacheConfig one_mshr = small_l1();
+  one_mshr.mshrs = 1;
+  Bench b(one_mshr);
+  b.sm.script = {{10, line_access(1, AccessKind::Load, 0x0000)},
+                 {11, line_access(2, AccessKind::Load, 0x0080)},   // no MSHR
+                 {20, line_access(3, AccessKind::Atomic, 0x0100)},  // none either
+                 {miss_done(10) - 2, line_access(4, AccessKind::Load, 0x0080)},
+                 {miss_done(10) - 1, line_access(5, AccessKind::Load, 0x0080)}};
+  run_cycles(200);
+  // The fill arrives hit_latency before the data completes the load.
+  const uint64_t freed = miss_done(10) - 1;
+  ASSERT_FALSE(b.sm.releases.empty());
+  EXPECT_EQ(b.sm.releases.front(), freed);
+  EXPECT_LT(b.sm.releases.size(), 3u);  // one per answer below the cache
+  const std::vector<bool> expected = {true, false, false, false, true};
+  EXPECT_EQ(b.sm.accepted, expected);
+  EXPECT_EQ(b.sm.releases.back(), miss_done(freed) - 1);
+}
+
 TEST(L1Cache, LruEvictsLeastRecentlyUsedWay) {
   Bench b;
   // A, B, C map to set 0 (512 bytes apart); the set has 2 ways.

@@ -115,9 +115,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Where the SM tells the GPU top that it must run again (default: inside
   /// the SM). `flag` is raised when a CTA arrives: run in this cycle. A
   /// memory response lowers `wake_cycle` to the cycle after its data is
-  /// ready, the first that can use it: a response whose data comes later
-  /// does not wake the SM before. The GPU top keeps both in arrays, so it
-  /// polls them without touching the sleeping SMs.
+  /// ready, the first that can use it (a response whose data comes later
+  /// does not wake the SM before), and an answer that frees an MSHR a
+  /// refused line or fetch waits for lowers it to that cycle. The GPU top
+  /// keeps both in arrays, so it polls them without touching sleeping SMs.
   void set_wake_flag(uint8_t* flag, uint64_t* wake_cycle) {
     *flag = *wake_;
     wake_ = flag;
