@@ -192,6 +192,9 @@ Command run_command() {
        "timing mode: registers per thread for occupancy (default: from the PTX .reg declarations)")
       ("watchdog", po::value<std::string>()->value_name("N"),
        "stop after N warp instructions without forward progress (default: 20000000)")
+      ("starvation", po::value<std::string>()->value_name("N"),
+       "timing mode: stop when a warp has been ready for N cycles without being chosen "
+       "(default: 10000000; 0: never)")
       ("stats", po::value<std::string>()->value_name("FILE"), "write statistics as JSON to FILE")
       ("output-dir", po::value<std::string>()->value_name("DIR"),
        "launch files: where relative dump paths go (default: the file's directory)")
@@ -341,7 +344,8 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
                 {"divergence", cli::divergence_name(options.divergence)},
                 {"seed", seed},
                 {"mode", rs.mode},
-                {"watchdog_instructions", rs.watchdog}};
+                {"watchdog_instructions", rs.watchdog},
+                {"starvation_cycles", rs.device.starvation_cycles}};
   cli::Rows rows = {{"workload", name},
                     {"size", size_name},
                     {"divergence", cli::divergence_name(options.divergence)},
@@ -449,7 +453,8 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
                 {"ptx", file.ptx_path()},
                 {"divergence", cli::divergence_name(options.divergence)},
                 {"mode", rs.mode},
-                {"watchdog_instructions", rs.watchdog}};
+                {"watchdog_instructions", rs.watchdog},
+                {"starvation_cycles", rs.device.starvation_cycles}};
   cli::Rows rows = {{"launch_file", path},
                     {"ptx", file.ptx_path()},
                     {"divergence", cli::divergence_name(options.divergence)},
@@ -579,6 +584,8 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   if (vm.count("watchdog")) rs.watchdog = parse_u64("watchdog", vm["watchdog"].as<std::string>(), 1);
   rs.device.watchdog_instructions = rs.watchdog;
+  if (vm.count("starvation"))
+    rs.device.starvation_cycles = parse_u64("starvation", vm["starvation"].as<std::string>(), 0);
   if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
 
   const bool workload = vm.count("workload") != 0, launch = vm.count("launch") != 0;

@@ -74,6 +74,9 @@ struct DeviceOptions {
   /// Warp instructions without forward progress (a value-changing store or
   /// atomic, a lane exit, a barrier release) before the watchdog ends the run.
   uint64_t watchdog_instructions = 20'000'000;
+  /// Timing mode: cycles a warp may be held ready to issue without being
+  /// chosen before the watchdog ends the run as starved (0: never).
+  uint64_t starvation_cycles = 10'000'000;
   uint32_t max_shared_bytes_per_cta = 48 * 1024;
 };
 

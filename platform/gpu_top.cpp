@@ -18,8 +18,6 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // Cycles without a single issued instruction before the run is declared stuck
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
-// A ready warp left unchosen this long is starved (docs/ARCHITECTURE.md, watchdog).
-constexpr uint64_t kStarvedCycles = 2000000;
 
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
@@ -290,13 +288,14 @@ void GpuTop::watchdog(uint64_t now) {
                                 std::to_string(now - watchdog_issue_cycle_) + " cycles (cycle " +
                                 std::to_string(now - start_cycle_) + "). Warps:" + states);
   }
-  // A warp held ready for kStarvedCycles without being chosen: the policy
-  // starves it. Instructions issue and memory may change meanwhile (greedy
+  // A warp held ready for starvation_limit_ cycles without being chosen: the
+  // policy starves it. Instructions issue and memory may change meanwhile (greedy
   // SWaS keeps spin-lock waiters taking and dropping a lock while the
   // starved warp holds the other one), so the checks below cannot see it.
   for (auto& sm : sms_) {
+    if (starvation_limit_ == 0) break;
     const auto [slot, wait] = sm->longest_ready_wait(now);
-    if (slot < 0 || wait <= kStarvedCycles) continue;
+    if (slot < 0 || wait <= starvation_limit_) continue;
     std::string states;
     for (auto& other : sms_) states += other->describe_warps();
     throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,

@@ -87,6 +87,10 @@ class GpuTop : public sc_core::sc_module {
                         uint32_t shared_bytes, const sm::KernelInstructionSource& source, uint32_t regs_per_thread,
                         uint64_t watchdog_instructions);
 
+  /// Cycles a warp may be held ready without being chosen before the
+  /// watchdog reports it starved (0: never); for the launches that follow.
+  void set_starvation_limit(uint64_t cycles) { starvation_limit_ = cycles; }
+
   /// Every module's statistics by hierarchical name.
   stats::StatMap collect_stats() const;
   const GpuConfig& config() const { return config_; }
@@ -131,6 +135,7 @@ class GpuTop : public sc_core::sc_module {
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;
   uint64_t watchdog_last_insts_ = 0, watchdog_issue_cycle_ = 0;
+  uint64_t starvation_limit_ = 10'000'000;
   uint64_t start_cycle_ = 0, end_cycle_ = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
   std::vector<TimingLaunchRecord> launches_;

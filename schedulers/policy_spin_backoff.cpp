@@ -200,8 +200,8 @@ std::unique_ptr<WarpSchedulerPolicy> make_spin_backoff_policy(const PolicyParams
     throw std::invalid_argument("scheduler policy 'spin_backoff': detector=" + detector +
                                 " must be history or table");
   }
-  // At most a million cycles: the watchdog takes a warp held ready for two
-  // million without being chosen as starved (docs/ARCHITECTURE.md).
+  // At most a million cycles, well below the watchdog's default starvation
+  // limit (a warp held ready that long without being chosen; docs/ARCHITECTURE.md).
   options.backoff = policy_param_uint("spin_backoff", params, "backoff", 1000, 0, 1000000);
   options.window = static_cast<uint32_t>(policy_param_uint("spin_backoff", params, "window", 5, 1, 1024));
   options.confidence = static_cast<uint32_t>(policy_param_uint("spin_backoff", params, "confidence", 2, 1, 255));

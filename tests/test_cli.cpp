@@ -209,6 +209,7 @@ TEST_F(Cli, RunBadOptionValues) {
       {"--mode cycle", "functional, timing"},
       {"--seed abc", "--seed"},
       {"--watchdog 0", "--watchdog"},
+      {"--starvation -1", "--starvation"},
   };
   for (const auto& [opt, needle] : cases) {
     CliRun r = run(std::string("run --workload vector_add ") + opt);
@@ -554,6 +555,17 @@ TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {
   r = run("run --launch " + json + " --mode timing --divergence ipdom --watchdog 100000");
   EXPECT_EQ(r.status, 1) << r.all();
   EXPECT_NE(r.err.find("no forward progress"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PC 0x"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, TimingWatchdogEndsAWarpStarvedByItsPolicy) {
+  // Greedy SWaS starves a lock holder while older warps spin (docs/SCHEDULERS.md, swas).
+  const std::string base = "run --workload transactions --size small --mode timing --preset vortex_1sm "
+                            "--scheduler swas:policy=gtlo ";
+  CliRun r = run(base + "--starvation 300000");
+  EXPECT_EQ(r.status, 1) << r.all();
+  EXPECT_NE(r.err.find("warp starved in kernel transactions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has been ready to issue for"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("PC 0x"), std::string::npos) << r.err;
 }
 
