@@ -209,9 +209,7 @@ void GpuTop::tick() {
     active = dispatcher_->cycle(now);
     // Policies that follow the dispatcher's signals (PRO, KAWS) see a change
     // in the cycle it happens, sleeping SM or not.
-    const sm::KernelPhase& after = dispatcher_->phase();
-    if (after.ctas_waiting != before.ctas_waiting || after.last_cta_dispatched != before.last_cta_dispatched)
-      std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
+    if (dispatcher_->phase() != before) std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
     // An SM that is only waiting sleeps until its next known event or until
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -253,12 +251,11 @@ void GpuTop::tick() {
     memory_pending |= sms_[i]->waiting_on_memory();
   }
   if (next == kNever && !memory_pending) {
-    std::string states;
-    for (auto& sm : sms_) states += sm->describe_warps();
     failure_ = std::make_exception_ptr(exec::DeviceFault(
         exec::FaultKind::Deadlock,
         "deadlock in kernel " + kernel_name_ + " at cycle " + std::to_string(now - start_cycle_) +
-            ": no warp can issue and nothing is in flight (a barrier that can never complete?)" + states));
+            ": no warp can issue and nothing is in flight (a barrier that can never complete?)" +
+            describe_all_warps()));
     running_ = false;
     sc_core::sc_pause();
     sleep(now, kNever);
@@ -267,6 +264,12 @@ void GpuTop::tick() {
   asleep_ = true;
   sleep_until_ = std::max(next, now + 1);
   sleep(now, sleep_until_);
+}
+
+std::string GpuTop::describe_all_warps() const {
+  std::string states;
+  for (const auto& sm : sms_) states += sm->describe_warps();
+  return states;
 }
 
 void GpuTop::watchdog(uint64_t now) {
@@ -281,31 +284,26 @@ void GpuTop::watchdog(uint64_t now) {
     watchdog_last_insts_ = insts;
     watchdog_issue_cycle_ = now;
   } else if (now - watchdog_issue_cycle_ > kStuckCycles) {
-    std::string states;
-    for (auto& sm : sms_) states += sm->describe_warps();
     throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
                             "watchdog: no forward progress in kernel " + kernel_name_ + ": no instruction issued for " +
                                 std::to_string(now - watchdog_issue_cycle_) + " cycles (cycle " +
-                                std::to_string(now - start_cycle_) + "). Warps:" + states);
+                                std::to_string(now - start_cycle_) + "). Warps:" + describe_all_warps());
   }
   // A warp held ready for starvation_limit_ cycles without being chosen: the
   // policy starves it. Instructions issue and memory may change meanwhile (greedy
   // SWaS keeps spin-lock waiters taking and dropping a lock while the
   // starved warp holds the other one), so the checks below cannot see it.
-  for (auto& sm : sms_) {
-    if (starvation_limit_ == 0) break;
-    const auto [slot, wait] = sm->longest_ready_wait(now);
+  for (size_t i = 0; i < sms_.size() && starvation_limit_ != 0; ++i) {
+    const auto [slot, wait] = sms_[i]->longest_ready_wait(now);
     if (slot < 0 || wait <= starvation_limit_) continue;
-    std::string states;
-    for (auto& other : sms_) states += other->describe_warps();
     throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
                             "watchdog: warp starved in kernel " + kernel_name_ + ": " +
-                                sm->describe_warp(uint32_t(slot)) + " has been ready to issue for " +
+                                sms_[i]->describe_warp(uint32_t(slot)) + " has been ready to issue for " +
                                 std::to_string(wait) + " cycles without being chosen (cycle " +
                                 std::to_string(now - start_cycle_) +
                                 "): the warp scheduling policy starves it (a livelock when the warps it "
                                 "picks wait for this one). Warps:" +
-                                states);
+                                describe_all_warps());
   }
   if (progress != watchdog_progress_) {
     watchdog_progress_ = progress;
@@ -313,14 +311,12 @@ void GpuTop::watchdog(uint64_t now) {
     return;
   }
   if (insts - watchdog_insts_ <= watchdog_limit_) return;
-  std::string states;
-  for (auto& sm : sms_) states += sm->describe_warps();
   throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
                           "watchdog: no forward progress in kernel " + kernel_name_ + " for " +
                               std::to_string(insts - watchdog_insts_) + " warp instructions (cycle " +
                               std::to_string(now - start_cycle_) +
                               "; no store or atomic changed memory, no thread exited, no barrier completed). Warps:" +
-                              states);
+                              describe_all_warps());
 }
 
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,

@@ -112,6 +112,8 @@ class GpuTop : public sc_core::sc_module {
   /// Waits for cycle min(until, the memory modules' next), or an event.
   void sleep(uint64_t now, uint64_t until);
   void watchdog(uint64_t now);
+  /// Every SM's live warps, PC and state (describe_warps), for fault reports.
+  std::string describe_all_warps() const;
   uint64_t now_cycle() const;
 
   GpuConfig config_;

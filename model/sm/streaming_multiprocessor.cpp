@@ -682,8 +682,7 @@ WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, i
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Policies that follow the dispatcher's signals (PRO, KAWS) look again when they change.
-  if (phase_ && (phase_->ctas_waiting != seen_phase_.ctas_waiting ||
-                 phase_->last_cta_dispatched != seen_phase_.last_cta_dispatched)) {
+  if (phase_ && *phase_ != seen_phase_) {
     seen_phase_ = *phase_;
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   }

@@ -54,6 +54,9 @@ class CtaCompletionIf {
 struct KernelPhase {
   bool ctas_waiting = false;
   bool last_cta_dispatched = false;
+  bool operator!=(const KernelPhase& o) const {
+    return ctas_waiting != o.ctas_waiting || last_cta_dispatched != o.last_cta_dispatched;
+  }
 };
 
 /// x mod d and x / d for a divisor fixed by the configuration: a mask and a
