@@ -78,6 +78,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   swas_ = schedulers_[0]->fetches_with_issue();
   oracles_ = smc_.oracle_schedulers;
   slot_age_.assign(smc_.max_warps, 0);
+  ready_watch_.assign(smc_.max_warps, ReadyWatch{});
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
     views_[s].scheduler = s;
@@ -124,6 +125,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   line_queue_head_ = 0;
   fetch_generations_ = 0;
   next_age_ = 0;
+  ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   completion_seq_ = 0;
   for (auto& d : decoded_at_) d = {};
   pipe_free_at_ = {};
@@ -198,7 +200,6 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     live_slots_ |= 1ull << s;
     w.age = next_age_++;
     w.fetch_pc = w.warp->pc();
-    w.last_issue = cycle;
     sync_executor_state(w);
     w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
@@ -592,7 +593,6 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
   const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
-  if ((wait == WarpWait::Ready) && !((ready_views_ | unit_views_) >> slot & 1)) w.ready_since = now;
   if (unit) {
     unit_views_ |= bit;
     unit_need_[slot] = uint8_t(w.needs_collector >= 0 ? w.needs_collector : kCollectorClasses + w.needs_pipe);
@@ -876,7 +876,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
     --w.ib_count;
     ++nops_issued_;
-    w.last_issue = now;
+    ++ready_watch_[slot].nops;
     touch(slot);
     schedulers::IssueEvent ev;
     ev.cycle = now - epoch_;
@@ -900,7 +900,6 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const IssuedInstruction& info = warp.issued();
   const InstructionTiming& t = (*launch_.timing)[pc];
   w.finished = warp.finished();
-  w.last_issue = now;
   touch(slot);
   fetch_candidates_ |= 1ull << slot;
   // A barrier arrival or an exit can release warps of other schedulers.
@@ -1173,17 +1172,30 @@ uint64_t StreamingMultiprocessor::progress_events() const {
   return p;
 }
 
-std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t now) const {
-  // Views refreshed since the warp last changed only: a stale entry may be out of date.
-  const uint64_t ready = live_slots_ & (ready_views_ | unit_views_) & ~view_dirty_;
+std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t now) {
+  // Sampled by the watchdog rather than tracked on the pipeline's paths: a
+  // warp that issues nothing keeps its operands ready once they are, so one
+  // seen ready with the same issue count at every sample waited all along.
   int slot = -1;
   uint64_t longest = 0;
-  for (uint64_t m = ready; m; m &= m - 1) {
+  for (uint64_t m = live_slots_; m; m &= m - 1) {
     const uint32_t s = uint32_t(__builtin_ctzll(m));
-    const uint64_t since = std::max(warps_[s].last_issue, warps_[s].ready_since);
-    const uint64_t wait = now - std::min(now, since);
-    if (wait > longest) {
-      longest = wait;
+    if (view_dirty_ >> s & 1) continue;  // its view is out of date: judged at the next sample
+    const WarpSlot& w = warps_[s];
+    ReadyWatch& r = ready_watch_[s];
+    if (!((ready_views_ | unit_views_) >> s & 1)) {
+      r.age = kNever;  // not ready
+      continue;
+    }
+    const uint64_t issued = w.insts_issued + r.nops;
+    if (r.age != w.age || r.issued != issued) {  // newly ready, another warp, or it issued since
+      r.age = w.age;
+      r.issued = issued;
+      r.since = now;
+      continue;
+    }
+    if (now - r.since > longest) {
+      longest = now - r.since;
       slot = int(s);
     }
   }

@@ -144,7 +144,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// (or ready once a collector frees), the one ready the longest without
   /// issuing, and for how many cycles at `now`; -1 and 0 when none is ready.
   /// A wait far longer than any kernel phase means the policy starves it.
-  std::pair<int, uint64_t> longest_ready_wait(uint64_t now) const;
+  /// Judged from the watchdog's samples (calls) of the views: the first
+  /// sample that finds a warp ready starts its count.
+  std::pair<int, uint64_t> longest_ready_wait(uint64_t now);
   /// One warp's PC and state (describe_warps' line for it).
   std::string describe_warp(uint32_t slot) const;
 
@@ -193,8 +195,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t next_mask = 0;
     bool at_barrier = false;
     uint32_t barrier_pc = 0;  // the executor's PC when the warp began to wait at a barrier
-    uint64_t last_issue = 0;   // cycle of its last issue (or of its start)
-    uint64_t ready_since = 0;  // cycle its view last turned ready (or ready but for a unit)
     int8_t needs_collector = -1;  // Ready once a collector of this class is free
     int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
     // Last: the fields above are what the scheduler's view reads, kept on
@@ -402,6 +402,15 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t responses_received_ = 0;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
   std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
+  /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
+  /// count when first seen ready, and since when (age kNever: not ready).
+  struct ReadyWatch {
+    uint64_t age = ~uint64_t(0);
+    uint64_t issued = 0;
+    uint64_t since = 0;
+    uint64_t nops = 0;  // SWaS NOPs the slot issued (not in insts_issued)
+  };
+  std::vector<ReadyWatch> ready_watch_;
   schedulers::SchedulerView oracle_intended_, oracle_predictable_;
   uint64_t nops_issued_ = 0;
   uint32_t fetch_generations_ = 0;
