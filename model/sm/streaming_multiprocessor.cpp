@@ -126,7 +126,6 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   fetch_generations_ = 0;
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
-  completion_seq_ = 0;
   for (auto& d : decoded_at_) d = {};
   pipe_free_at_ = {};
   for (auto& u : unit_free_) u.fill(0);
@@ -273,10 +272,10 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 }
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
-  uint64_t next = completions_.empty() ? kNever : completions_.top().cycle;
+  uint64_t next = completions_.next_ready();
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
   if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
-  if (!responses_.empty()) next = std::min(next, responses_.top().cycle + 1);
+  if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
   // Every buffered instruction's decode cycle is also in decoded_at_, which
@@ -295,7 +294,7 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
-  responses_.push({id, cycle});
+  responses_.push(cycle, 0, id, id);
   last_response_ = {id, cycle};
   ++responses_received_;
   // handle_responses takes it in the next cycle: the GPU top, which runs the
@@ -317,12 +316,12 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   // it never matters whether the cache's process ran before this one. The
   // heap hands the due ones over in (cycle, id) order: the same result
   // whatever order the caches called in.
-  if (responses_.empty() || responses_.top().cycle >= now) return;
+  if (responses_.next_ready() >= now) return;  // (UINT64_MAX when empty)
   active_ = true;
-  // Handling a response sends nothing to a cache, so none joins the heap meanwhile.
-  while (!responses_.empty() && responses_.top().cycle < now) {
-    const Response r = responses_.top();
-    responses_.pop();
+  // Handling a response sends nothing to a cache, so none joins the queue meanwhile.
+  while (responses_.next_ready() < now) {
+    Response r;
+    r.id = responses_.pop(&r.cycle);
     if (r.id & kFetchTag) {
       const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
       const uint32_t generation = uint32_t(r.id & 0xffffffffu);
@@ -395,13 +394,12 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
 }
 
 void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
-  completions_.push({cycle, completion_seq_++, slot, pc, memory});
+  completions_.push(cycle, 0, {slot, pc, memory});
 }
 
 void StreamingMultiprocessor::writeback(uint64_t now) {
-  while (!completions_.empty() && completions_.top().cycle <= now) {
-    const Completion c = completions_.top();
-    completions_.pop();
+  while (completions_.ready(now)) {
+    const Completion c = completions_.pop();
     active_ = true;
     WarpSlot& w = warps_[c.slot];
     // A writeback changes the warp's view only through its scoreboard, so

@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include "memory/memory_interfaces.h"
+#include "memory/timed_queue.h"
 #include "model/sm/instruction_timing.h"
 #include "model/sm/register_file_bank.h"
 #include "model/sm/warp_instruction_source.h"
@@ -218,24 +219,20 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     exec::MemAccess access;
   };
   enum CollectorClass : uint8_t { kSpCollector, kSfuCollector, kDpCollector, kMemCollector, kCollectorClasses };
-  struct Completion {
+  struct Completion {  // in completions_ at its cycle, in push order within a cycle
+    uint32_t slot = 0;
+    uint32_t pc = 0;
+    bool memory = false;
+  };
+  struct Response {
+    uint64_t id;
     uint64_t cycle;
-    uint64_t seq;
-    uint32_t slot;
-    uint32_t pc;
-    bool memory;
-    bool operator>(const Completion& o) const { return cycle != o.cycle ? cycle > o.cycle : seq > o.seq; }
   };
   struct MemoryOp {  // a global / local / atomic instruction waiting for its lines
     uint32_t slot = 0;
     uint32_t pc = 0;
     uint32_t lines_left = 0;
     bool valid = false;
-  };
-  struct Response {
-    uint64_t id;
-    uint64_t cycle;
-    bool operator>(const Response& o) const { return cycle != o.cycle ? cycle > o.cycle : id > o.id; }
   };
 
   static CollectorClass collector_class(Pipe pipe);
@@ -327,8 +324,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint8_t, 64> unit_need_{};
   size_t line_queue_head_ = 0;
   std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
-  std::priority_queue<Response, std::vector<Response>, std::greater<Response>> responses_;
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> completions_;
+  // Memory answers by (cycle, id) and completions by (cycle, push order):
+  // both mostly arrive in that order already, which these queues exploit.
+  memory::ArrivalQueue<uint64_t> responses_;
+  memory::ArrivalQueue<Completion> completions_;
   // Trace instructions bypass the collectors; a scheduler waiting for one of
   // their pipes to accept again is woken at that cycle.
   CycleHeap pipe_free_at_;
@@ -394,7 +393,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
   void update_view(uint32_t s, uint64_t live, uint64_t now);
 
-  uint64_t completion_seq_ = 0;
   std::vector<MemoryOp> memory_ops_;
   std::vector<uint32_t> free_memory_ops_;
   std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
