@@ -10,32 +10,37 @@
 
 namespace tlmgpu::sm {
 
-class RegisterFileBank : public sc_core::sc_module, public stats::StatsProvider {
- public:
-  explicit RegisterFileBank(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+/// A bank's read port. The SM keeps all its banks' ports in one array
+/// (the collectors ask several banks every cycle); the bank module reports them.
+struct RegisterBankPort {
+  uint64_t busy_cycle = ~uint64_t(0);  ///< cycle of the last granted read
+  uint64_t reads = 0;
+  uint64_t conflicts = 0;
 
-  /// Grants a read in `cycle` if the bank's port is still free this cycle.
+  /// Grants a read in `cycle` if the port is still free this cycle.
   bool try_read(uint64_t cycle) {
-    if (busy_cycle_ == cycle && any_read_) {
-      ++conflicts_;
+    if (busy_cycle == cycle) {
+      ++conflicts;
       return false;
     }
-    busy_cycle_ = cycle;
-    any_read_ = true;
-    ++reads_;
+    busy_cycle = cycle;
+    ++reads;
     return true;
   }
+};
+
+class RegisterFileBank : public sc_core::sc_module, public stats::StatsProvider {
+ public:
+  RegisterFileBank(sc_core::sc_module_name name, const RegisterBankPort& port)
+      : sc_core::sc_module(name), port_(port) {}
 
   void report_stats(stats::StatMap& out) const override {
-    out["reads"] = double(reads_);
-    out["conflicts"] = double(conflicts_);
+    out["reads"] = double(port_.reads);
+    out["conflicts"] = double(port_.conflicts);
   }
 
  private:
-  uint64_t busy_cycle_ = 0;
-  bool any_read_ = false;
-  uint64_t reads_ = 0;
-  uint64_t conflicts_ = 0;
+  const RegisterBankPort& port_;
 };
 
 }  // namespace tlmgpu::sm

@@ -55,8 +55,9 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       s->enable_oracles(config.scheduler, pctx);
     }
   fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
-  for (uint32_t b = 0; b < smc_.register_banks * nsched; ++b)
-    banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str()));
+  bank_ports_.resize(smc_.register_banks * nsched);  // not resized again: the banks refer to their ports
+  for (uint32_t b = 0; b < bank_ports_.size(); ++b)
+    banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str(), bank_ports_[b]));
   nsched_div_ = FixedDivisor(nsched);
   bank_div_ = FixedDivisor(uint32_t(banks_.size()));
   line_insts_div_ = FixedDivisor(config.l1i.line_bytes / 8);
@@ -450,7 +451,7 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
       Collector& c = collectors_[s][cls][index];
       active_ = true;
       for (uint8_t i = 0; i < c.reads_left;) {
-        if (banks_[c.banks[i]]->try_read(now)) {
+        if (bank_ports_[c.banks[i]].try_read(now)) {
           c.banks[i] = c.banks[--c.reads_left];
         } else {
           ++i;

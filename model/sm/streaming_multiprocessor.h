@@ -367,6 +367,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   const platform::GpuConfig& config_;
   const platform::SmConfig& smc_;
   std::unique_ptr<memory::L1Cache> l1i_, l1d_;
+  std::vector<RegisterBankPort> bank_ports_;
   std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 
   SmLaunch launch_;
