@@ -14,6 +14,8 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
   if (config_.row_bytes == 0) config_.row_bytes = 2048;
   if (config_.queue_depth == 0) config_.queue_depth = 1;
   if (config_.burst_cycles == 0) config_.burst_cycles = 1;
+  row_bytes_ = FixedDivisor(config_.row_bytes);
+  banks_div_ = FixedDivisor(config_.banks);
   banks_.assign(config_.banks, Bank{});
   queued_banks_.assign((config_.banks + 63) / 64, 0);
   for (uint32_t p = 0; p < ports; ++p) {
@@ -29,10 +31,10 @@ DramChannel::~DramChannel() = default;
 
 DramChannel::Location DramChannel::locate(uint64_t addr) const {
   Location l;
-  l.column = uint32_t(addr % config_.row_bytes);
-  const uint64_t row_index = addr / config_.row_bytes;
-  l.bank = uint32_t(row_index % config_.banks);
-  l.row = row_index / config_.banks;
+  l.column = uint32_t(row_bytes_.mod(addr));
+  const uint64_t row_index = row_bytes_.div(addr);
+  l.bank = uint32_t(banks_div_.mod(row_index));
+  l.row = banks_div_.div(row_index);
   return l;
 }
 
@@ -57,7 +59,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   r.bus_cycles = std::max<uint32_t>(sectors, 1) * config_.burst_cycles;
   r.write = payload.is_write();
   const uint64_t now = waker_.now();
-  r.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  r.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   r.next = kNone;
   arrivals_.push(r.arrive, r.port, slot);
   waker_.wake_at(r.arrive, now);

@@ -219,16 +219,14 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const platform::Interco
                            uint32_t upstream_ports, uint32_t downstream_ports, uint32_t interleave_bytes,
                            const sc_core::sc_time& clock_period)
     : sc_module(name), config_(config), period_(clock_period), waker_(clock_period) {
-  map_.slices = std::max<uint32_t>(downstream_ports, 1);
-  map_.interleave_bytes = std::max<uint32_t>(interleave_bytes, 1);
+  map_ = L2AddressMap(downstream_ports, interleave_bytes);
   init(upstream_ports, downstream_ports);
 }
 
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config,
                            const sc_core::sc_time& clock_period)
     : sc_module(name), config_(config.icnt), period_(clock_period), waker_(clock_period) {
-  map_.slices = std::max<uint32_t>(config.l2_slices, 1);
-  map_.interleave_bytes = std::max<uint32_t>(config.l2_interleave_bytes, 1);
+  map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   init(2 * config.num_sms, config.l2_slices);
 }
 
@@ -237,6 +235,7 @@ Interconnect::~Interconnect() = default;
 void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
   if (config_.latency == 0) config_.latency = 1;  // hand-offs are registered
   if (config_.bytes_per_cycle == 0) config_.bytes_per_cycle = 1;
+  bytes_per_cycle_ = FixedDivisor(config_.bytes_per_cycle);
   for (uint32_t p = 0; p < upstream_ports; ++p) {
     upstream_.push_back(std::make_unique<TargetSocket>(("up" + std::to_string(p)).c_str()));
     upstream_.back()->register_nb_transport_fw(this, &Interconnect::nb_transport_fw, int(p));
@@ -261,7 +260,7 @@ void Interconnect::end_of_elaboration() {
 }
 
 uint32_t Interconnect::flits(uint32_t bytes) const {
-  return std::max<uint32_t>((bytes + config_.bytes_per_cycle - 1) / config_.bytes_per_cycle, 1);
+  return std::max<uint32_t>(uint32_t(bytes_per_cycle_.div(bytes + config_.bytes_per_cycle - 1)), 1);
 }
 
 tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -275,7 +274,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   p.dst = map_.slice_of(payload.get_address());
   p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
-  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  p.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   request_dir_.push(uint32_t(port), p, ext->id, now);
   waker_.wake_at(p.arrive, now);
   phase = tlm::END_REQ;
@@ -291,7 +290,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
   p.dst = ext->source;
   p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
-  p.arrive = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  p.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   // A slice answers from its own process and from its DRAM channel's: order
   // same-cycle answers by requester and request, not by call order.
   response_dir_.push(uint32_t(slice), p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)), now);

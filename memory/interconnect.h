@@ -2,6 +2,7 @@
 // way, per-port bandwidth, round-robin arbitration per output port.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "memory/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/stats/stats_provider.h"
@@ -23,17 +25,25 @@ namespace tlmgpu::memory {
 /// consecutive chunks is rotated by its group number so that strides of
 /// slices * interleave_bytes do not all land on one slice. (slice, local) is
 /// a bijection of the address.
-struct L2AddressMap {
-  uint32_t slices = 1;
-  uint32_t interleave_bytes = 256;
+class L2AddressMap {
+ public:
+  explicit L2AddressMap(uint32_t slices = 1, uint32_t interleave_bytes = 256)
+      : slices_(std::max<uint32_t>(slices, 1)), interleave_(std::max<uint32_t>(interleave_bytes, 1)) {}
+  uint32_t slices() const { return uint32_t(slices_.divisor()); }
+  uint32_t interleave_bytes() const { return uint32_t(interleave_.divisor()); }
+  const FixedDivisor& interleave() const { return interleave_; }
 
   uint32_t slice_of(uint64_t addr) const {
-    const uint64_t chunk = addr / interleave_bytes;
-    return uint32_t((chunk % slices + (chunk / slices) % slices) % slices);
+    const uint64_t chunk = interleave_.div(addr);
+    const uint64_t slice = slices_.mod(chunk) + slices_.mod(slices_.div(chunk));
+    return uint32_t(slice >= slices_.divisor() ? slice - slices_.divisor() : slice);
   }
   uint64_t local_address(uint64_t addr) const {
-    return (addr / interleave_bytes / slices) * interleave_bytes + addr % interleave_bytes;
+    return slices_.div(interleave_.div(addr)) * interleave_.divisor() + interleave_.mod(addr);
   }
+
+ private:
+  FixedDivisor slices_, interleave_;
 };
 
 /// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I); downstream port
@@ -180,6 +190,7 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   platform::InterconnectConfig config_;
   sc_core::sc_time period_;
   L2AddressMap map_;
+  FixedDivisor bytes_per_cycle_;
   std::vector<std::unique_ptr<TargetSocket>> upstream_;
   /// Each upstream socket's bound backward interface (the L1's), once bound.
   std::vector<tlm::tlm_bw_transport_if<>*> upstream_bw_;

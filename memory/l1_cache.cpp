@@ -8,7 +8,7 @@ namespace tlmgpu::memory {
 
 L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config), period_(clock_period), tags_(config) {
+    : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config) {
   if (config_.hit_latency == 0) config_.hit_latency = 1;  // completions must lie in the future
   if (config_.mshrs == 0) config_.mshrs = 1;
   if (config_.mshr_merges == 0) config_.mshr_merges = 1;
@@ -147,7 +147,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
     SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
   Transaction& tx = *transactions_[ext->tag];
   const uint64_t now = this->now();
-  const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  const uint64_t ready = now + std::max<uint64_t>(period_div_.div(delay.value()), 1);
   // The arrival cycle is known now, so whoever waits is told at once; the
   // cache state changes at `ready` (applied lazily), when the MSHR frees.
   responses_.push(ready, 0, &tx);

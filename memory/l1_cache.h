@@ -103,6 +103,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
   platform::CacheConfig config_;
   sc_core::sc_time period_;
+  FixedDivisor period_div_;  ///< cycles of a delay annotation
   const CycleCalendar* calendar_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;

@@ -13,14 +13,13 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
   if (config_.hit_latency == 0) config_.hit_latency = 1;
   if (config_.mshrs == 0) config_.mshrs = 1;
   if (config_.mshr_merges == 0) config_.mshr_merges = 1;
-  map_.slices = std::max<uint32_t>(config.l2_slices, 1);
-  map_.interleave_bytes = std::max<uint32_t>(config.l2_interleave_bytes, 1);
+  map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   const uint32_t channels = std::max<uint32_t>(config.dram.channels, 1);
-  const uint32_t channel = uint32_t(uint64_t(index) * channels / map_.slices);
+  const uint32_t channel = uint32_t(uint64_t(index) * channels / map_.slices());
   // Slices sharing this channel: those with s * channels / slices == channel.
   uint32_t first = index, count = 0;
-  for (uint32_t s = 0; s < map_.slices; ++s)
-    if (uint64_t(s) * channels / map_.slices == channel) {
+  for (uint32_t s = 0; s < map_.slices(); ++s)
+    if (uint64_t(s) * channels / map_.slices() == channel) {
       first = std::min(first, s);
       ++count;
     }
@@ -36,15 +35,16 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
 L2Slice::~L2Slice() = default;
 
 uint64_t L2Slice::dram_address(uint64_t local) const {
-  const uint64_t chunk = local / map_.interleave_bytes;
-  return (chunk * slices_per_channel_ + index_in_channel_) * map_.interleave_bytes + local % map_.interleave_bytes;
+  const FixedDivisor& interleave = map_.interleave();
+  return (interleave.div(local) * slices_per_channel_ + index_in_channel_) * interleave.divisor() +
+         interleave.mod(local);
 }
 
 tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
   const uint64_t now = waker_.now();
-  const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   requests_.push(ready, 0, &payload);
   if (!blocked_) waker_.wake_at(std::max(ready, port_free_), now);
   phase = tlm::END_REQ;
@@ -65,7 +65,7 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, t
     SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
   DramRequest& r = *dram_requests_[ext->tag];
   const uint64_t now = waker_.now();
-  const uint64_t ready = now + std::max<uint64_t>(delay_cycles(delay, period_), 1);
+  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   fills_.push(ready, 0, &r);
   if (!r.writeback) {
     // Everyone waiting only for sectors whose arrival is now known is

@@ -11,6 +11,8 @@
 
 #include <systemc>
 
+#include "memory/bit_ops.h"
+
 namespace tlmgpu::memory {
 
 /// Current cycle of a module clocked with `period` (time 0 is cycle 0).
@@ -21,11 +23,6 @@ inline uint64_t current_cycle(const sc_core::sc_time& period) {
 /// `n` cycles as a TLM delay annotation (exact, no floating point).
 inline sc_core::sc_time cycles_delay(uint64_t n, const sc_core::sc_time& period) {
   return sc_core::sc_time::from_value(period.value() * n);
-}
-
-/// Whole cycles in a TLM delay annotation.
-inline uint64_t delay_cycles(const sc_core::sc_time& delay, const sc_core::sc_time& period) {
-  return delay.value() / period.value();
 }
 
 /// The pop order shared by TimedQueue and ArrivalQueue: (ready cycle,
@@ -193,7 +190,7 @@ class CycleCalendar;
 /// module's process at the cycle asked for.
 class CycleWaker {
  public:
-  explicit CycleWaker(const sc_core::sc_time& period) : period_(period) {
+  explicit CycleWaker(const sc_core::sc_time& period) : period_(period), period_div_(period.value()) {
     for (uint64_t n = 0; n < kCached; ++n) delays_[n] = sc_core::sc_time::from_value(period.value() * n);
   }
   sc_core::sc_event& event() { return event_; }
@@ -206,12 +203,15 @@ class CycleWaker {
     return cycles < kCached ? delays_[cycles] : sc_core::sc_time::from_value(period_.value() * cycles);
   }
   inline uint64_t now() const;
+  /// Whole cycles in a TLM delay annotation.
+  uint64_t cycles_in(const sc_core::sc_time& delay) const { return period_div_.div(delay.value()); }
 
  private:
   friend class CycleCalendar;
   static constexpr uint64_t kCached = 256;
   static constexpr uint64_t kNever = ~uint64_t(0);
   sc_core::sc_time period_;
+  FixedDivisor period_div_;
   sc_core::sc_time delays_[kCached];
   sc_core::sc_event event_;
   uint64_t scheduled_ = kNever;
@@ -285,7 +285,9 @@ class CycleCalendar {
   sc_core::sc_event event_;
 };
 
-inline uint64_t CycleWaker::now() const { return calendar_ ? calendar_->now() : current_cycle(period_); }
+inline uint64_t CycleWaker::now() const {
+  return calendar_ ? calendar_->now() : period_div_.div(sc_core::sc_time_stamp().value());
+}
 
 inline void CycleWaker::wake_at(uint64_t cycle, uint64_t now) {
   if (cycle <= now) cycle = now + 1;

@@ -150,7 +150,8 @@ std::unique_ptr<WarpSchedulerPolicy> make_policy(const PolicySpec& spec, const P
     if (spec.name == e.name) entry = &e;
   if (!entry)
     throw std::invalid_argument("unknown scheduler policy '" + spec.name + "' (known: " + known_names() + ")");
-  for (const auto& [key, value] : spec.params) {
+  for (const auto& param : spec.params) {
+    const std::string& key = param.first;
     const bool accepted = std::any_of(entry->params.begin(), entry->params.end(),
                                       [&](const ParamDescription& p) { return key == p.key; });
     if (accepted) continue;

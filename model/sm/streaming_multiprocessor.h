@@ -15,6 +15,7 @@
 
 #include <systemc>
 
+#include "memory/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/sm/instruction_timing.h"
@@ -60,23 +61,7 @@ struct KernelPhase {
   }
 };
 
-/// x mod d and x / d for a divisor fixed by the configuration: a mask and a
-/// shift when d is a power of two (it nearly always is), so the per-cycle
-/// paths do not wait for a hardware divide.
-class FixedDivisor {
- public:
-  explicit FixedDivisor(uint32_t d = 1) : d_(d ? d : 1) {
-    pow2_ = (d_ & (d_ - 1)) == 0;
-    shift_ = uint32_t(__builtin_ctz(d_));
-  }
-  uint32_t mod(uint32_t x) const { return pow2_ ? x & (d_ - 1) : x % d_; }
-  uint32_t div(uint32_t x) const { return pow2_ ? x >> shift_ : x / d_; }
-
- private:
-  uint32_t d_;
-  uint32_t shift_ = 0;
-  bool pow2_ = true;
-};
+using memory::FixedDivisor;
 
 class StreamingMultiprocessor : public sc_core::sc_module,
                                 public memory::CacheResponseIf,
