@@ -206,7 +206,8 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     // Unique across launches: a fetch answered after its warp (or kernel)
     // ended must never match the slot's next occupant.
     w.fetch_generation = ++fetch_generations_;
-    w.pending_writes.assign(num_ids, 0);
+    w.pending_low.fill(0);
+    w.pending_more.assign(num_ids > WarpSlot::kInlineIds ? (num_ids - WarpSlot::kInlineIds + 63) / 64 : 0, 0);
     slot_age_[s] = w.age;
     if (swas_) {
       // Seed 003: queues of t_F + 1 entries start full of NOPs.
@@ -415,7 +416,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     sched_dirty_[s] |= completion_dirty_[s];
     finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
-    for (uint8_t i = 0; i < t.num_dst; ++i) --w.pending_writes[t.dst[i]];
+    for (uint8_t i = 0; i < t.num_dst; ++i) w.clear_pending(t.dst[i]);
     --w.in_flight;
     if (c.memory) --w.mem_in_flight;
     schedulers::CompleteEvent ev;
@@ -668,9 +669,9 @@ WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, i
   needs_collector = -1;
   needs_pipe = -1;
   for (uint8_t i = 0; i < t.num_src; ++i)
-    if (w.pending_writes[t.src[i]]) return WarpWait::Scoreboard;
+    if (w.pending(t.src[i])) return WarpWait::Scoreboard;
   for (uint8_t i = 0; i < t.num_dst; ++i)
-    if (w.pending_writes[t.dst[i]]) return WarpWait::Scoreboard;
+    if (w.pending(t.dst[i])) return WarpWait::Scoreboard;
   if (t.fixed_latency)
     needs_pipe = int8_t(t.pipe);
   else if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
@@ -915,7 +916,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   thread_insts_ += active;
   ++w.insts_issued;
   w.progress += active;
-  for (uint8_t i = 0; i < t.num_dst; ++i) ++w.pending_writes[t.dst[i]];
+  for (uint8_t i = 0; i < t.num_dst; ++i) w.set_pending(t.dst[i]);
   ++w.in_flight;
   if (t.is_memory) ++w.mem_in_flight;
   if (t.is_membar && w.mem_in_flight > 0) w.membar_wait = true;

@@ -167,9 +167,24 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t swas_miss = 0;          // swas: the fetch whose miss suspends the warp
     uint64_t oracle_blocked_until = 0;  // osched2: a miss or taken branch explains an empty buffer until then
     uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
-    std::vector<uint16_t> pending_writes;  // scoreboard: per register id
     uint32_t in_flight = 0;          // issued, not written back
     uint32_t mem_in_flight = 0;
+    // Scoreboard: a bit per register / predicate id with a write in flight.
+    // A bit suffices: an instruction issues only when none of its
+    // destinations has one (WAW). The first ids' bits sit here, beside what
+    // issue and writeback touch anyway; larger kernels' other ids in pending_more.
+    static constexpr uint32_t kInlineIds = 256;
+    std::array<uint64_t, kInlineIds / 64> pending_low{};
+    std::vector<uint64_t> pending_more;
+    uint64_t& pending_word(uint32_t id) {
+      return id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
+    }
+    bool pending(uint32_t id) const {
+      const uint64_t word = id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
+      return (word >> (id % 64)) & 1;
+    }
+    void set_pending(uint32_t id) { pending_word(id) |= uint64_t(1) << (id % 64); }
+    void clear_pending(uint32_t id) { pending_word(id) &= ~(uint64_t(1) << (id % 64)); }
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
