@@ -320,15 +320,15 @@ void GpuTop::watchdog(uint64_t now) {
 }
 
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
-                              uint32_t regs_per_thread, uint64_t watchdog_instructions) {
+                              uint32_t regs_per_thread, const WatchdogLimits& limits) {
   const sm::PtxKernelSource source(ctx, timing);
   return run(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, source, regs_per_thread,
-             watchdog_instructions);
+             limits);
 }
 
 TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                               uint32_t shared_bytes, const sm::KernelInstructionSource& source,
-                              uint32_t regs_per_thread, uint64_t watchdog_instructions) {
+                              uint32_t regs_per_thread, const WatchdogLimits& limits) {
   sm::SmLaunch launch;
   launch.source = &source;
   launch.timing = &source.timing();
@@ -365,7 +365,8 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
     thread_before += sm->thread_insts();
   }
   kernel_name_ = kernel_name;
-  watchdog_limit_ = watchdog_instructions;
+  watchdog_limit_ = limits.instructions;
+  starvation_limit_ = limits.starvation_cycles;
   watchdog_progress_ = ~0ull;
   watchdog_last_insts_ = ~0ull;
   dispatcher_->begin_launch(grid, start_cycle_);

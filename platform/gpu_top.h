@@ -76,20 +76,23 @@ class GpuTop : public sc_core::sc_module {
   GpuTop(sc_core::sc_module_name name, const GpuConfig& config);
   ~GpuTop() override;
 
+  /// When the watchdog ends a launch (DeviceOptions' watchdog_instructions
+  /// and starvation_cycles).
+  struct WatchdogLimits {
+    uint64_t instructions = 0;       ///< warp instructions without forward progress
+    uint64_t starvation_cycles = 0;  ///< cycles a warp is held ready without being chosen (0: never)
+  };
+
   /// Runs one launch to completion (sc_start until the last CTA finishes).
   /// Throws LaunchError when a CTA cannot fit in an SM, exec::DeviceFault
   /// on a fault, a deadlock or no forward progress.
   TimingLaunchStats run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
-                        uint32_t regs_per_thread, uint64_t watchdog_instructions);
+                        uint32_t regs_per_thread, const WatchdogLimits& limits);
   /// The same for any instruction source (a trace): `grid` CTAs of
   /// `threads_per_cta` threads and `shared_bytes` of shared memory each.
   TimingLaunchStats run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                         uint32_t shared_bytes, const sm::KernelInstructionSource& source, uint32_t regs_per_thread,
-                        uint64_t watchdog_instructions);
-
-  /// Cycles a warp may be held ready without being chosen before the
-  /// watchdog reports it starved (0: never); for the launches that follow.
-  void set_starvation_limit(uint64_t cycles) { starvation_limit_ = cycles; }
+                        const WatchdogLimits& limits);
 
   /// Every module's statistics by hierarchical name.
   stats::StatMap collect_stats() const;
@@ -137,7 +140,7 @@ class GpuTop : public sc_core::sc_module {
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;
   uint64_t watchdog_last_insts_ = 0, watchdog_issue_cycle_ = 0;
-  uint64_t starvation_limit_ = 10'000'000;
+  uint64_t starvation_limit_ = 0;
   uint64_t start_cycle_ = 0, end_cycle_ = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
   std::vector<TimingLaunchRecord> launches_;

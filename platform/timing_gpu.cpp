@@ -67,8 +67,7 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
   const uint32_t regs = options.regs_per_thread
                             ? options.regs_per_thread
                             : std::clamp(ctx.kernel->regs_per_thread, 1u, kMaxRegsPerThread);
-  top.set_starvation_limit(options.starvation_cycles);
-  return top.run(ctx, timing, regs, options.watchdog_instructions);
+  return top.run(ctx, timing, regs, {options.watchdog_instructions, options.starvation_cycles});
 }
 
 TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::WarpTrace& trace, uint32_t ctas) {
@@ -76,9 +75,8 @@ TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::Wa
   const sm::TraceKernelSource source(trace);
   // Trace instructions name few registers: the occupancy limit is threads and CTA slots.
   const uint32_t regs = options.regs_per_thread ? options.regs_per_thread : 1;
-  top.set_starvation_limit(options.starvation_cycles);
-  return top.run("trace " + trace.source, exec::Dim3{ctas, 1, 1},
-                 uint32_t(trace.warps.size()) * ptx::kWarpSize, 0, source, regs, options.watchdog_instructions);
+  return top.run("trace " + trace.source, exec::Dim3{ctas, 1, 1}, uint32_t(trace.warps.size()) * ptx::kWarpSize, 0,
+                 source, regs, {options.watchdog_instructions, options.starvation_cycles});
 }
 
 const std::vector<TimingLaunchRecord>& timing_launches() {

@@ -316,7 +316,7 @@ void StreamingMultiprocessor::release_at(uint64_t) {
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
   // Registered hand-off: data ready at cycle c is seen from cycle c + 1, so
   // it never matters whether the cache's process ran before this one. The
-  // heap hands the due ones over in (cycle, id) order: the same result
+  // queue hands the due ones over in (cycle, id) order: the same result
   // whatever order the caches called in.
   if (responses_.next_ready() >= now) return;  // (UINT64_MAX when empty)
   active_ = true;
@@ -1204,7 +1204,11 @@ std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t no
 
 std::string StreamingMultiprocessor::describe_warp(uint32_t slot) const {
   const WarpSlot& w = warps_[slot];
-  return std::string(name()) + " " + ctas_[w.cta_slot].cta->name() + " " + w.warp->describe();
+  return describe_warp(ctas_[w.cta_slot], *w.warp);
+}
+
+std::string StreamingMultiprocessor::describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const {
+  return std::string(name()) + " " + cta.cta->name() + " " + warp.describe();
 }
 
 std::string StreamingMultiprocessor::describe_warps() const {
@@ -1218,7 +1222,7 @@ std::string StreamingMultiprocessor::describe_warps() const {
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
       if (c.cta->warp(k).finished()) continue;
-      out += "\n  " + std::string(name()) + " " + c.cta->name() + " " + c.cta->warp(k).describe();
+      out += "\n  " + describe_warp(c, c.cta->warp(k));
     }
   }
   return out;

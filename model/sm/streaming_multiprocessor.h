@@ -259,6 +259,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
   void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
+  std::string describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const;
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
