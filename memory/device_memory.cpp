@@ -86,20 +86,19 @@ void DeviceMemory::memset(uint64_t dst, uint8_t value, uint64_t bytes) {
 }
 
 std::string DeviceMemory::describe(uint64_t addr) const {
-  std::ostringstream os;
-  os << "0x" << std::hex << addr;
-  // Name the nearest allocation below, so "12 bytes past the end of 'c'" is readable.
+  // Relative to the nearest allocation below, so "12 bytes past the end of
+  // 'c'" is readable; its base and size say where the buffer really is.
   auto it = allocations_.upper_bound(addr);
-  if (it != allocations_.begin()) {
-    --it;
-    const Allocation& a = it->second;
-    std::string name = a.label.empty() ? "allocation" : "'" + a.label + "'";
-    if (addr - a.base < a.bytes)
-      os << std::dec << " (" << name << " + " << (addr - a.base) << ")";
-    else
-      os << std::dec << " (" << (addr - a.base - a.bytes) << " bytes past the end of " << name << " of "
-         << a.bytes << " bytes)";
-  }
+  if (it == allocations_.begin()) return "below every allocation";
+  --it;
+  const Allocation& a = it->second;
+  const std::string name = a.label.empty() ? "allocation" : "'" + a.label + "'";
+  std::ostringstream os;
+  if (addr - a.base < a.bytes)
+    os << (addr - a.base) << " bytes into " << name;
+  else
+    os << (addr - a.base - a.bytes) << " bytes past the end of " << name;
+  os << " (" << a.bytes << " bytes at 0x" << std::hex << a.base << ")";
   return os.str();
 }
 

@@ -49,7 +49,8 @@ class DeviceMemory : public GlobalMemoryIf {
   void copy_from_device(void* dst, uint64_t src, uint64_t bytes);
   void memset(uint64_t dst, uint8_t value, uint64_t bytes);
 
-  /// Label and base of the allocation holding addr ("" when none): for fault messages.
+  /// Where addr lies relative to the nearest allocation at or below it
+  /// ("12 bytes past the end of 'c' (64 bytes at 0x...)"): for fault messages.
   std::string describe(uint64_t addr) const;
   uint64_t bytes_allocated() const { return bytes_allocated_; }
 

@@ -1,6 +1,7 @@
 // The host API: memory, modules, symbols, launch checks, device faults.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -103,7 +104,10 @@ TEST(Device, OutOfBoundsLoadIsAFaultNamingKernelCtaThreadPcAndAddress) {
     EXPECT_NE(what.find("thread (28,0,0)"), std::string::npos) << what;
     EXPECT_NE(what.find("PC 0x"), std::string::npos) << what;
     EXPECT_NE(what.find("ld.global.f32"), std::string::npos) << what;
-    EXPECT_NE(what.find("past the end of 'in'"), std::string::npos) << what;
+    EXPECT_NE(what.find("that is 0 bytes past the end of 'in'"), std::string::npos) << what;
+    std::ostringstream where;
+    where << "(256 bytes at 0x" << std::hex << f.in << ")";
+    EXPECT_NE(what.find(where.str()), std::string::npos) << what;
   }
 }
 

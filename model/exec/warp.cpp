@@ -646,7 +646,7 @@ void Warp::fault(FaultKind kind, const std::string& what, unsigned lane, uint64_
   }
   if (kind == FaultKind::OutOfBounds || kind == FaultKind::Misaligned) {
     if (auto* dm = dynamic_cast<memory::DeviceMemory*>(ctx_.global)) {
-      if (address < memory::kConstWindowBase) os << "\n  nearest allocation: " << dm->describe(address);
+      if (address < memory::kConstWindowBase) os << "\n  that is " << dm->describe(address);
     }
   }
   throw DeviceFault(kind, os.str());
