@@ -64,7 +64,7 @@ void Interconnect::Direction::init(uint32_t sources, uint32_t destinations) {
   dst_bytes.assign(dsts, 0);
 }
 
-void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, uint64_t now) {
+uint32_t Interconnect::Direction::new_slot(const Packet& p) {
   uint32_t slot = free_slot;
   if (slot == kNoSlot) {
     slot = uint32_t(slots.size());
@@ -73,6 +73,11 @@ void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, 
     free_slot = slots[slot].next;
   }
   slots[slot].packet = p;
+  return slot;
+}
+
+void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, uint64_t now) {
+  const uint32_t slot = new_slot(p);
   // Slide the window up to what may still arrive: nothing before the earliest
   // pending arrival, nor before now + 1 (a packet takes at least a cycle).
   base = std::max(base, std::min(next_arrival, now + 1));
@@ -87,6 +92,16 @@ void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, 
     far_next = std::min(far_next, p.arrive);
   }
   next_arrival = std::min(next_arrival, p.arrive);
+}
+
+void Interconnect::Direction::push_in_order(uint32_t src, const Packet& p) {
+  const uint32_t slot = new_slot(p);
+  ++pushed;
+  // Entering now, not at p.arrive, changes nothing: the input link and the
+  // FIFO see this source's packets in the same order, in_cycle is at least
+  // p.arrive, and a FIFO head is granted only once in_cycle has passed.
+  enter(src, slot);
+  next_grant = std::min(next_grant, std::max(slots[slot].packet.in_cycle, out_free[p.dst]));
 }
 
 uint64_t Interconnect::Direction::next_bucket(uint64_t from, uint64_t to) const {
@@ -245,6 +260,7 @@ void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
     downstream_.back()->register_nb_transport_bw(this, &Interconnect::nb_transport_bw, int(s));
   }
   request_dir_.init(upstream_ports, downstream_ports);
+  in_order_.assign(upstream_ports, {});
   response_dir_.init(downstream_ports, upstream_ports);
   SC_METHOD(crossbar_process);
   sensitive << waker_.event();
@@ -275,8 +291,19 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
   const uint64_t now = waker_.now();
   p.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
-  request_dir_.push(uint32_t(port), p, ext->id, now);
-  waker_.wake_at(p.arrive, now);
+  InOrderPort& in_order = in_order_[size_t(port)];
+  if (in_order.expected) {
+    if (p.arrive < in_order.arrive || (p.arrive == in_order.arrive && ext->id <= in_order.key))
+      SC_REPORT_ERROR(name(), ("upstream port " + std::to_string(port) +
+                               " sent a request out of (arrival cycle, request id) order").c_str());
+    in_order.arrive = p.arrive;
+    in_order.key = ext->id;
+    request_dir_.push_in_order(uint32_t(port), p);
+    waker_.wake_at(request_dir_.next_grant, now);
+  } else {
+    request_dir_.push(uint32_t(port), p, ext->id, now);
+    waker_.wake_at(p.arrive, now);
+  }
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }

@@ -75,6 +75,13 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   static uint32_t request_bytes(AccessKind kind, uint32_t units);
   static uint32_t response_bytes(AccessKind kind, uint32_t units);
 
+  /// The initiator on upstream `port` sends its requests in (arrival cycle,
+  /// request id) order, as an L1 does: they enter their input link when they
+  /// are announced, skipping the arrival buckets. Otherwise the order of
+  /// arrival is restored before they enter. Such a port sending out of order
+  /// is a model error (SC_REPORT_ERROR, which throws).
+  void expect_in_order(uint32_t port) { in_order_.at(port).expected = true; }
+
   void report_stats(stats::StatMap& out) const override;
   /// A new device context (nothing in flight): round-robin arbitration
   /// starts again as in a freshly built crossbar.
@@ -158,10 +165,14 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     void init(uint32_t sources, uint32_t destinations);
     /// A packet that reaches the crossbar from `src` at `p.arrive` (> now).
     void push(uint32_t src, const Packet& p, uint64_t key, uint64_t now);
+    /// The same for a packet known to be `src`'s last in (arrival, key)
+    /// order: it enters its input link and FIFO at once.
+    void push_in_order(uint32_t src, const Packet& p);
     /// Moves the arrivals due by `now` into their input links and FIFOs.
     void admit(uint64_t now);
     /// The arrived packet in `slot` enters its input link and its FIFO.
     void enter(uint32_t src, uint32_t slot);
+    uint32_t new_slot(const Packet& p);
     /// First cycle in [from, to] (to < from + kBuckets) with a non-empty bucket, else UINT64_MAX.
     uint64_t next_bucket(uint64_t from, uint64_t to) const;
     /// Removes and returns the head packet of a non-empty FIFO.
@@ -196,6 +207,12 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   std::vector<tlm::tlm_bw_transport_if<>*> upstream_bw_;
   std::vector<std::unique_ptr<InitiatorSocket>> downstream_;
   Direction request_dir_, response_dir_;
+  /// Per upstream port: whether it sends in order, and its last request.
+  struct InOrderPort {
+    bool expected = false;
+    uint64_t arrive = 0, key = 0;
+  };
+  std::vector<InOrderPort> in_order_;
   CycleWaker waker_;
 };
 

@@ -47,6 +47,9 @@ void MemorySystem::drive_from(CycleCalendar& calendar) {
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   l1d.socket.bind(icnt_->upstream(2 * sm));
   l1i.socket.bind(icnt_->upstream(2 * sm + 1));
+  // An L1 sends each request the cycle after its access, ids ascending.
+  icnt_->expect_in_order(2 * sm);
+  icnt_->expect_in_order(2 * sm + 1);
   for (L1Cache* l1 : {&l1d, &l1i}) {
     l1s_.push_back(l1);
     if (calendar_) l1->take_cycle_from(*calendar_);

@@ -18,11 +18,13 @@ const char* to_string(StallClass c) {
 
 IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) : policy_(std::move(policy)) {
   if (!policy_) throw std::invalid_argument("IssueArbiter: no policy");
+  skip_unready_ = policy_->order_is_pure() && !policy_->shares_warps();
 }
 
 void IssueArbiter::replace_policy(std::unique_ptr<WarpSchedulerPolicy> policy) {
   if (!policy) throw std::invalid_argument("IssueArbiter: no policy");
   policy_ = std::move(policy);
+  skip_unready_ = policy_->order_is_pure() && !policy_->shares_warps();
   order_.clear();
   spec_ = OrderSpec{};
   spec_warps_ = 0;
@@ -42,9 +44,14 @@ const std::vector<uint32_t>& IssueArbiter::last_order() const {
   return order_;
 }
 
-int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
-  const auto n = static_cast<uint32_t>(view.warps.size());
-  const bool summary = view.summary && n <= 64;
+int IssueArbiter::skip_order() {
+  // Nothing can issue, and asking the policy would change nothing.
+  listed_ = true;
+  order_.clear();
+  return -1;
+}
+
+int IssueArbiter::choose(const SchedulerView& view, uint32_t n, bool summary) {
   const auto is_ready = [&](uint32_t i) {
     return summary ? (view.ready >> i & 1) != 0 : view.warps[i].wait == WarpWait::Ready;
   };
@@ -79,6 +86,13 @@ int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
       }
     }
   }
+  return chosen;
+}
+
+int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
+  const auto n = static_cast<uint32_t>(view.warps.size());
+  const bool summary = view.summary && n <= 64;
+  const int chosen = summary && view.ready == 0 && skip_unready_ ? skip_order() : choose(view, n, summary);
   if (chosen >= 0) {
     cls = StallClass::Issued;
     return chosen;

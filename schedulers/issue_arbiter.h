@@ -54,7 +54,8 @@ class IssueArbiter {
   void warp_finished(uint32_t slot, uint64_t cycle) { policy_->on_warp_finish(slot, cycle); }
 
   StallClass last_class() const { return last_class_; }
-  /// The policy's order at the last select() (indices into that view.warps).
+  /// The policy's order at the last select() (indices into that view.warps;
+  /// empty when it was not asked for, see WarpSchedulerPolicy::order_is_pure).
   const std::vector<uint32_t>& last_order() const;
   uint64_t cycles(StallClass c) const { return cycles_[static_cast<size_t>(c)]; }
   uint64_t warp_insts() const { return warp_insts_; }
@@ -67,6 +68,9 @@ class IssueArbiter {
 
  private:
   int pick(const SchedulerView& view, StallClass& cls);
+  /// The first Ready warp in the policy's order (-1: none).
+  int choose(const SchedulerView& view, uint32_t n, bool summary);
+  int skip_order();
 
   std::unique_ptr<WarpSchedulerPolicy> policy_;
   /// The policy's order at the last pick; when the policy described it
@@ -78,6 +82,9 @@ class IssueArbiter {
   uint64_t cycles_[4] = {0, 0, 0, 0};
   uint64_t warp_insts_ = 0;
   StallClass last_class_ = StallClass::Idle;
+  /// The policy's order need not be asked for when no warp is Ready (a pure
+  /// order, and no warp sharing reading last_order()).
+  bool skip_unready_ = false;
 };
 
 }  // namespace tlmgpu::schedulers

@@ -32,8 +32,9 @@ class GreedyThenLooseRoundRobin final : public WarpSchedulerPolicy {
     issued_any_ = true;
     finished_ = false;
   }
-  // Completions do not move this policy's order.
+  // Completions do not move this policy's order; asking for it changes nothing.
   bool order_follows_completions() const override { return false; }
+  bool order_is_pure() const override { return true; }
   void on_warp_finish(uint32_t slot, uint64_t) override {
     if (slot == last_slot_) finished_ = true;
   }

@@ -54,6 +54,8 @@ class LooseRoundRobin final : public WarpSchedulerPolicy {
   }
   // Completions do not move this policy's order.
   bool order_follows_completions() const override { return false; }
+  // With a probe limit, asking moves the pointer.
+  bool order_is_pure() const override { return probe_ == 0; }
 
   // With a probe limit the pointer moves every cycle, issue or not.
   uint64_t next_reorder_cycle(uint64_t now) const override { return probe_ ? now + 1 : UINT64_MAX; }

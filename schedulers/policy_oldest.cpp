@@ -19,8 +19,9 @@ class OldestFirst final : public WarpSchedulerPolicy {
     spec.ranking = &ages_.oldest_first(view);
     return true;
   }
-  // Completions do not move this policy's order.
+  // Completions do not move this policy's order; asking for it changes nothing.
   bool order_follows_completions() const override { return false; }
+  bool order_is_pure() const override { return true; }
 
  private:
   AgeRanking ages_;

@@ -89,8 +89,9 @@ class GreedyThenByAge final : public WarpSchedulerPolicy {
     return true;
   }
   void on_issue(const IssueEvent& e) override { last_.issued(e.slot); }
-  // Completions do not move this policy's order.
+  // Completions do not move this policy's order; asking for it changes nothing.
   bool order_follows_completions() const override { return false; }
+  bool order_is_pure() const override { return true; }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
 
  private:

@@ -155,6 +155,11 @@ class WarpSchedulerPolicy {
   /// of the scheduler's warps; if not, only when a completion changes what
   /// a warp waits for. Policies that ignore completions return false.
   virtual bool order_follows_completions() const { return true; }
+  /// Whether asking for the order changes nothing in the policy: order() and
+  /// describe_order() only read the view and what the notifications
+  /// recorded. Then the scheduler does not ask on a cycle where no warp is
+  /// Ready, when no order can issue anything. False (the default) is safe.
+  virtual bool order_is_pure() const { return false; }
   /// A new warp entered a slot of this scheduler / a warp finished.
   virtual void on_warp_start(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
