@@ -157,6 +157,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   busy_collectors_ = 0;
+  busy_pairs_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
   for (auto& busy : collector_busy_) busy.fill(0);
   ticked_ = false;
@@ -440,13 +441,20 @@ StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class
 }
 
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
-  if (busy_collectors_ == 0) return;
+  if (busy_pairs_ == 0) return;
   const uint32_t nsched = uint32_t(schedulers_.size());
-  // Rotate which collector asks the banks first, so no collector starves.
-  const uint32_t start = uint32_t(now - epoch_);  // from the cycle, so sleeping does not shift it
-  // (start + k) % nsched and ((start + k) / nsched) % classes, stepped without dividing.
-  uint32_t s = nsched_div_.mod(start), cls = nsched_div_.div(start) % kCollectorClasses;
-  for (uint32_t k = 0; k < nsched * kCollectorClasses; ++k) {
+  const uint32_t pairs = nsched * kCollectorClasses;
+  // Rotate which collector asks the banks first, so no collector starves:
+  // pairs (scheduler, class) in the order of cls * nsched + s, from the one
+  // the cycle names (from the cycle, so sleeping does not shift it).
+  const uint32_t start = uint32_t(now - epoch_);
+  const uint32_t first = nsched_div_.div(start) % kCollectorClasses * nsched + nsched_div_.mod(start);
+  const uint64_t busy = busy_pairs_;  // a dispatch frees collectors of its own pair only
+  const uint64_t rotated = (busy >> first | busy << (pairs - first)) & ((uint64_t(1) << pairs) - 1);
+  for (uint64_t r = rotated; r; r &= r - 1) {
+    uint32_t p = first + uint32_t(__builtin_ctzll(r));
+    if (p >= pairs) p -= pairs;
+    const uint32_t s = nsched_div_.mod(p), cls = nsched_div_.div(p);
     for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
       const uint32_t index = uint32_t(__builtin_ctzll(m));
       Collector& c = collectors_[s][cls][index];
@@ -460,10 +468,6 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
       }
       if (c.reads_left == 0) dispatch(c, s, cls, index, now);
     }
-    if (++s == nsched) {
-      s = 0;
-      cls = (cls + 1) % kCollectorClasses;
-    }
   }
 }
 
@@ -475,6 +479,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
   collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
+  if (collector_busy_[scheduler][cls] == 0) busy_pairs_ &= ~pair_bit(scheduler, cls);
   --busy_collectors_;
   // A free collector matters to a warp waiting for one (under warp sharing,
   // also to other schedulers' warps).
@@ -934,6 +939,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     if (index < 0) throw std::logic_error(std::string(name()) + ": issued without a free operand collector");
     Collector* c = &collectors_[scheduler][cls][size_t(index)];
     collector_busy_[scheduler][cls] |= uint64_t(1) << index;
+    busy_pairs_ |= pair_bit(scheduler, cls);
     ++busy_collectors_;
     c->slot = slot;
     c->pc = pc;

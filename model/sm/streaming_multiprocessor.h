@@ -291,7 +291,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // kMaxSchedulers): the GPU top runs the SMs one after another, so each
   // cycle starts with this SM's state out of the host's L1 cache, and fewer
   // lines to fetch and no pointers to chase make that cheaper.
-  static constexpr uint32_t kMaxSchedulers = 8;
+  static constexpr uint32_t kMaxSchedulers = 8;  // kMaxSchedulers * kCollectorClasses bits in busy_pairs_
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
@@ -306,6 +306,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool eager_accounting_ = false;
   KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
   uint32_t busy_collectors_ = 0;
+  // Bit cls * num_schedulers + s: scheduler s has a busy collector of class
+  // cls (the operand-read stage visits only those, in its rotating order).
+  uint32_t busy_pairs_ = 0;
   uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
@@ -388,6 +391,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
   std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
   std::array<std::array<uint64_t, kCollectorClasses>, kMaxSchedulers> collector_busy_{};  // bit per collector
+  uint32_t pair_bit(uint32_t scheduler, uint32_t cls) const {
+    return uint32_t(1) << (cls * uint32_t(schedulers_.size()) + scheduler);
+  }
   std::array<uint64_t, kCollectorClasses> all_collectors_{};  // bit per collector of a class
   std::array<std::array<uint64_t, 8>, kMaxSchedulers> unit_free_{};  // by Pipe
   FixedDivisor bank_div_;        // register -> bank
