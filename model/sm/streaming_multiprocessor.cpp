@@ -650,13 +650,13 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   uint64_t unit_busy = 0;
   const uint64_t unit = live & unit_views_;
   if (unit) {
-    std::array<uint8_t, kCollectorClasses + 8> blocked;
-    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls) blocked[cls] = !collector_free[cls];
-    for (uint32_t p = 0; p < 8; ++p) blocked[kCollectorClasses + p] = unit_free_[s][p] > now;
     for (uint64_t m = unit; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      const uint64_t busy = blocked[unit_need_[slot]];
+      const uint32_t need = unit_need_[slot];
+      // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
+      const uint64_t busy = need < kCollectorClasses
+                                ? (collector_busy_[s][need] & all_collectors_[need]) == all_collectors_[need]
+                                : unit_free_[s][need - kCollectorClasses] > now;
       unit_busy |= busy << slot;
       warps[view_index_[slot]].wait = busy ? WarpWait::UnitBusy : WarpWait::Ready;
     }
