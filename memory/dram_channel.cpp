@@ -9,7 +9,7 @@ namespace tlmgpu::memory {
 
 DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config,
                          const sc_core::sc_time& clock_period, uint32_t ports)
-    : sc_module(name), config_(config), period_(clock_period), waker_(clock_period) {
+    : sc_module(name), config_(config), waker_(clock_period) {
   if (config_.banks == 0) config_.banks = 1;
   if (config_.row_bytes == 0) config_.row_bytes = 2048;
   if (config_.queue_depth == 0) config_.queue_depth = 1;

@@ -101,7 +101,6 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
 
   platform::DramConfig config_;
   FixedDivisor row_bytes_, banks_div_;  ///< address -> column, bank, row
-  sc_core::sc_time period_;
   std::vector<std::unique_ptr<TargetSocket>> ports_;
   ArrivalQueue<uint32_t> arrivals_;  ///< slots of requests not yet arrived
   std::vector<Request> slots_;

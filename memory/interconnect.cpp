@@ -233,14 +233,14 @@ uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint3
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config,
                            uint32_t upstream_ports, uint32_t downstream_ports, uint32_t interleave_bytes,
                            const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config), period_(clock_period), waker_(clock_period) {
+    : sc_module(name), config_(config), waker_(clock_period) {
   map_ = L2AddressMap(downstream_ports, interleave_bytes);
   init(upstream_ports, downstream_ports);
 }
 
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config,
                            const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config.icnt), period_(clock_period), waker_(clock_period) {
+    : sc_module(name), config_(config.icnt), waker_(clock_period) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   init(2 * config.num_sms, config.l2_slices);
 }

@@ -199,7 +199,6 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t flits(uint32_t bytes) const;
 
   platform::InterconnectConfig config_;
-  sc_core::sc_time period_;
   L2AddressMap map_;
   FixedDivisor bytes_per_cycle_;
   std::vector<std::unique_ptr<TargetSocket>> upstream_;

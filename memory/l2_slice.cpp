@@ -8,7 +8,7 @@ namespace tlmgpu::memory {
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
-    : sc_module(name), config_(config.l2), period_(clock_period), index_(index), tags_(config.l2),
+    : sc_module(name), config_(config.l2), index_(index), tags_(config.l2),
       waker_(clock_period) {
   if (config_.hit_latency == 0) config_.hit_latency = 1;
   if (config_.mshrs == 0) config_.mshrs = 1;

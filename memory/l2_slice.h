@@ -87,7 +87,6 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   void reschedule(uint64_t now);
 
   platform::CacheConfig config_;
-  sc_core::sc_time period_;
   uint32_t index_;
   L2AddressMap map_;
   uint32_t slices_per_channel_ = 1, index_in_channel_ = 0;

@@ -33,6 +33,16 @@ SchedulerView random_view(std::mt19937& rng, uint64_t cycle) {
   return v;
 }
 
+/// Both policy instances are told that a random warp of `v` issued.
+void issue_a_warp(std::mt19937& rng, const SchedulerView& v, WarpSchedulerPolicy& a, WarpSchedulerPolicy& b) {
+  if (v.warps.empty()) return;
+  IssueEvent e;
+  e.cycle = v.cycle;
+  e.slot = v.warps[rng() % v.warps.size()].slot;
+  a.on_issue(e);
+  b.on_issue(e);
+}
+
 void summarize(SchedulerView& v) {
   v.summary = true;
   v.ready = v.unit_busy = v.scoreboard = 0;
@@ -89,12 +99,7 @@ TEST_P(ArbiterFastPath, DescribedOrderIsTheListedOrder) {
       append_order(spec, uint32_t(v.warps.size()), from_spec);
     }
     ASSERT_EQ(from_spec, from_order) << "cycle " << cycle;
-    if (v.warps.empty()) continue;
-    IssueEvent e;
-    e.cycle = cycle;
-    e.slot = v.warps[rng() % v.warps.size()].slot;
-    described->on_issue(e);
-    listed->on_issue(e);
+    issue_a_warp(rng, v, *described, *listed);
   }
 }
 
@@ -114,12 +119,7 @@ TEST_P(ArbiterFastPath, AskingForAPureOrderChangesNothing) {
     if (rng() % 3 == 0) continue;
     sometimes->order(v, b);
     ASSERT_EQ(a, b) << "cycle " << cycle;
-    if (v.warps.empty()) continue;
-    IssueEvent e;
-    e.cycle = cycle;
-    e.slot = v.warps[rng() % v.warps.size()].slot;
-    always->on_issue(e);
-    sometimes->on_issue(e);
+    issue_a_warp(rng, v, *always, *sometimes);
   }
 }
 
@@ -165,6 +165,14 @@ TEST(ArbiterFastPath, WhichPoliciesFollowCompletions) {
   for (const char* name : {"lrr", "gto", "gty", "gtlrr", "oldest", "srr", "pro"})
     EXPECT_FALSE(make_policy(name, ctx)->order_follows_completions()) << name;
   for (const char* name : {"two_level", "lpi"}) EXPECT_TRUE(make_policy(name, ctx)->order_follows_completions()) << name;
+}
+
+TEST(ArbiterFastPath, WhichOrdersArePure) {
+  PolicyContext ctx;
+  for (const char* name : {"lrr", "gto", "gty", "gtlrr", "oldest"})
+    EXPECT_TRUE(make_policy(name, ctx)->order_is_pure()) << name;
+  for (const char* name : {"lrr:probe=2", "srr", "two_level", "kaws"})
+    EXPECT_FALSE(make_policy(name, ctx)->order_is_pure()) << name;
 }
 
 std::vector<std::string> policy_names() {

@@ -156,7 +156,6 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   empty_buffer_views_ = unit_views_ = ready_views_ = scoreboard_views_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
-  busy_collectors_ = 0;
   busy_pairs_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
   for (auto& busy : collector_busy_) busy.fill(0);
@@ -480,7 +479,6 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
   unit_free = now + timing.initiation_interval;
   collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
   if (collector_busy_[scheduler][cls] == 0) busy_pairs_ &= ~pair_bit(scheduler, cls);
-  --busy_collectors_;
   // A free collector matters to a warp waiting for one (under warp sharing,
   // also to other schedulers' warps).
   if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & unit_views_)) sched_dirty_[scheduler] = 1;
@@ -768,7 +766,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
-  if (warp_sharing_ && busy_collectors_ != 0) share_warps(now);
+  if (warp_sharing_ && busy_pairs_ != 0) share_warps(now);
 }
 
 void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
@@ -940,7 +938,6 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     Collector* c = &collectors_[scheduler][cls][size_t(index)];
     collector_busy_[scheduler][cls] |= uint64_t(1) << index;
     busy_pairs_ |= pair_bit(scheduler, cls);
-    ++busy_collectors_;
     c->slot = slot;
     c->pc = pc;
     c->reads_left = 0;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <queue>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -176,13 +177,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     static constexpr uint32_t kInlineIds = 256;
     std::array<uint64_t, kInlineIds / 64> pending_low{};
     std::vector<uint64_t> pending_more;
-    uint64_t& pending_word(uint32_t id) {
+    const uint64_t& pending_word(uint32_t id) const {
       return id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
     }
-    bool pending(uint32_t id) const {
-      const uint64_t word = id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
-      return (word >> (id % 64)) & 1;
-    }
+    uint64_t& pending_word(uint32_t id) { return const_cast<uint64_t&>(std::as_const(*this).pending_word(id)); }
+    bool pending(uint32_t id) const { return (pending_word(id) >> (id % 64)) & 1; }
     void set_pending(uint32_t id) { pending_word(id) |= uint64_t(1) << (id % 64); }
     void clear_pending(uint32_t id) { pending_word(id) &= ~(uint64_t(1) << (id % 64)); }
     bool membar_wait = false;
@@ -305,9 +304,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
   bool eager_accounting_ = false;
   KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
-  uint32_t busy_collectors_ = 0;
   // Bit cls * num_schedulers + s: scheduler s has a busy collector of class
-  // cls (the operand-read stage visits only those, in its rotating order).
+  // cls (the operand-read stage visits only those, in its rotating order;
+  // none set: no collector is busy).
   uint32_t busy_pairs_ = 0;
   uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
