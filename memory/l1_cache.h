@@ -54,6 +54,11 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
   uint64_t next_release_cycle() const { return next_apply_; }
+  /// A requester retries a refused access in every cycle, as the hardware
+  /// does; one that sleeps until next_release_cycle() instead reports the
+  /// retries it skipped (all would have been refused), so that
+  /// `reservation_fails` does not depend on when its process runs.
+  void count_skipped_retries(uint64_t retries) { reservation_fails_ += retries; }
 
   /// Transactions below the cache whose answer has not arrived by now
   /// (bounded by config.mshrs).

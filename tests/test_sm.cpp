@@ -236,6 +236,59 @@ TEST(SmWarpSharing, SharingOffKeepsEachWarpOnItsScheduler) {
   EXPECT_GT(off.cycles, 8u * 32u) << off.cycles;
 }
 
+// One warp stores (or loads) one word per lane, 128 bytes apart: 32 lines,
+// sent to the L1D one per cycle. With a single L1D MSHR they go one at a
+// time: each waits, refused, until the one before it is answered.
+std::string scattered_kernel(bool load) {
+  std::string k = std::string(kHeader) + ".visible .entry scattered(.param .u64 buf) {\n"
+                  "  .reg .b32 %r<4>; .reg .b64 %rd<5>;\n"
+                  "  ld.param.u64 %rd1, [buf];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+                  "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 128;\n  add.s64 %rd4, %rd2, %rd3;\n";
+  k += load ? "  ld.global.u32 %r2, [%rd4];\n  add.u32 %r3, %r2, 1;\n" : "  st.global.u32 [%rd4], %r1;\n";
+  return k + "  ret;\n}\n";
+}
+
+struct ScatteredRun {
+  uint64_t cycles = 0;
+  double reservation_fails = 0;
+  platform::GpuConfig config;
+};
+
+ScatteredRun run_scattered(bool load) {
+  platform::DeviceOptions o;
+  o.mode = platform::SimulationMode::Timing;
+  o.config = platform::resolve_config("gtx480", {}, {"l1d.mshrs=1"});
+  GpuDevice dev(o);
+  auto m = dev.load_module(scattered_kernel(load), "scattered.ptx");
+  const uint64_t buf = dev.allocate(32 * 128, "buf");
+  dev.launch(m, "scattered", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(buf));
+  return {dev.stats().sim_cycles, stat_sum(".l1d.reservation_fails"), o.config};
+}
+
+// The LD/ST unit retries a refused line in every cycle. The SM sleeps while
+// its line waits for the MSHR, and counts the retries it skipped, so
+// reservation_fails is the cycles the lines waited, whenever the SM ran.
+TEST(SmMemory, ARefusedLineCountsEveryCycleItWaits) {
+  const ScatteredRun r = run_scattered(false);
+  const auto& c = r.config;
+  // A one-sector store answered by the L2 (MemorySystem.EndToEndLatencyIsTheSumOfTheParts)
+  // frees the MSHR 1 + crossbar + 1 (second flit) + L2 hit + crossbar cycles
+  // after it is accepted; the next line, refused from the cycle after, is
+  // accepted in that cycle.
+  const uint64_t round_trip = 1 + c.icnt.latency + 1 + c.l2.hit_latency + c.icnt.latency;
+  EXPECT_EQ(r.reservation_fails, 31.0 * double(round_trip - 1));
+}
+
+// A memory instruction completes with the last of its lines, not the first
+// answer: with one MSHR, the 32 lines of a scattered load are served one
+// after another, and the warp cannot finish before the last one.
+TEST(SmMemory, AScatteredLoadCompletesWithItsLastLine) {
+  const ScatteredRun r = run_scattered(true);
+  const auto& c = r.config;
+  const uint64_t l2_round_trip = 1 + 2 * c.icnt.latency + c.l2.hit_latency + c.l1d.hit_latency;
+  EXPECT_GT(r.cycles, 32 * l2_round_trip) << r.cycles;
+}
+
 // Every thread follows a chain of uncached loads (the word points to
 // itself), so the SMs spend most cycles asleep waiting for the L2. CTA 0
 // follows one link and the others forty: when CTA 0 ends, the last CTA of

@@ -124,6 +124,8 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   completions_ = {};
   line_queue_.clear();
   line_queue_head_ = 0;
+  line_refused_at_ = kNever;
+  fetch_refused_at_ = kNever;
   fetch_generations_ = 0;
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
@@ -296,9 +298,19 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
-  responses_.push(cycle, 0, id, id);
   last_response_ = {id, cycle};
   ++responses_received_;
+  if (!(id & kFetchTag)) {
+    // A memory instruction completes with its last line: until all its lines
+    // have answered, an answer changes nothing the pipeline sees, so only the
+    // last one is queued (at the latest of their cycles) and wakes the SM.
+    if (id >= memory_ops_.size() || !memory_ops_[size_t(id)].valid) return;  // a previous device's
+    MemoryOp& op = memory_ops_[size_t(id)];
+    op.last_answer = std::max(op.last_answer, cycle);
+    if (--op.lines_unanswered != 0) return;
+    cycle = op.last_answer;
+  }
+  responses_.push(cycle, 0, id, id);
   // handle_responses takes it in the next cycle: the GPU top, which runs the
   // memory modules, sees the lowered cycle before its next SM pass.
   *wake_cycle_ = std::min(*wake_cycle_, cycle + 1);
@@ -386,11 +398,9 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
     } else {
       MemoryOp& op = memory_ops_[size_t(r.id)];
       if (!op.valid) continue;
-      if (--op.lines_left == 0) {
-        op.valid = false;
-        free_memory_ops_.push_back(uint32_t(r.id));
-        complete_at(now, op.slot, op.pc, true);
-      }
+      op.valid = false;
+      free_memory_ops_.push_back(uint32_t(r.id));
+      complete_at(now, op.slot, op.pc, true);
     }
   }
 }
@@ -514,7 +524,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
         op = free_memory_ops_.back();
         free_memory_ops_.pop_back();
       }
-      memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), true};
+      memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), 0, true};
       for (memory::LineAccess& l : lines) {
         l.id = op;
         l.warp = c.slot;
@@ -538,8 +548,13 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
   // One line per cycle into the L1D, in order.
   if (line_queue_head_ == line_queue_.size()) return;
   // A refused line waits for an L1D MSHR to free (next_event_cycle knows
-  // when), so the SM can sleep meanwhile.
+  // when), so the SM can sleep meanwhile. The LD/ST unit would retry in every
+  // cycle: the retries skipped while sleeping, all refused, count too.
+  if (line_refused_at_ != kNever && now > line_refused_at_ + 1)
+    l1d_->count_skipped_retries(now - line_refused_at_ - 1);
+  line_refused_at_ = now;
   if (l1d_->try_access(line_queue_[line_queue_head_], now)) {
+    line_refused_at_ = kNever;
     active_ = true;
     ++line_queue_head_;
     if (line_queue_head_ == line_queue_.size()) {
@@ -1024,6 +1039,11 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
 void StreamingMultiprocessor::fetch(uint64_t now) {
   fetch_refused_ = false;
   if (swas_) return;  // the issue stage fetched for the warp it selected
+  // The fetch stage would have retried a refused fetch in every cycle it
+  // slept through (nothing that changes its choice happens meanwhile).
+  if (fetch_refused_at_ != kNever && now > fetch_refused_at_ + 1)
+    l1i_->count_skipped_retries(now - fetch_refused_at_ - 1);
+  fetch_refused_at_ = kNever;
   const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
   // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
   // outstanding, room in the buffer, code left.
@@ -1054,6 +1074,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
             slot, kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation,
             now, missed)) {
       fetch_refused_ = true;  // no L1I MSHR: try again when one frees
+      fetch_refused_at_ = now;
       return;
     }
     active_ = true;

@@ -230,7 +230,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   struct MemoryOp {  // a global / local / atomic instruction waiting for its lines
     uint32_t slot = 0;
     uint32_t pc = 0;
-    uint32_t lines_left = 0;
+    uint32_t lines_unanswered = 0;
+    uint64_t last_answer = 0;  ///< the latest cycle of its lines' data
     bool valid = false;
   };
 
@@ -299,6 +300,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
   bool fetch_refused_ = false;
+  // Cycle of the last refused attempt of the head line / of a fetch (UINT64_MAX: none).
+  uint64_t line_refused_at_ = ~uint64_t(0), fetch_refused_at_ = ~uint64_t(0);
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
