@@ -1,5 +1,6 @@
-// The SM pipeline on the cycle-level GPU: CTA occupancy limits and
-// register-bank conflicts in the operand collectors.
+// The SM pipeline on the cycle-level GPU: CTA occupancy limits,
+// register-bank conflicts in the operand collectors, warp sharing, memory
+// instructions' lines, and what sleeping SMs see.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -273,8 +274,8 @@ TEST(SmMemory, ARefusedLineCountsEveryCycleItWaits) {
   const auto& c = r.config;
   // A one-sector store answered by the L2 (MemorySystem.EndToEndLatencyIsTheSumOfTheParts)
   // frees the MSHR 1 + crossbar + 1 (second flit) + L2 hit + crossbar cycles
-  // after it is accepted; the next line, refused from the cycle after, is
-  // accepted in that cycle.
+  // after it is accepted; the next line is refused from the cycle after and
+  // accepted in the cycle the MSHR frees.
   const uint64_t round_trip = 1 + c.icnt.latency + 1 + c.l2.hit_latency + c.icnt.latency;
   EXPECT_EQ(r.reservation_fails, 31.0 * double(round_trip - 1));
 }
