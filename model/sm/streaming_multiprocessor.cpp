@@ -381,7 +381,6 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
         w.fetch_missed = false;
         w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
       }
-      touch(slot);
       fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
@@ -393,8 +392,13 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
         ++w.fetch_pc;
         if (line_insts_div_.mod(w.fetch_pc) == 0) break;
       }
-      // One wake-up for the scheduler when they are decoded (they all are at once).
-      if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
+      // A scheduler sees only the buffer's head: instructions queued behind
+      // one change nothing it sees. Into an empty buffer, the warp's view is
+      // refreshed now and when they are decoded (all at once: one wake-up).
+      if (buffered_before == 0) {
+        touch(slot);
+        if (w.ib_count != 0) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
+      }
     } else {
       MemoryOp& op = memory_ops_[size_t(r.id)];
       if (!op.valid) continue;
