@@ -102,6 +102,31 @@ std::string fma_kernel(const std::string& name, const std::string& a, const std:
   return body;
 }
 
+// One warp, a chain of dependent adds, an eight-cycle decode: while an add
+// waits for the one before it, the next is fetched behind it, and is still
+// being decoded when the waiting add issues. The scheduler must look again
+// once it is decoded: nothing else would wake it (no other warp, and the
+// warp waits for no writeback), so a missed wake-up ends in a deadlock.
+TEST(SmFetch, AHeadStillBeingDecodedIssuesOnceDecoded) {
+  platform::DeviceOptions o = timing_options();
+  o.config = platform::resolve_config("gtx480", {}, {"sm.decode_latency=8", "sm.ibuffer_depth=2"});
+  GpuDevice dev(o);
+  std::string k = std::string(kHeader) + ".visible .entry adds(.param .u64 out) {\n"
+                  "  .reg .b32 %r<40>; .reg .b64 %rd<4>;\n  mov.u32 %r1, %tid.x;\n";
+  for (int i = 2; i < 40; ++i) k += "  add.u32 %r" + std::to_string(i) + ", %r" + std::to_string(i - 1) + ", 1;\n";
+  k += "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+       "  st.global.u32 [%rd3], %r39;\n  ret;\n}\n";
+  auto m = dev.load_module(k, "adds.ptx");
+  const uint64_t out = dev.allocate(4 * 32, "out");
+  ASSERT_NO_THROW(dev.launch(m, "adds", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out)));
+  std::vector<uint32_t> got(32);
+  dev.copy_from_device(got.data(), out, 4 * 32);
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], t + 38) << "thread " << t;
+  // 44 instructions of about ten cycles each (decode, then a 4-cycle add to
+  // wait for): a wake-up that came late, from some other event, would add many.
+  EXPECT_LT(dev.stats().sim_cycles, 44u * 20u) << dev.stats().sim_cycles;
+}
+
 // A .func defined after the kernel that calls it: its code lies beyond the
 // kernel's end, so fetch must follow the warp into it (the fetch bound
 // depends on where the warp is).
