@@ -49,6 +49,10 @@ done
 run vortex.swas --workload hotspot --preset vortex_1sm --scheduler swas:policy=gtlrr --size small &
 run titan.gto --workload sgemm --preset titanx_pascal --scheduler gto --size small &
 wait
+# A decode longer than a cycle: instructions can reach the buffer's head undecoded.
+run hotspot.decode8 --workload hotspot --set sm.decode_latency=8 --size small &
+run transactions.decode3 --workload transactions --set sm.decode_latency=3 --scheduler gto --size small &
+wait
 run vector_add.default.lrr --workload vector_add --scheduler lrr &
 run hotspot.default.gto --workload hotspot --scheduler gto &
 wait
