@@ -282,10 +282,9 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
-  // A buffer head still being decoded has its decode cycle in its
-  // scheduler's decoded_at_, which issue() has emptied of the cycles up to
-  // now: when all are empty, no head is being decoded (always so with a
-  // one-cycle decode).
+  // Every buffered instruction's decode cycle is also in decoded_at_, which
+  // issue() has emptied of the cycles up to now: when it is empty, no head is
+  // still being decoded (always so with a one-cycle decode).
   bool decoding = false;
   for (const auto& d : decoded_at_) decoding |= !d.empty();
   if (!decoding) return next;
@@ -382,6 +381,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
         w.fetch_missed = false;
         w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
       }
+      touch(slot);
       fetch_candidates_ |= 1ull << slot;
       // One fetch brings the rest of the line's instructions the buffer has room for.
       const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
@@ -393,15 +393,8 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
         ++w.fetch_pc;
         if (line_insts_div_.mod(w.fetch_pc) == 0) break;
       }
-      // A scheduler sees only the buffer's head: instructions queued behind
-      // one change nothing it sees (one that becomes the head before it is
-      // decoded wakes the scheduler then: wake_when_head_decoded). Into an
-      // empty buffer, the warp's view is refreshed now and when they are
-      // decoded (all at once: one wake-up).
-      if (buffered_before == 0) {
-        touch(slot);
-        if (w.ib_count != 0) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
-      }
+      // One wake-up for the scheduler when they are decoded (they all are at once).
+      if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
     } else {
       MemoryOp& op = memory_ops_[size_t(r.id)];
       if (!op.valid) continue;
@@ -410,12 +403,6 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       complete_at(now, op.slot, op.pc, true);
     }
   }
-}
-
-void StreamingMultiprocessor::wake_when_head_decoded(const WarpSlot& w, uint32_t scheduler, uint64_t now) {
-  if (w.ib_count == 0) return;
-  const uint64_t ready = w.ibuffer[w.ib_head].ready_cycle;
-  if (ready > now && ready != kPendingFetch) decoded_at_[scheduler].push(ready);
 }
 
 void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
@@ -906,7 +893,6 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     // instruction of the kernel, so no instruction count sees it.
     w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
     --w.ib_count;
-    wake_when_head_decoded(w, nsched_div_.mod(slot), now);
     ++nops_issued_;
     ++ready_watch_[slot].nops;
     touch(slot);
@@ -942,7 +928,6 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
   --w.ib_count;
   if (w.finished || warp.pc() != pc + 1) flush(w);
-  else wake_when_head_decoded(w, nsched_div_.mod(slot), now);
 
   const uint32_t active = exec::intops::popcount32(info.active_mask);
   ++warp_insts_;

@@ -285,9 +285,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// false when the L1I refused it, else `missed` tells a miss from a hit.
   bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
-  /// A warp's new buffer head that is still being decoded wakes the warp's
-  /// scheduler (`scheduler`) when it is.
-  void wake_when_head_decoded(const WarpSlot& w, uint32_t scheduler, uint64_t now);
 
   // The state every evaluated cycle reads comes first and together, and the
   // per-scheduler state sits in fixed arrays inside the object (at most
