@@ -70,37 +70,34 @@ bool single_line(const exec::MemAccess& access, uint32_t bytes, const Geometry& 
   return offsets < g.line_bytes;
 }
 
-/// Any pattern: per lane the (at most a few) lines its bytes touch, sorted by
-/// line when the lanes did not ascend, then merged (sorting 32 pieces costs
-/// fewer compares than searching the lines found so far for each lane).
+/// Any pattern: per lane the (at most a few) lines its bytes touch, merged
+/// into a small table of distinct lines, sorted when the lanes did not ascend.
 void scattered(const exec::MemAccess& access, uint32_t bytes, const Geometry& g, AccessKind kind,
                std::vector<LineAccess>& out) {
-  struct Piece {
-    uint64_t line;
-    uint32_t mask;
-  };
-  static thread_local std::vector<Piece> pieces;  // kept for its capacity
-  pieces.clear();
-  bool ascending = true;
   for (uint32_t lanes = access.mask; lanes; lanes &= lanes - 1) {
     const uint64_t first = access.addr[uint32_t(__builtin_ctz(lanes))];
     const uint64_t last = first + bytes - 1;
     if (last < first) continue;  // wraps: touches no sector (as the per-sector walk found)
     for (uint64_t line = g.line_of(first);; line += g.line_bytes) {
       const uint64_t line_end = line + (g.line_bytes - 1);
-      if (!pieces.empty() && line < pieces.back().line) ascending = false;
-      pieces.push_back({line, g.sectors(line, std::max(first, line), std::min(last, line_end))});
+      const uint32_t mask = g.sectors(line, std::max(first, line), std::min(last, line_end));
+      size_t i = out.size();
+      // Neighbouring lanes usually share the line last added.
+      if (i && out[i - 1].line_addr == line) {
+        --i;
+      } else {
+        i = 0;
+        while (i < out.size() && out[i].line_addr != line) ++i;
+      }
+      if (i == out.size())
+        out.push_back(make_line(kind, line, mask, access.is_atomic));
+      else
+        out[i].sector_mask |= mask;
       if (line_end >= last) break;
     }
   }
-  if (!ascending)
-    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.line < b.line; });
-  for (const Piece& p : pieces) {
-    if (!out.empty() && out.back().line_addr == p.line)
-      out.back().sector_mask |= p.mask;
-    else
-      out.push_back(make_line(kind, p.line, p.mask, access.is_atomic));
-  }
+  const auto by_line = [](const LineAccess& a, const LineAccess& b) { return a.line_addr < b.line_addr; };
+  if (!std::is_sorted(out.begin(), out.end(), by_line)) std::sort(out.begin(), out.end(), by_line);
 }
 
 /// Any geometry: the lanes' bytes sector by sector, with division.
