@@ -20,7 +20,14 @@
 
 using namespace tlmgpu;
 
+namespace {
+// libsystemc's main() prints its banner before it calls sc_main, so the
+// variable must be set earlier: from a static initialiser of the program.
+const bool banner_disabled = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
+}  // namespace
+
 int sc_main(int argc, char* argv[]) {
+  (void)banner_disabled;
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
   bool timing = false;
