@@ -22,6 +22,7 @@
 #include "platform/launch_file.h"
 #include "platform/gpu_config.h"
 #include "platform/presets.h"
+#include "platform/systemc_banner.h"
 #include "platform/timing_gpu.h"
 #include "schedulers/policy_pro.h"
 #include "schedulers/policy_registry.h"
@@ -698,14 +699,9 @@ int dispatch(const std::vector<std::string>& argv) {
   return run_named(command, args);
 }
 
-// libsystemc's main() prints its banner before it calls sc_main, so the
-// variable must be set earlier: from a static initialiser of the program.
-const bool banner_disabled = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
-
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
-  (void)banner_disabled;
   try {
     return dispatch(std::vector<std::string>(argv + (argc > 0 ? 1 : 0), argv + argc));
   } catch (const std::exception& e) {

@@ -16,18 +16,12 @@
 #include <systemc>
 
 #include "platform/gpu_config.h"
+#include "platform/systemc_banner.h"
 #include "workloads/workload.h"
 
 using namespace tlmgpu;
 
-namespace {
-// libsystemc's main() prints its banner before it calls sc_main, so the
-// variable must be set earlier: from a static initialiser of the program.
-const bool banner_disabled = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
-}  // namespace
-
 int sc_main(int argc, char* argv[]) {
-  (void)banner_disabled;
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
   bool timing = false;

@@ -96,7 +96,6 @@ void Interconnect::Direction::push(uint32_t src, const Packet& p, uint64_t key, 
 
 void Interconnect::Direction::push_in_order(uint32_t src, const Packet& p) {
   const uint32_t slot = new_slot(p);
-  ++pushed;
   // Entering now, not at p.arrive, changes nothing: the input link and the
   // FIFO see this source's packets in the same order, in_cycle is at least
   // p.arrive, and a FIFO head is granted only once in_cycle has passed.

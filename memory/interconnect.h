@@ -132,7 +132,7 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     std::vector<FarArrival> far, due;  ///< due: admit's scratch when far ones are due
     uint64_t far_next = ~uint64_t(0);      ///< earliest cycle in `far`
     uint64_t next_arrival = ~uint64_t(0);  ///< earliest cycle of any arrival
-    uint64_t pushed = 0;  ///< arrivals pushed so far (the next seq)
+    uint64_t pushed = 0;  ///< arrivals pushed through the buckets so far (the next seq)
     /// Earliest cycle a FIFO packet can be granted, as of the last arbitration
     /// (FIFOs and output links change only there).
     uint64_t next_grant = ~uint64_t(0);

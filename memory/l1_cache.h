@@ -55,10 +55,13 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   /// refused access may then succeed); UINT64_MAX when none is pending.
   uint64_t next_release_cycle() const { return next_apply_; }
   /// A requester retries a refused access in every cycle, as the hardware
-  /// does; one that sleeps until next_release_cycle() instead reports the
-  /// retries it skipped (all would have been refused), so that
-  /// `reservation_fails` does not depend on when its process runs.
-  void count_skipped_retries(uint64_t retries) { reservation_fails_ += retries; }
+  /// does; one that sleeps until next_release_cycle() instead reports, when
+  /// it tries again at `cycle`, the retries it skipped since the refusal at
+  /// `refused_at` (UINT64_MAX: none), all of which would have been refused,
+  /// so that `reservation_fails` does not depend on when its process runs.
+  void count_skipped_retries(uint64_t refused_at, uint64_t cycle) {
+    if (refused_at != ~uint64_t(0) && cycle > refused_at + 1) reservation_fails_ += cycle - refused_at - 1;
+  }
 
   /// Transactions below the cache whose answer has not arrived by now
   /// (bounded by config.mshrs).

@@ -16,10 +16,7 @@ const char* to_string(StallClass c) {
   return "?";
 }
 
-IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) : policy_(std::move(policy)) {
-  if (!policy_) throw std::invalid_argument("IssueArbiter: no policy");
-  skip_unready_ = policy_->order_is_pure() && !policy_->shares_warps();
-}
+IssueArbiter::IssueArbiter(std::unique_ptr<WarpSchedulerPolicy> policy) { replace_policy(std::move(policy)); }
 
 void IssueArbiter::replace_policy(std::unique_ptr<WarpSchedulerPolicy> policy) {
   if (!policy) throw std::invalid_argument("IssueArbiter: no policy");

@@ -278,7 +278,7 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
-  if (fetch_refused_) next = std::min(next, l1i_->next_release_cycle());
+  if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
@@ -321,7 +321,7 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = kNever;
   if (line_queue_head_ != line_queue_.size()) wake = l1d_->next_release_cycle();
-  if (fetch_refused_) wake = std::min(wake, l1i_->next_release_cycle());
+  if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
 
@@ -396,8 +396,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       // One wake-up for the scheduler when they are decoded (they all are at once).
       if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
     } else {
-      MemoryOp& op = memory_ops_[size_t(r.id)];
-      if (!op.valid) continue;
+      MemoryOp& op = memory_ops_[size_t(r.id)];  // (access_done queues only a valid one's last answer)
       op.valid = false;
       free_memory_ops_.push_back(uint32_t(r.id));
       complete_at(now, op.slot, op.pc, true);
@@ -550,8 +549,7 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
   // A refused line waits for an L1D MSHR to free (next_event_cycle knows
   // when), so the SM can sleep meanwhile. The LD/ST unit would retry in every
   // cycle: the retries skipped while sleeping, all refused, count too.
-  if (line_refused_at_ != kNever && now > line_refused_at_ + 1)
-    l1d_->count_skipped_retries(now - line_refused_at_ - 1);
+  l1d_->count_skipped_retries(line_refused_at_, now);
   line_refused_at_ = now;
   if (l1d_->try_access(line_queue_[line_queue_head_], now)) {
     line_refused_at_ = kNever;
@@ -1037,12 +1035,10 @@ void StreamingMultiprocessor::flush(WarpSlot& w) {
 // ------------------------------------------------------------------ fetch
 
 void StreamingMultiprocessor::fetch(uint64_t now) {
-  fetch_refused_ = false;
   if (swas_) return;  // the issue stage fetched for the warp it selected
   // The fetch stage would have retried a refused fetch in every cycle it
   // slept through (nothing that changes its choice happens meanwhile).
-  if (fetch_refused_at_ != kNever && now > fetch_refused_at_ + 1)
-    l1i_->count_skipped_retries(now - fetch_refused_at_ - 1);
+  l1i_->count_skipped_retries(fetch_refused_at_, now);
   fetch_refused_at_ = kNever;
   const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
   // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
@@ -1073,8 +1069,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
     if (!request_instructions(
             slot, kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation,
             now, missed)) {
-      fetch_refused_ = true;  // no L1I MSHR: try again when one frees
-      fetch_refused_at_ = now;
+      fetch_refused_at_ = now;  // no L1I MSHR: try again when one frees
       return;
     }
     active_ = true;
@@ -1133,8 +1128,6 @@ void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
         w.swas_miss = id;
         w.oracle_blocked_until = kNever;
       }
-    } else {
-      fetch_refused_ = true;
     }
   }
   w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {pc, ready};

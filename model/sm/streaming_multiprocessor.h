@@ -299,8 +299,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint8_t* wake_ = &own_wake_;
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
-  bool fetch_refused_ = false;
-  // Cycle of the last refused attempt of the head line / of a fetch (UINT64_MAX: none).
+  // Cycle of the refused attempt the head line / the fetch stage waits to
+  // retry (UINT64_MAX: none).
   uint64_t line_refused_at_ = ~uint64_t(0), fetch_refused_at_ = ~uint64_t(0);
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
