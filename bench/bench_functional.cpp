@@ -4,13 +4,18 @@
 //
 //   build/tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]
 //
-// Timing mode runs the gtx480 preset under lrr, once per workload (SystemC
-// elaborates one GPU per process, so every workload shares it).
+// Timing mode runs the gtx480 preset under lrr (SystemC elaborates one GPU
+// per process, so every workload and repeat shares it). Repeats must give the
+// same warp instructions and cycles; the best host time counts, since the
+// host's own speed drifts. The first line names the host: figures from
+// different processors are not comparable.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <systemc>
@@ -21,22 +26,58 @@
 
 using namespace tlmgpu;
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]";
+
+int usage_error(const std::string& what) {
+  std::fprintf(stderr, "tlmgpu_bench: %s\n%s\n", what.c_str(), kUsage);
+  return 2;
+}
+
+// The processor's name as /proc/cpuinfo gives it ("unknown" elsewhere).
+std::string host_processor() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+  }
+  return "unknown";
+}
+
+}  // namespace
+
 int sc_main(int argc, char* argv[]) {
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
   bool timing = false;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--size" && i + 1 < argc) {
-      size = std::string(argv[++i]) == "small" ? workloads::Size::Small : workloads::Size::Default;
-    } else if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--mode" && i + 1 < argc) {
-      timing = std::string(argv[++i]) == "timing";
-    } else if (a == "--help") {
-      std::puts("usage: tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]");
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--help") {
+      std::puts(kUsage);
       return 0;
+    } else if (a == "--size" || a == "--repeat" || a == "--mode") {
+      if (!has_value) return usage_error(a + " needs a value");
+      const std::string v = argv[++i];
+      if (a == "--size") {
+        if (v != "small" && v != "default") return usage_error("--size " + v + ": allowed are small, default");
+        size = v == "small" ? workloads::Size::Small : workloads::Size::Default;
+      } else if (a == "--mode") {
+        if (v != "functional" && v != "timing") return usage_error("--mode " + v + ": allowed are functional, timing");
+        timing = v == "timing";
+      } else {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 1000)
+          return usage_error("--repeat " + v + ": allowed is a whole number from 1 to 1000");
+        repeat = int(n);
+      }
+    } else if (a.rfind("--", 0) == 0) {
+      return usage_error("unknown option " + a);
     } else {
       names.push_back(a);
     }
@@ -45,8 +86,9 @@ int sc_main(int argc, char* argv[]) {
     names = timing ? std::vector<std::string>{"vector_add", "transactions", "sgemm"}
                    : std::vector<std::string>{"vector_add", "transactions", "sgemm", "hotspot", "bfs", "blackscholes"};
   }
-  if (timing) repeat = 1;
 
+  std::printf("Host: %s, %u CPUs; one used. %s mode, best of %d.\n\n", host_processor().c_str(),
+              std::thread::hardware_concurrency(), timing ? "Timing" : "Functional", repeat);
   std::printf("| workload | divergence | warp insts | %sbest host s in kernels | warp insts / s |\n",
               timing ? "cycles | " : "");
   std::printf("|---|---|---:|%s---:|---:|\n", timing ? "---:|" : "");
@@ -77,6 +119,13 @@ int sc_main(int argc, char* argv[]) {
           return 1;
         }
         best = std::min(best, s);
+        if (r > 0 && (device.stats().warp_insts != insts || device.stats().sim_cycles != cycles)) {
+          std::fprintf(stderr, "%s: repeat %d gave %llu warp instructions in %llu cycles, the first %llu in %llu\n",
+                       name.c_str(), r + 1, static_cast<unsigned long long>(device.stats().warp_insts),
+                       static_cast<unsigned long long>(device.stats().sim_cycles),
+                       static_cast<unsigned long long>(insts), static_cast<unsigned long long>(cycles));
+          return 1;
+        }
         insts = device.stats().warp_insts;
         cycles = device.stats().sim_cycles;
       }

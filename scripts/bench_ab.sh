@@ -30,7 +30,7 @@ for r in $(seq "$rounds"); do
     [ $side = new ] && bin=$new
     # Table rows: | workload | divergence | warp insts | cycles | host s | M/s |
     # shellcheck disable=SC2086
-    "$bin" --mode timing $workloads | awk -F'|' -v side=$side \
+    "$bin" --mode timing --repeat 1 $workloads | awk -F'|' -v side=$side \
       '$2 ~ /^ [a-z_0-9]+ $/ && $7 ~ /M/ { gsub(/ /, "", $2); split($7, v, " "); print side, $2, v[1] }' >>"$results"
   done
   echo "round $r of $rounds done" >&2
