@@ -1,6 +1,6 @@
-// Functional-mode speed: warp instructions per host second, per workload and
-// divergence mode, at the workloads' default size. Prints a Markdown table
-// for docs/PERFORMANCE.md.
+// Simulation speed: warp instructions per host second, per workload and
+// divergence mode, in functional or timing mode, at the workloads' default
+// size. Prints a Markdown table for docs/PERFORMANCE.md.
 //
 //   build/tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]
 //
