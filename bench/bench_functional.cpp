@@ -56,12 +56,11 @@ int sc_main(int argc, char* argv[]) {
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
     if (a == "--help") {
       std::puts(kUsage);
       return 0;
     } else if (a == "--size" || a == "--repeat" || a == "--mode") {
-      if (!has_value) return usage_error(a + " needs a value");
+      if (i + 1 == argc) return usage_error(a + " needs a value");
       const std::string v = argv[++i];
       if (a == "--size") {
         if (v != "small" && v != "default") return usage_error("--size " + v + ": allowed are small, default");
@@ -119,15 +118,16 @@ int sc_main(int argc, char* argv[]) {
           return 1;
         }
         best = std::min(best, s);
-        if (r > 0 && (device.stats().warp_insts != insts || device.stats().sim_cycles != cycles)) {
+        const uint64_t run_insts = device.stats().warp_insts, run_cycles = device.stats().sim_cycles;
+        if (r > 0 && (run_insts != insts || run_cycles != cycles)) {
           std::fprintf(stderr, "%s: repeat %d gave %llu warp instructions in %llu cycles, the first %llu in %llu\n",
-                       name.c_str(), r + 1, static_cast<unsigned long long>(device.stats().warp_insts),
-                       static_cast<unsigned long long>(device.stats().sim_cycles),
-                       static_cast<unsigned long long>(insts), static_cast<unsigned long long>(cycles));
+                       name.c_str(), r + 1, static_cast<unsigned long long>(run_insts),
+                       static_cast<unsigned long long>(run_cycles), static_cast<unsigned long long>(insts),
+                       static_cast<unsigned long long>(cycles));
           return 1;
         }
-        insts = device.stats().warp_insts;
-        cycles = device.stats().sim_cycles;
+        insts = run_insts;
+        cycles = run_cycles;
       }
       std::printf("| %s | %s | %llu | ", name.c_str(), mode == exec::DivergenceMode::Ipdom ? "ipdom" : "its",
                   static_cast<unsigned long long>(insts));
