@@ -99,6 +99,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     tx.line = line;
     tx.units = access.kind == AccessKind::Store ? (access.sector_mask & tags_.line_mask()) : units;
     tx.access_id = access.id;
+    tx.through_pipeline = access.kind == AccessKind::Store;
     send(tx, access.kind, cycle);
     return true;
   }
@@ -123,6 +124,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     // A new line, or sectors nobody asked for yet: one request for them.
     Transaction& tx = new_transaction();
     tx.fill = true;
+    tx.through_pipeline = true;
     tx.line = line;
     tx.units = extra;
     entry->requested |= extra;
@@ -166,7 +168,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, t
     }
     entry.waiters.resize(kept);
   } else {
-    response_port->access_done(tx.access_id, ready + config_.hit_latency);
+    response_port->access_done(tx.access_id, ready + (tx.through_pipeline ? config_.hit_latency : 1));
   }
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;

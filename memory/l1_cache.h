@@ -79,6 +79,12 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     uint64_t line = 0;
     uint32_t units = 0;
     uint64_t access_id = 0;  ///< the SM's id for non-fill transactions
+    /// The answer passes the cache's pipeline (hit_latency) on its way to
+    /// the SM: fills and store acknowledgements. Atomics and loads that
+    /// bypass the L1 never enter it: their answers reach the SM the cycle
+    /// after they arrive (as in GPGPU-Sim, whose L1 latency queue only
+    /// cached accesses pass).
+    bool through_pipeline = true;
   };
   struct Waiter {
     uint64_t access_id;

@@ -8,7 +8,7 @@ namespace tlmgpu::memory {
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
-    : sc_module(name), config_(config.l2), index_(index), tags_(config.l2),
+    : sc_module(name), config_(config.l2), index_(index), rop_latency_(config.l2_rop_latency), tags_(config.l2),
       waker_(clock_period) {
   if (config_.hit_latency == 0) config_.hit_latency = 1;
   if (config_.mshrs == 0) config_.mshrs = 1;
@@ -44,7 +44,8 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
   const uint64_t now = waker_.now();
-  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  // A fixed-latency pipeline keeps the arrival order, so the queue stays in order.
+  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1) + rop_latency_;
   requests_.push(ready, 0, &payload);
   if (!blocked_) waker_.wake_at(std::max(ready, port_free_), now);
   phase = tlm::END_REQ;
@@ -213,6 +214,22 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
   return true;
 }
 
+void L2Slice::fill_from_host_copy(uint64_t local, uint32_t units) {
+  const uint64_t line = tags_.line_of(local);
+  units = tags_.expand(units);
+  CacheLine* way = tags_.find(line);
+  if (!way) {
+    // The victim's write-back belongs to the copy, not to a kernel: it is
+    // not sent (nor counted as a kernel's eviction).
+    way = &tags_.victim(line);
+    tags_.install(*way, line);
+  }
+  tags_.touch(*way);
+  way->valid |= units;
+  way->dirty |= units;
+  host_copy_fills_ += popcount32(units);
+}
+
 void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
   // Copy what is needed first: allocating a line below may send a victim's
   // write-back, which reuses this (now free) request object.
@@ -283,6 +300,7 @@ void L2Slice::report_stats(stats::StatMap& out) const {
   out["writebacks"] = double(writebacks_);
   out["evictions"] = double(evictions_);
   out["dram_reads"] = double(dram_reads_);
+  out["host_copy_fills"] = double(host_copy_fills_);
   out["queued_requests"] = double(requests_.size());
   out["blocked"] = blocked_ ? 1.0 : 0.0;
   out["mshr_entries"] = double(mshrs_.size());

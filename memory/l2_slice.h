@@ -48,6 +48,11 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// Drops every line, dirty ones included (a new device context: timing
   /// only, the data lives in device memory). Call only when nothing is in flight.
   void invalidate_all() { tags_.invalidate_all(); }
+  /// A host-to-device copy wrote the 32-byte units `units` of the line at
+  /// slice-local address `local`: they become valid and dirty, most recently
+  /// used, as a write would leave them, without any timing (the copy ran
+  /// before the kernel). Call only when nothing is in flight.
+  void fill_from_host_copy(uint64_t local, uint32_t units);
   void report_stats(stats::StatMap& out) const override;
   /// Lets `calendar`'s driver run the slice instead of its own event.
   void drive_from(CycleCalendar& calendar) {
@@ -88,6 +93,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
 
   platform::CacheConfig config_;
   uint32_t index_;
+  uint64_t rop_latency_;
   L2AddressMap map_;
   uint32_t slices_per_channel_ = 1, index_in_channel_ = 0;
   SectorTags tags_;
@@ -110,6 +116,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
   uint64_t writes_ = 0, atomics_ = 0, writebacks_ = 0, evictions_ = 0, dram_reads_ = 0;
+  uint64_t host_copy_fills_ = 0;  ///< 32-byte units written by host copies
 };
 
 }  // namespace tlmgpu::memory

@@ -44,6 +44,21 @@ void MemorySystem::drive_from(CycleCalendar& calendar) {
   for (L1Cache* l1 : l1s_) l1->take_cycle_from(calendar);
 }
 
+void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
+  const L2AddressMap& map = icnt_->address_map();
+  const uint64_t line_bytes = config_.l2.line_bytes;
+  const uint64_t end = address + bytes;
+  // One call per line of each slice: a line lies within one interleave chunk
+  // (the interleave is a multiple of the line size).
+  for (uint64_t line = address - address % line_bytes; line < end; line += line_bytes) {
+    const uint64_t first = std::max(line, address), last = std::min(line + line_bytes, end);
+    const uint32_t first_unit = uint32_t((first - line) / kSectorUnitBytes);
+    const uint32_t last_unit = uint32_t((last - 1 - line) / kSectorUnitBytes);
+    const uint32_t units = uint32_t(((uint64_t(2) << last_unit) - 1) & ~((uint64_t(1) << first_unit) - 1));
+    l2_[map.slice_of(line)]->fill_from_host_copy(map.local_address(line), units);
+  }
+}
+
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   l1d.socket.bind(icnt_->upstream(2 * sm));
   l1i.socket.bind(icnt_->upstream(2 * sm + 1));

@@ -39,6 +39,10 @@ class MemorySystem {
   /// (before sc_start), and lets the bound L1s read the cycle from it.
   /// Without it each module runs on its own event.
   void drive_from(CycleCalendar& calendar);
+  /// A host-to-device copy of [address, address + bytes) passed through the
+  /// L2: every 32-byte unit it wrote is left valid and dirty in its slice, in
+  /// copy order (L2Slice::fill_from_host_copy). No timing; call between launches.
+  void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
 
  private:
   platform::GpuConfig config_;

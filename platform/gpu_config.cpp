@@ -97,11 +97,15 @@ std::vector<KeySpec> build_key_table() {
                     "warps fetched per cycle"));
   t.push_back(range("sm.fetch_instructions", "", 0, 16, at(&GpuConfig::sm, &SmConfig::fetch_instructions),
                     "instructions per fetch: 0 = the rest of the L1I line, N = N per request (pipelined L1I)"));
-  t.push_back({"sm.fetch_policy", "the fetch scheduler: loose round robin, greedy then round robin / oldest", "",
+  t.push_back({"sm.fetch_policy",
+               "the fetch scheduler (`gpu.smN.fetch`; also `--fetch-scheduler`): loose round robin, greedy then "
+               "round robin / oldest",
+               "",
                at(&GpuConfig::sm, &SmConfig::fetch_policy), Rule::kChoice, 0, 0,
                {"lrr", "gtlrr", "gtlo"}});
   t.push_back(flag("sm.oracle_schedulers", at(&GpuConfig::sm, &SmConfig::oracle_schedulers),
-                   "run seed 003's oracle issue schedulers osched1 / osched2 beside each scheduler"));
+                   "seed 003's oracle issue schedulers osched1 / osched2 beside each scheduler (statistics "
+                   "`discrepancies`, `errors`, `error_rate`)"));
   t.push_back(range("sm.decode_latency", "cycles", 1, 64, at(&GpuConfig::sm, &SmConfig::decode_latency),
                     "fetch to instruction buffer, after the L1I hit"));
   t.push_back(range("sm.issue_width", "", 1, 4, at(&GpuConfig::sm, &SmConfig::issue_width),
@@ -178,6 +182,10 @@ std::vector<KeySpec> build_key_table() {
   t.push_back(range("l2.slices", "", 1, 256, top(&GpuConfig::l2_slices), "L2 slices (banks) on the interconnect"));
   t.push_back(pow2("l2.interleave_bytes", "bytes", 32, 1 << 20, top(&GpuConfig::l2_interleave_bytes),
                    "consecutive bytes mapped to one L2 slice"));
+  t.push_back(range("l2.rop_latency", "cycles", 0, kMaxCycles, top(&GpuConfig::l2_rop_latency),
+                    "raster-operations pipeline between the interconnect and the L2 lookup, every request"));
+  t.push_back(flag("l2.fill_on_host_copy", top(&GpuConfig::l2_fill_on_host_copy),
+                   "host-to-device copies leave their data in the L2 (dirty, in copy order)"));
 
   t.push_back(range("icnt.latency", "cycles", 1, kMaxCycles, at(&GpuConfig::icnt, &InterconnectConfig::latency),
                     "crossbar latency, each direction"));

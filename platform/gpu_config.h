@@ -52,7 +52,7 @@ struct SmConfig {
   uint32_t collectors_sp = 3, collectors_sfu = 4, collectors_mem = 1, collectors_dp = 1;
   uint32_t register_banks = 8;       ///< register-file banks (per scheduler's share)
   uint32_t shared_banks = 32;
-  uint32_t shared_latency = 20;
+  uint32_t shared_latency = 26;
   UnitTiming sp{4, 1};
   UnitTiming sfu{20, 4};
   UnitTiming dp{8, 8};               ///< units without DP hardware: a slow pipeline
@@ -64,8 +64,8 @@ struct SmConfig {
 };
 
 struct InterconnectConfig {
-  uint32_t latency = 8;              ///< cycles, each direction
-  uint32_t bytes_per_cycle = 32;     ///< per port, each direction
+  uint32_t latency = 5;              ///< cycles, each direction
+  uint32_t bytes_per_cycle = 40;     ///< per port, each direction
 };
 
 /// Timings are in core-clock cycles: the whole GPU runs on one clock.
@@ -88,10 +88,18 @@ struct GpuConfig {
   uint32_t num_sms = 15;
   SmConfig sm;
   CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
-  CacheConfig l1d{16 * 1024, 4, 128, 32, 1, 32, 8, false};
-  CacheConfig l2{768 * 1024 / 6, 8, 128, 32, 10, 32, 4, true};  ///< per slice
-  uint32_t l2_slices = 6;
+  CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};
+  CacheConfig l2{768 * 1024 / 12, 8, 128, 32, 1, 256, 4, true};  ///< per slice
+  uint32_t l2_slices = 12;
   uint32_t l2_interleave_bytes = 256;
+  /// Cycles a request spends in the memory partition's raster-operations
+  /// (ROP) pipeline between the interconnect and the L2 tag lookup
+  /// (GPGPU-Sim's -gpgpu_l2_rop_latency); every kind of request pays it.
+  uint32_t l2_rop_latency = 120;
+  /// Host-to-device copies leave their data in the L2 (as dirty sectors, in
+  /// copy order), as they pass through it on the hardware and as GPGPU-Sim's
+  /// -gpgpu_perf_sim_memcpy does; else every kernel starts with a cold L2.
+  bool l2_fill_on_host_copy = true;
   InterconnectConfig icnt;
   DramConfig dram;
   std::string scheduler = "lrr";     ///< policy with parameters, e.g. "two_level:group=8"

@@ -31,7 +31,14 @@ GpuDevice::~GpuDevice() = default;
 
 uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) { return memory_.allocate(bytes, label); }
 void GpuDevice::free(uint64_t device_address) { memory_.free(device_address); }
-void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) { memory_.copy_to_device(dst, src, bytes); }
+void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) {
+  memory_.copy_to_device(dst, src, bytes);
+  note_host_copy(dst, bytes);
+}
+void GpuDevice::note_host_copy(uint64_t dst, uint64_t bytes) {
+  if (options_.mode == SimulationMode::Timing && options_.config.l2_fill_on_host_copy && bytes)
+    host_copies_.push_back({dst, bytes});
+}
 void GpuDevice::copy_from_device(void* dst, uint64_t src, uint64_t bytes) { memory_.copy_from_device(dst, src, bytes); }
 void GpuDevice::memset(uint64_t dst, uint8_t value, uint64_t bytes) { memory_.memset(dst, value, bytes); }
 
@@ -105,6 +112,7 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
   if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) {
     check_symbol_range(*v, bytes, offset);
     memory_.copy_to_device(lm.global_segment + v->offset + offset, src, bytes);
+    note_host_copy(lm.global_segment + v->offset + offset, bytes);
   } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
     check_symbol_range(*c, bytes, offset);
     std::memcpy(lm.const_bank.data() + c->offset + offset, src, bytes);
@@ -220,7 +228,8 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_);
+    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_, host_copies_);
+    host_copies_.clear();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     stats_.sim_cycles += t.sim_cycles;

@@ -80,6 +80,12 @@ struct DeviceOptions {
   uint32_t max_shared_bytes_per_cta = 48 * 1024;
 };
 
+/// A host-to-device copy's destination range.
+struct HostCopy {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+};
+
 /// Totals since the device was created.
 struct DeviceStats {
   uint64_t kernels_launched = 0;
@@ -160,6 +166,10 @@ class GpuDevice {
   memory::DeviceMemory memory_;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   DeviceStats stats_;
+  /// Timing mode with l2.fill_on_host_copy: host-to-device copies since the
+  /// last launch, in order; the next launch leaves them in the L2 first.
+  std::vector<HostCopy> host_copies_;
+  void note_host_copy(uint64_t dst, uint64_t bytes);
 };
 
 }  // namespace tlmgpu::platform

@@ -321,7 +321,11 @@ void GpuTop::watchdog(uint64_t now) {
 
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
                               uint32_t regs_per_thread, const WatchdogLimits& limits) {
-  const sm::PtxKernelSource source(ctx, timing);
+  // %clock / %clock64 read the cycle the SMs are evaluating (set before
+  // they run in each tick), as the hardware's per-SM cycle counter.
+  exec::KernelContext clocked = ctx;
+  clocked.clock = &last_tick_cycle_;
+  const sm::PtxKernelSource source(clocked, timing);
   return run(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, source, regs_per_thread,
              limits);
 }
@@ -406,6 +410,10 @@ void GpuTop::begin_device() {
   for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).close_all_rows();
   memory_->interconnect().reset_arbitration();
   new_device_ = true;
+}
+
+void GpuTop::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
+  memory_->fill_l2_from_host_copy(address, bytes);
 }
 
 stats::StatMap GpuTop::collect_stats() const {

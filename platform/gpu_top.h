@@ -107,6 +107,8 @@ class GpuTop : public sc_core::sc_module {
   /// the arbiters and warp scheduler policies start afresh, so the new
   /// device's results are those of a freshly built GPU.
   void begin_device();
+  /// A host-to-device copy passed through the L2 (memory::MemorySystem::fill_l2_from_host_copy).
+  void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
   /// The last launch ended in a device fault (its traffic may still be in flight).
   bool last_launch_failed() const { return failure_ != nullptr; }
 

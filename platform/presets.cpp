@@ -37,7 +37,7 @@ GpuConfig gtx480() {
   sm.collectors_dp = 1;
   sm.register_banks = 8;
   sm.shared_banks = 32;
-  sm.shared_latency = 20;
+  sm.shared_latency = 26;    // GPGPU-Sim 4.2 SM2_GTX480: -gpgpu_smem_latency 26
   sm.sp = {4, 1};            // GPGPU-Sim f32 add / mul latency 4, pipelined
   sm.sfu = {20, 4};          // 4 SFU lanes: a warp every 4 core cycles
   sm.dp = {8, 8};            // GPGPU-Sim f64 latency 8, ii 8; no DP unit
@@ -47,16 +47,29 @@ GpuConfig gtx480() {
   sm.cvt = {4, 1};
   sm.has_dp_unit = false;
 
-  // 16 KB L1D (both tables): 32 sets x 4 ways x 128 B, 32 MSHRs merging 8.
-  c.l1d = {16 * 1024, 4, 128, 32, 1, 32, 8, false};
+  // 16 KB L1D (both tables): 32 sets x 4 ways x 128 B. GPGPU-Sim 4.2's
+  // SM2_GTX480 (-gpgpu_cache:dl1 N:32:128:4,...,S:64:8): whole-line (not
+  // sectored) fills, 64 MSHRs merging 8; -gpgpu_l1_latency 35 for every
+  // access (a miss pays it too: the answer passes the same pipeline).
+  c.l1d = {16 * 1024, 4, 128, 128, 35, 64, 8, false};
   // 2 KB L1I (seed 004): 4 sets x 4 ways x 128 B, 2 MSHRs merging 32.
   c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false};
-  // 768 KB L2 (both tables), one 128 KB 8-way write-back slice per channel.
-  c.l2 = {768 * 1024 / 6, 8, 128, 32, 10, 32, 4, true};
-  c.l2_slices = 6;
+  // 768 KB L2 (both tables) as GPGPU-Sim 4.2 builds it: 12 sub-partitions,
+  // two per memory channel, each 64 sets x 8 ways x 128 B, sectored,
+  // write-back, 256 MSHRs merging 4 (-gpgpu_cache:dl2 S:64:128:8,...,A:256:4).
+  // A request waits -gpgpu_l2_rop_latency 120 in the ROP pipeline before the
+  // lookup; a hit then answers at once (1 cycle).
+  c.l2 = {768 * 1024 / 12, 8, 128, 32, 1, 256, 4, true};
+  c.l2_slices = 12;
   c.l2_interleave_bytes = 256;
+  c.l2_rop_latency = 120;
+  c.l2_fill_on_host_copy = true;  // -gpgpu_perf_sim_memcpy 1
 
-  c.icnt = {8, 32};
+  // GPGPU-Sim's config_fermi_islip.icnt: one-stage butterfly (fly, n = 1) at
+  // the core clock with 40-byte flits; a packet crosses an input channel,
+  // virtual-channel and switch allocation (1 cycle each), the switch and an
+  // output channel: 5 cycles, one flit per cycle per port.
+  c.icnt = {5, 40};
 
   // Seed 004: FR-FCFS, 6 channels, "48 B/cycle": the 384-bit bus moves 48 B
   // per data transfer, at GDDR5's 3696 MT/s (924 MHz x 4): 177 GB/s, 253 B
@@ -102,12 +115,18 @@ GpuConfig titanx_pascal() {
   sm.has_dp_unit = true;     // GP102: 4 DP lanes per SM, one per scheduler
   sm.dp = {8, 32};           // one lane: a warp every 32 cycles
 
-  c.l1d = {24 * 1024, 48, 128, 32, 1, 32, 8, false};  // "24 kB, 48-way": 4 sets
+  // "24 kB, 48-way": 4 sets. Latency, sectors and MSHRs from GPGPU-Sim 4.2's
+  // SM6_TITANX (-gpgpu_l1_latency 82, -gpgpu_cache:dl1 S:4:128:96,...,A:256:8).
+  c.l1d = {24 * 1024, 48, 128, 32, 82, 256, 8, false};
+  sm.shared_latency = 24;    // SM6_TITANX: -gpgpu_smem_latency 24
   // "4 kB, 48-way" cannot be: 4 KB holds 32 lines of 128 B. 4 ways, as gtx480.
   c.l1i = {4 * 1024, 4, 128, 128, 3, 2, 32, false};
-  // "L2 cache 3 MB", "# of memory controllers 12": a 256 KB 16-way slice each.
-  c.l2 = {3 * 1024 * 1024 / 12, 16, 128, 32, 10, 32, 4, true};
-  c.l2_slices = 12;
+  // "L2 cache 3 MB", "# of memory controllers 12": as SM6_TITANX builds it,
+  // 24 sub-partitions (two per controller) of 64 sets x 16 ways x 128 B,
+  // 256 MSHRs merging 64 (-gpgpu_cache:dl2 S:64:128:16,...,A:256:64), ROP
+  // latency 120 as gtx480.
+  c.l2 = {3 * 1024 * 1024 / 24, 16, 128, 32, 1, 256, 64, true};
+  c.l2_slices = 24;
 
   c.dram.channels = 12;
   // GP102: 384-bit GDDR5X at 10 Gb/s per pin, 480 GB/s: 339 B per 1417 MHz

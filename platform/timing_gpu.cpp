@@ -42,7 +42,8 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
 }  // namespace
 
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
-                                    std::shared_ptr<void>& module_cache, uint64_t device_id) {
+                                    std::shared_ptr<void>& module_cache, uint64_t device_id,
+                                    const std::vector<HostCopy>& host_copies) {
   GpuTop& top = timing_gpu(options.config, options.vcd_path);
   // A new device starts from the state of a freshly built GPU (nothing in
   // flight, empty L2, no scheduler history), so its results do not depend on
@@ -54,6 +55,7 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
     top.begin_device();
     g.last_device = device_id;
   }
+  for (const HostCopy& copy : host_copies) top.fill_l2_from_host_copy(copy.address, copy.bytes);
   if (!module_cache) {
     module_cache = std::make_shared<std::vector<sm::InstructionTiming>>(
         sm::analyse_module(*ctx.module, ctx.kernel->num_regs));

@@ -18,6 +18,7 @@ struct WarpTrace;
 namespace tlmgpu::platform {
 
 struct DeviceOptions;
+struct HostCopy;
 
 /// Statistics of one timing-mode launch.
 struct TimingLaunchStats {
@@ -28,11 +29,13 @@ struct TimingLaunchStats {
 
 /// Runs one launch on the process-wide GPU for options.config (elaborated at
 /// the first call). `module_cache` keeps per-module analysis between launches;
-/// `device_id` identifies the caller (the L2 starts empty for each new device).
-/// Throws LaunchError (CTA does not fit, another configuration was already
-/// elaborated) or exec::DeviceFault.
+/// `device_id` identifies the caller (the L2 starts empty for each new device);
+/// `host_copies` (the device's copies since its last launch) are left in the
+/// L2 before the launch starts. Throws LaunchError (CTA does not fit, another
+/// configuration was already elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
-                                    std::shared_ptr<void>& module_cache, uint64_t device_id);
+                                    std::shared_ptr<void>& module_cache, uint64_t device_id,
+                                    const std::vector<HostCopy>& host_copies);
 
 /// Runs `ctas` CTAs of a text trace (each runs all the trace's warps) on the
 /// process-wide GPU for options.config; `trace` must outlive the call.

@@ -176,6 +176,24 @@ class TestMemory : public sc_core::sc_module {
   sc_core::sc_event wake_;
 };
 
+// The memory unit tests' hand-computed cycles were worked out on this
+// memory system: the gtx480 preset before its latencies were calibrated
+// (1-cycle L1D over 32-byte sectors, six 128 KB L2 slices answering in 10
+// cycles without a ROP delay, an 8-cycle 32-byte crossbar), spelt out here
+// so that the tests do not move when a preset does.
+inline tlmgpu::platform::GpuConfig unit_test_memory_config() {
+  tlmgpu::platform::GpuConfig c;
+  c.l1d = {16 * 1024, 4, 128, 32, 1, 32, 8, false};
+  c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false};
+  c.l2 = {128 * 1024, 8, 128, 32, 10, 32, 4, true};
+  c.l2_slices = 6;
+  c.l2_interleave_bytes = 256;
+  c.l2_rop_latency = 0;
+  c.l2_fill_on_host_copy = false;
+  c.icnt = {8, 32};
+  return c;
+}
+
 // The memory unit tests were worked out with a 4-cycle burst per sector (8 B
 // per cycle): long enough that bursts on the data bus visibly queue.
 inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConfig c = {}) {

@@ -446,7 +446,7 @@ TEST(ConfigValidate, CacheSizeMustHoldWholeSets) {
   EXPECT_EQ(validation_error({"l1d.size_bytes=16000"}),
             "invalid configuration:\n  l1d.size_bytes = 16000 is not a multiple of l1d.ways x l1d.line_bytes = "
             "4 x 128 = 512 (every set holds `ways` lines)");
-  EXPECT_TRUE(contains(validation_error({"l2.ways=7"}), "l2.size_bytes = 131072 is not a multiple of l2.ways"));
+  EXPECT_TRUE(contains(validation_error({"l2.ways=7"}), "l2.size_bytes = 65536 is not a multiple of l2.ways"));
   EXPECT_EQ(validation_error({"l1d.size_bytes=24K", "l1d.ways=48"}), "");
 }
 

@@ -94,7 +94,7 @@ TEST(Interconnect, AddressMapIsABijectionSpreadOverSlices) {
 // ------------------------------------------------------------ whole system
 
 struct SystemBench {
-  tlmgpu::platform::GpuConfig config;
+  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   std::unique_ptr<MemorySystem> mem;
   std::unique_ptr<L1Cache> l1d, l1i;
   TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
@@ -226,7 +226,7 @@ TEST(L2, FillThatEvictsADirtyLineReleasesItsMshr) {
 }
 
 TEST(MemorySystem, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
-  tlmgpu::platform::GpuConfig config;
+  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   config.num_sms = 2;
   config.dram = four_cycle_bursts(config.dram);
   MemorySystem mem(config, period());
@@ -277,7 +277,7 @@ class StreamSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponse
 };
 
 TEST(MemorySystem, StreamOfMissesIsCheapInHostTime) {
-  tlmgpu::platform::GpuConfig config;
+  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   config.num_sms = 1;
   MemorySystem mem(config, period());
   L1Cache l1d("l1d", config.l1d, period()), l1i("l1i", config.l1i, period());

@@ -123,8 +123,13 @@ TEST(SmFetch, AHeadStillBeingDecodedIssuesOnceDecoded) {
   dev.copy_from_device(got.data(), out, 4 * 32);
   for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], t + 38) << "thread " << t;
   // 44 instructions of about ten cycles each (decode, then a 4-cycle add to
-  // wait for): a wake-up that came late, from some other event, would add many.
-  EXPECT_LT(dev.stats().sim_cycles, 44u * 20u) << dev.stats().sim_cycles;
+  // wait for), then the store's acknowledgement (through the L1 pipeline,
+  // the crossbar both ways and the L2's ROP pipeline): a wake-up that came
+  // late, from some other event, would add many.
+  const platform::GpuConfig& c = o.config;
+  const uint64_t store_ack =
+      1 + 2 * c.icnt.latency + 1 + c.l2_rop_latency + c.l2.hit_latency + c.l1d.hit_latency;
+  EXPECT_LT(dev.stats().sim_cycles, 44u * 20u + store_ack) << dev.stats().sim_cycles;
 }
 
 // A .func defined after the kernel that calls it: its code lies beyond the
@@ -298,10 +303,13 @@ TEST(SmMemory, ARefusedLineCountsEveryCycleItWaits) {
   const ScatteredRun r = run_scattered(false);
   const auto& c = r.config;
   // A one-sector store answered by the L2 (MemorySystem.EndToEndLatencyIsTheSumOfTheParts)
-  // frees the MSHR 1 + crossbar + 1 (second flit) + L2 hit + crossbar cycles
-  // after it is accepted; the next line is refused from the cycle after and
-  // accepted in the cycle the MSHR frees.
-  const uint64_t round_trip = 1 + c.icnt.latency + 1 + c.l2.hit_latency + c.icnt.latency;
+  // frees the MSHR 1 + crossbar + its flits after the first (an 8-byte
+  // header and 32 bytes of data) + ROP + L2 hit + crossbar cycles after it
+  // is accepted; the next line is refused from the cycle after and accepted
+  // in the cycle the MSHR frees.
+  const uint64_t extra_flits = (8 + 32 + c.icnt.bytes_per_cycle - 1) / c.icnt.bytes_per_cycle - 1;
+  const uint64_t round_trip =
+      1 + c.icnt.latency + extra_flits + c.l2_rop_latency + c.l2.hit_latency + c.icnt.latency;
   EXPECT_EQ(r.reservation_fails, 31.0 * double(round_trip - 1));
 }
 

@@ -1,0 +1,117 @@
+// The memory partition's latency pieces as the presets use them: the L2's
+// ROP pipeline, the L1 pipeline that atomics bypass, and host copies that
+// leave their data in the L2 (docs/MEMORY.md).
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "memory/l1_cache.h"
+#include "memory/memory_system.h"
+#include "memory_test_support.h"
+
+namespace {
+
+using namespace tlmgpu_memtest;
+using tlmgpu::memory::L1Cache;
+using tlmgpu::memory::MemorySystem;
+
+double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
+  tlmgpu::stats::StatMap m;
+  p.report_stats(m);
+  return m.at(name);
+}
+
+/// One SM's caches on the memory system, with a ROP pipeline and a long L1
+/// pipeline as gtx480 has them.
+struct PartitionBench {
+  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
+  std::unique_ptr<MemorySystem> mem;
+  std::unique_ptr<L1Cache> l1d, l1i;
+  TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
+  PartitionBench() {
+    config.num_sms = 1;
+    config.l2_rop_latency = 120;
+    config.l1d.hit_latency = 35;
+    mem = std::make_unique<MemorySystem>(config, period());
+    l1d = std::make_unique<L1Cache>("l1d", config.l1d, period());
+    l1i = std::make_unique<L1Cache>("l1i", config.l1i, period());
+    sm_d.cache.bind(l1d->access_export);
+    sm_i.cache.bind(l1i->access_export);
+    l1d->response_port.bind(sm_d);
+    l1i->response_port.bind(sm_i);
+    mem->bind_l1(0, *l1d, *l1i);
+  }
+};
+
+TEST(MemoryPartition, RopLatencyIsPaidByHitsMissesStoresAndAtomics) {
+  PartitionBench b;
+  const auto& c = b.config;
+  const uint64_t icnt = c.icnt.latency, rop = c.l2_rop_latency;
+  b.sm_i.script = {{10, line_access(1, AccessKind::InstructionFetch, 0x0, 0x1)},     // L2 miss, DRAM
+                   {1000, line_access(2, AccessKind::InstructionFetch, 0x80, 0x1)}};  // L2 miss again (other line)
+  b.sm_d.script = {{2000, line_access(3, AccessKind::Load, 0x0, 0xf)},    // L2 hit (the fetch filled it)
+                   {3000, line_access(4, AccessKind::Store, 0x100, 0x1)},
+                   {4000, line_access(5, AccessKind::Atomic, 0x0, 0x1)}};
+  run_cycles(6000);
+  // L2 hit of a whole line: tag check 1, crossbar, ROP, lookup, 4 flits back, L1 pipeline.
+  EXPECT_EQ(b.sm_d.done.at(3), 2000 + 1 + icnt + rop + c.l2.hit_latency + icnt + 3 + c.l1d.hit_latency);
+  // A one-sector store is 2 flits up; its acknowledgement passes the L1 pipeline too.
+  EXPECT_EQ(b.sm_d.done.at(4), 3000 + 1 + icnt + 1 + rop + c.l2.hit_latency + icnt + c.l1d.hit_latency);
+  // An atomic (2 flits up, 1 back) never enters the L1 pipeline: its answer
+  // is the SM's the cycle after it arrives.
+  EXPECT_EQ(b.sm_d.done.at(5),
+            4000 + 1 + icnt + 1 + rop + c.l2.hit_latency + tlmgpu::memory::kL2AtomicCycles + icnt + 1);
+  // The miss pays the ROP latency once, before its lookup.
+  const uint64_t without_rop = b.sm_i.done.at(1) - rop;
+  EXPECT_GT(without_rop, 10 + 1 + 2 * icnt + c.l2.hit_latency);
+  EXPECT_EQ(stat_of(b.mem->l2_slice(0), "hits"), 1 + 1);  // the load and the atomic
+}
+
+TEST(MemoryPartition, HostCopyLeavesDirtySectorsInTheL2) {
+  PartitionBench b;
+  const tlmgpu::memory::L2AddressMap map{b.config.l2_slices, b.config.l2_interleave_bytes};
+  // 256 bytes from 0x40: sectors 2-3 of line 0x0, all of line 0x80, sectors
+  // 0-1 of line 0x100 (bytes up to 0x13f).
+  b.mem->fill_l2_from_host_copy(0x40, 256);
+  b.sm_d.script = {{10, line_access(1, AccessKind::Load, 0x0, 0xc)},    // copied: hit
+                   {20, line_access(2, AccessKind::Load, 0x80, 0xf)},   // copied: hit
+                   {30, line_access(3, AccessKind::Load, 0x100, 0x3)},  // copied: hit
+                   {40, line_access(4, AccessKind::Load, 0x100, 0xc)}}; // not copied: miss
+  run_cycles(2000);
+  double hits = 0, misses = 0, fills = 0;
+  for (uint32_t s = 0; s < b.config.l2_slices; ++s) {
+    hits += stat_of(b.mem->l2_slice(s), "hits");
+    misses += stat_of(b.mem->l2_slice(s), "misses");
+    fills += stat_of(b.mem->l2_slice(s), "host_copy_fills");
+  }
+  EXPECT_EQ(hits, 3);
+  EXPECT_EQ(misses, 1);
+  EXPECT_EQ(fills, 2 + 4 + 2);
+  EXPECT_EQ(b.sm_d.done.size(), 4u);
+  EXPECT_EQ(map.slice_of(0x0), map.slice_of(0x80));  // one 256-byte chunk
+}
+
+TEST(MemoryPartition, HostCopyDisplacesWithoutWriteBacksAndKeepsItsLastPart) {
+  PartitionBench b;
+  const uint64_t l2_total = uint64_t(b.config.l2.size_bytes) * b.config.l2_slices;
+  // Twice the L2: the second half displaces the first, silently.
+  b.mem->fill_l2_from_host_copy(0, 2 * l2_total);
+  b.sm_d.script = {{10, line_access(1, AccessKind::Load, 2 * l2_total - 128, 0xf)},  // last line: hit
+                   {20, line_access(2, AccessKind::Load, 0, 0xf)}};                  // first line: gone
+  run_cycles(3000);
+  double hits = 0, misses = 0, writebacks = 0, dram_writes = 0;
+  for (uint32_t s = 0; s < b.config.l2_slices; ++s) {
+    hits += stat_of(b.mem->l2_slice(s), "hits");
+    misses += stat_of(b.mem->l2_slice(s), "misses");
+    writebacks += stat_of(b.mem->l2_slice(s), "writebacks");
+  }
+  for (uint32_t c = 0; c < b.mem->dram_channels(); ++c) dram_writes += stat_of(b.mem->dram_channel(c), "writes");
+  EXPECT_EQ(hits, 1);
+  EXPECT_EQ(misses, 1);
+  // The miss's fill evicts a copied, dirty line: that write-back is the
+  // kernel's; the copy's own displacements sent none.
+  EXPECT_EQ(writebacks, 1);
+  EXPECT_EQ(dram_writes, 1);
+}
+
+}  // namespace
