@@ -41,6 +41,9 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
   group_mask_ = config_.bank_groups - 1;  // a power of two (validate_config)
   banks_.assign(config_.banks, Bank{});
   groups_.assign(config_.bank_groups, BankGroup{});
+  next_.assign(config_.banks, NextCommand{});
+  group_banks_.assign(config_.bank_groups, 0);
+  for (uint32_t b = 0; b < config_.banks; ++b) group_banks_[b & group_mask_] |= uint64_t(1) << b;
   for (uint32_t p = 0; p < ports; ++p) {
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
@@ -157,25 +160,25 @@ void DramChannel::take_request(uint32_t b, uint64_t t) {
     ++row_hits_;
   else
     ++row_misses_;
+  refresh(b);
 }
 
-uint64_t DramChannel::command_ready(uint32_t b, Command& command) const {
+void DramChannel::refresh(uint32_t b) {
   const Bank& bank = banks_[b];
   const BankGroup& group = groups_[b & group_mask_];
   const Request& r = slots_[bank.active];
+  NextCommand& n = next_[b];
+  n.order = r.order;
   if (!bank.open) {
-    command = Command::kActivate;
-    return std::max(bank.activate_ready, activate_ready_);
+    n.command = Command::kActivate;
+    n.ready = bank.activate_ready;
+  } else if (bank.row != r.row) {
+    n.command = Command::kPrecharge;
+    n.ready = std::max(bank.precharge_ready, group.precharge_ready);
+  } else {
+    n.command = r.write ? Command::kWrite : Command::kRead;
+    n.ready = std::max(bank.column_ready, group.column_ready);
   }
-  if (bank.row != r.row) {
-    command = Command::kPrecharge;
-    return std::max(bank.precharge_ready, group.precharge_ready);
-  }
-  command = Command::kColumn;
-  const uint64_t t = std::max({bank.column_ready, group.column_ready, column_ready_});
-  // The data must find the bus free (and turned around).
-  if (r.write) return std::max(t, at_least_zero(std::max(write_data_ready_, bus_free_), config_.tWL));
-  return std::max({t, read_ready_, at_least_zero(bus_free_, config_.tCL)});
 }
 
 void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
@@ -192,15 +195,17 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
     bank.column_ready = t + config_.tRCD;
     bank.precharge_ready = t + config_.tRAS;
     activate_ready_ = t + config_.tRRD;
+    refresh(b);
     return;
   }
   if (command == Command::kPrecharge) {
     ++precharges_;
     bank.open = false;
     bank.activate_ready = std::max(t + config_.tRP, bank.activated + config_.tRC);
+    refresh(b);
     return;
   }
-  // A column command: one burst.
+  // A column command (kRead / kWrite): one burst.
   const uint64_t others = std::max({bank.column_ready, column_ready_, r.taken,
                                     at_least_zero(bus_free_, r.write ? config_.tWL : config_.tCL)});
   const uint64_t turn = r.write ? at_least_zero(write_data_ready_, config_.tWL) : read_ready_;
@@ -220,12 +225,16 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
     bank.precharge_ready = std::max(bank.precharge_ready, t + burst_cycles_);
     group.precharge_ready = std::max(group.precharge_ready, t + config_.tRTPL);
   }
-  if (--r.bursts) return;
+  const bool last = --r.bursts == 0;
+  if (last) active_banks_ &= ~(uint64_t(1) << b);
+  // The group's column (and read-to-precharge) bounds moved for its busy banks.
+  for (uint64_t m = group_banks_[b & group_mask_] & active_banks_; m; m &= m - 1)
+    refresh(uint32_t(__builtin_ctzll(m)));
+  if (!last) return;
   // The last burst: the bank is free for its next request, and the answer
   // (with the core cycle its data is complete) leaves now.
   const Request done = r;
   bank.active = kNone;
-  active_banks_ &= ~(uint64_t(1) << b);
   r.next = free_slot_;
   free_slot_ = uint32_t(&r - slots_.data());
   const uint64_t ready = core_at_or_after(data_end);
@@ -259,20 +268,26 @@ uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
 
     // The earliest command any busy bank can issue: columns (row hits) before
     // row commands in one cycle, then the oldest request.
+    uint64_t bound[4];  // channel-wide bounds by Command, and the command bus
+    bound[size_t(Command::kActivate)] = std::max({activate_ready_, command_free_, t});
+    bound[size_t(Command::kPrecharge)] = std::max(command_free_, t);
+    const uint64_t column = std::max({column_ready_, command_free_, t});
+    bound[size_t(Command::kRead)] = std::max({column, read_ready_, at_least_zero(bus_free_, config_.tCL)});
+    bound[size_t(Command::kWrite)] =
+        std::max(column, at_least_zero(std::max(write_data_ready_, bus_free_), config_.tWL));
     uint64_t best = kNever, best_order = kNever;
     uint32_t best_bank = kNone;
-    Command best_command = Command::kActivate;
+    bool best_column = false;
     for (uint64_t m = active_banks_; m; m &= m - 1) {
       const uint32_t b = uint32_t(__builtin_ctzll(m));
-      Command command;
-      const uint64_t ready = std::max({command_ready(b, command), command_free_, t});
-      const uint64_t order = slots_[banks_[b].active].order;
-      const bool column = command == Command::kColumn, best_column = best_command == Command::kColumn;
-      if (ready < best || (ready == best && (column > best_column || (column == best_column && order < best_order)))) {
+      const NextCommand& n = next_[b];
+      const uint64_t ready = std::max(n.ready, bound[size_t(n.command)]);
+      const bool is_column = n.command >= Command::kRead;
+      if (ready < best || (ready == best && (is_column > best_column || (is_column == best_column && n.order < best_order)))) {
         best = ready;
-        best_order = order;
+        best_order = n.order;
         best_bank = b;
-        best_command = command;
+        best_column = is_column;
       }
     }
     const uint64_t arrival =
@@ -285,7 +300,7 @@ uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
     }
     sample(next);
     t = next;
-    if (best < arrival) issue(best_bank, best_command, t, now);  // an arrival at t is queued first
+    if (best < arrival) issue(best_bank, next_[best_bank].command, t, now);  // an arrival at t is queued first
   }
 }
 

@@ -86,7 +86,9 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
 
   static constexpr uint32_t kNone = ~uint32_t(0);
   static constexpr uint64_t kNever = ~uint64_t(0);
-  enum class Command : uint8_t { kActivate, kPrecharge, kColumn };
+  /// The next command a busy bank needs; columns are split by direction
+  /// because the channel-wide bounds differ.
+  enum class Command : uint8_t { kActivate, kPrecharge, kRead, kWrite };
 
   /// A request from its arrival until its last column command, in slots_.
   /// `next` links it into the overflow FIFO or its bank's window list.
@@ -126,8 +128,10 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   /// Runs DRAM cycles up to `limit` (the current core cycle `now`); returns
   /// the next DRAM cycle at which something can happen (kNever: none).
   uint64_t advance(uint64_t limit, uint64_t now);
-  /// The first cycle bank `b`'s next command for its request may issue, and which command.
-  uint64_t command_ready(uint32_t b, Command& command) const;
+  /// Bank `b`'s next command for its request and the first cycle its own and
+  /// its bank group's constraints allow it (`next_`); the channel-wide
+  /// bounds are added per command kind when the banks are compared.
+  void refresh(uint32_t b);
   void issue(uint32_t b, Command command, uint64_t t, uint64_t now);
   /// FR-FCFS inside a free bank: its oldest request to the open row, else its oldest.
   void take_request(uint32_t b, uint64_t t);
@@ -154,6 +158,15 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint64_t active_banks_ = 0;  ///< bit per bank serving a request
   std::vector<Bank> banks_;
   std::vector<BankGroup> groups_;
+  /// Per busy bank, what refresh() found: compared on every command, so kept
+  /// apart from Bank in a small array.
+  struct NextCommand {
+    uint64_t ready = 0;
+    uint64_t order = 0;
+    Command command = Command::kActivate;
+  };
+  std::vector<NextCommand> next_;
+  std::vector<uint64_t> group_banks_;  ///< per bank group, a bit per bank in it
   sc_core::sc_time clock_period_;
   uint64_t epoch_ = 0;  ///< core cycle of DRAM cycle 0 (the device's first cycle)
   uint64_t earlier_dram_cycles_ = 0;  ///< DRAM cycles of earlier devices
