@@ -1,23 +1,49 @@
 #include "memory/dram_channel.h"
 
-#include "memory/bit_ops.h"
-
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <string>
 
 namespace tlmgpu::memory {
 
-DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config,
+namespace {
+uint64_t at_least_zero(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+uint32_t popcount64(uint64_t m) { return popcount32(uint32_t(m)) + popcount32(uint32_t(m >> 32)); }
+}  // namespace
+
+DramClockCrossing::DramClockCrossing(double core_mhz, double dram_mhz) {
+  const auto khz = [](double mhz) { return std::max<uint64_t>(uint64_t(std::llround(mhz * 1000.0)), 1); };
+  core_ = khz(core_mhz);
+  dram_ = khz(dram_mhz);
+  const uint64_t g = std::gcd(core_, dram_);
+  core_ /= g;
+  dram_ /= g;
+  core_div_ = FixedDivisor(core_);
+  dram_div_ = FixedDivisor(dram_);
+}
+
+DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, double core_clock_mhz,
                          const sc_core::sc_time& clock_period, uint32_t ports)
-    : sc_module(name), config_(config), waker_(clock_period) {
+    : sc_module(name), config_(config), clocks_(core_clock_mhz, config.clock_mhz), clock_period_(clock_period),
+      waker_(clock_period) {
   if (config_.banks == 0) config_.banks = 1;
-  if (config_.row_bytes == 0) config_.row_bytes = 2048;
+  if (config_.bank_groups == 0 || config_.bank_groups > config_.banks) config_.bank_groups = 1;
   if (config_.queue_depth == 0) config_.queue_depth = 1;
-  if (config_.burst_cycles == 0) config_.burst_cycles = 1;
-  row_bytes_ = FixedDivisor(config_.row_bytes);
-  banks_div_ = FixedDivisor(config_.banks);
+  if (config_.data_rate == 0) config_.data_rate = 1;
+  if (config_.burst_length == 0) config_.burst_length = 1;
+  if (config_.banks > 64) SC_REPORT_ERROR(this->name(), "at most 64 banks per channel");
+  std::string error;
+  if (!map_.parse(config_.address_mapping, error))
+    SC_REPORT_ERROR(this->name(), ("dram.address_mapping: " + error).c_str());
+  burst_cycles_ = std::max<uint32_t>(config_.burst_length / config_.data_rate, 1);
+  burst_bytes_ = std::max<uint32_t>(config_.bus_bytes * config_.burst_length, 1);
+  group_mask_ = config_.bank_groups - 1;  // a power of two (validate_config)
   banks_.assign(config_.banks, Bank{});
-  queued_banks_.assign((config_.banks + 63) / 64, 0);
+  groups_.assign(config_.bank_groups, BankGroup{});
+  next_.assign(config_.banks, NextCommand{});
+  group_banks_.assign(config_.bank_groups, 0);
+  for (uint32_t b = 0; b < config_.banks; ++b) group_banks_[b & group_mask_] |= uint64_t(1) << b;
   for (uint32_t p = 0; p < ports; ++p) {
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
@@ -29,19 +55,21 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
 
 DramChannel::~DramChannel() = default;
 
-DramChannel::Location DramChannel::locate(uint64_t addr) const {
-  Location l;
-  l.column = uint32_t(row_bytes_.mod(addr));
-  const uint64_t row_index = row_bytes_.div(addr);
-  l.bank = uint32_t(banks_div_.mod(row_index));
-  l.row = banks_div_.div(row_index);
-  return l;
+void DramChannel::begin_device() {
+  const uint64_t first =
+      sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : current_cycle(clock_period_) + 1;
+  if (first > epoch_) earlier_dram_cycles_ += dram_at_or_before(first);
+  epoch_ = first;
+  for (Bank& b : banks_) b = Bank{};
+  for (BankGroup& g : groups_) g = BankGroup{};
+  clock_ = last_sample_ = 0;
+  command_free_ = column_ready_ = activate_ready_ = read_ready_ = write_data_ready_ = bus_free_ = 0;
 }
 
 tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                 sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
-  // The request stays in one slot until it is scheduled; the queues move its number.
+  // The request stays in one slot until its last column command; the queues move its number.
   uint32_t slot = free_slot_;
   if (slot == kNone) {
     slot = uint32_t(slots_.size());
@@ -52,68 +80,38 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   Request& r = slots_[slot];
   r.payload = &payload;
   r.port = uint32_t(port);
-  r.where = locate(payload.get_address());
+  const Location where = map_.locate(payload.get_address());
+  r.bank = where.bank & (config_.banks - 1);  // equal unless the mapping and dram.banks disagree
+  r.row = where.row;
   const auto* ext = payload.get_extension<MemRequestExtension>();
-  const uint32_t sectors = ext ? popcount32(ext->sector_mask)
-                               : (payload.get_data_length() + 31) / 32;
-  r.bus_cycles = std::max<uint32_t>(sectors, 1) * config_.burst_cycles;
+  r.sectors = std::max<uint32_t>(ext ? popcount32(ext->sector_mask) : (payload.get_data_length() + 31) / 32, 1);
+  // A burst moves burst_bytes_ whatever part of it is wanted.
+  r.bursts = (r.sectors * 32 + burst_bytes_ - 1) / burst_bytes_;
   r.write = payload.is_write();
   const uint64_t now = waker_.now();
-  r.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  // The fixed DRAM-side latency (GPGPU-Sim's -dram_latency) is spent before the queue.
+  r.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1) + config_.latency;
   r.next = kNone;
   arrivals_.push(r.arrive, r.port, slot);
-  waker_.wake_at(r.arrive, now);
+  waker_.wake_at(core_at_or_after(dram_at_or_after(r.arrive)), now);
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
 
-void DramChannel::sample_queue(uint64_t now) {
-  // Time-weighted: the pending count only changes inside channel_process.
-  if (now > last_sample_) {
-    const uint64_t depth = pending();
-    if (depth) {
-      queue_area_ += depth * (now - last_sample_);
-      queue_cycles_ += now - last_sample_;
-    }
-    last_sample_ = now;
+void DramChannel::sample(uint64_t t) {
+  // Time-weighted over DRAM cycles; called before anything counted changes.
+  if (t <= last_sample_) return;
+  const uint64_t span = t - last_sample_;
+  const uint64_t depth = pending();
+  if (depth) {
+    queue_area_ += depth * span;
+    queue_cycles_ += span;
   }
-}
-
-void DramChannel::schedule(const Request& r, uint64_t now) {
-  Bank& bank = banks_[r.where.bank];
-  uint64_t column;
-  if (bank.open && bank.row == r.where.row) {
-    ++row_hits_;
-    column = now;
-  } else {
-    ++row_misses_;
-    uint64_t activate = now;
-    if (bank.open) activate = std::max(now, bank.activated + config_.tRAS) + config_.tRP;
-    bank.open = true;
-    bank.row = r.where.row;
-    bank.activated = activate;
-    column = activate + config_.tRCD;
+  if (active_banks_) {
+    bank_busy_cycles_ += popcount64(active_banks_) * span;
+    any_busy_cycles_ += span;
   }
-  // One burst on the data bus at a time: a column command waits for the bus.
-  const uint64_t data_start = std::max(column + config_.tCL, bus_free_);
-  const uint64_t data_end = data_start + r.bus_cycles;
-  bus_free_ = data_end;
-  bus_busy_cycles_ += r.bus_cycles;
-  bank.next_cmd = data_start - config_.tCL + r.bus_cycles;
-  // Busy time per bank and for the channel (starts are non-decreasing).
-  bank_busy_cycles_ += data_end - std::max(now, std::min(bank.busy_until, data_end));
-  bank.busy_until = std::max(bank.busy_until, data_end);
-  any_busy_cycles_ += data_end - std::max(now, std::min(any_busy_until_, data_end));
-  any_busy_until_ = std::max(any_busy_until_, data_end);
-  latency_sum_ += data_end - r.arrive;
-  if (r.write)
-    ++writes_;
-  else
-    ++reads_;
-  r.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  sc_core::sc_time delay = waker_.delay(std::max<uint64_t>(data_end - now, 1));
-  tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  (*ports_[r.port])->nb_transport_bw(*r.payload, phase, delay);
+  last_sample_ = t;
 }
 
 void DramChannel::enter_window() {
@@ -125,122 +123,220 @@ void DramChannel::enter_window() {
   ++window_size_;
   r.order = next_order_++;
   r.next = kNone;
-  Bank& bank = banks_[r.where.bank];
+  Bank& bank = banks_[r.bank];
   if (bank.head == kNone) {
     bank.head = slot;
-    queued_banks_[r.where.bank / 64] |= uint64_t(1) << (r.where.bank % 64);
+    queued_banks_ |= uint64_t(1) << r.bank;
   } else {
     slots_[bank.tail].next = slot;
   }
   bank.tail = slot;
-  earliest_ = std::min(earliest_, bank.next_cmd);
 }
 
-uint64_t DramChannel::schedule_one(uint64_t now) {
-  // One pass over the banks with window requests: the earliest bank (two
-  // smallest, so the earliest other than the one scheduled is known), and
-  // among the free banks the oldest row hit and the oldest request. A bank's
-  // list is oldest first, so its first row hit and its head are its candidates.
-  uint64_t ready = ~uint64_t(0), second = ~uint64_t(0);
-  uint32_t ready_bank = kNone;
-  uint64_t hit_order = ~uint64_t(0), old_order = ~uint64_t(0);
-  uint32_t hit_bank = kNone, hit_prev = kNone, old_bank = kNone;
-  for (size_t w = 0; w < queued_banks_.size(); ++w) {
-    for (uint64_t m = queued_banks_[w]; m; m &= m - 1) {
-      const uint32_t b = uint32_t(w * 64) + uint32_t(__builtin_ctzll(m));
-      const Bank& bank = banks_[b];
-      const uint64_t t = bank.next_cmd;
-      second = std::min(second, std::max(ready, t));
-      if (t < ready) ready_bank = b;
-      ready = std::min(ready, t);
-      if (t > now) continue;
-      const Request& head = slots_[bank.head];
-      if (head.order < old_order) {
-        old_order = head.order;
-        old_bank = b;
+void DramChannel::take_request(uint32_t b, uint64_t t) {
+  Bank& bank = banks_[b];
+  uint32_t prev = kNone, slot = bank.head;
+  if (bank.open) {
+    for (uint32_t p = kNone, s = bank.head; s != kNone; p = s, s = slots_[s].next)
+      if (slots_[s].row == bank.row) {
+        prev = p;
+        slot = s;
+        break;
       }
-      if (!bank.open) continue;
-      uint32_t prev = kNone;
-      for (uint32_t s = bank.head; s != kNone; prev = s, s = slots_[s].next) {
-        const Request& r = slots_[s];
-        if (r.order >= hit_order) break;
-        if (r.where.row == bank.row) {
-          hit_order = r.order;
-          hit_bank = b;
-          hit_prev = prev;
-          break;
-        }
-      }
-    }
   }
-  if (old_bank == kNone) return earliest_ = ready;  // no bank free
-  uint32_t bank_index = hit_bank, prev = hit_prev;
-  if (hit_bank == kNone) {
-    bank_index = old_bank;
-    prev = kNone;
-  }
-  Bank& bank = banks_[bank_index];
-  const uint32_t slot = prev == kNone ? bank.head : slots_[prev].next;
-  const Request r = slots_[slot];
-  // Unlink from the bank's list and free the slot before answering (the
-  // answer may send a new request).
+  Request& r = slots_[slot];
   if (prev == kNone)
     bank.head = r.next;
   else
     slots_[prev].next = r.next;
   if (bank.tail == slot) bank.tail = prev;
-  if (bank.head == kNone) queued_banks_[bank_index / 64] &= ~(uint64_t(1) << (bank_index % 64));
+  if (bank.head == kNone) queued_banks_ &= ~(uint64_t(1) << b);
+  r.next = kNone;
+  r.taken = t;
   --window_size_;
-  slots_[slot].next = free_slot_;
-  free_slot_ = slot;
-  schedule(r, now);
-  command_free_ = now + 1;  // one request scheduled per cycle
-  // Only the scheduled bank's next command moved.
-  uint64_t after = ready_bank == bank_index ? second : ready;
-  if (overflow_head_ != kNone) {
-    const uint32_t entering = overflow_head_;
-    enter_window();
-    after = std::min(after, banks_[slots_[entering].where.bank].next_cmd);
+  bank.active = slot;
+  active_banks_ |= uint64_t(1) << b;
+  if (bank.open && bank.row == r.row)
+    ++row_hits_;
+  else
+    ++row_misses_;
+  refresh(b);
+}
+
+void DramChannel::refresh(uint32_t b) {
+  const Bank& bank = banks_[b];
+  const BankGroup& group = groups_[b & group_mask_];
+  const Request& r = slots_[bank.active];
+  NextCommand& n = next_[b];
+  n.order = r.order;
+  if (!bank.open) {
+    n.command = Command::kActivate;
+    n.ready = bank.activate_ready;
+  } else if (bank.row != r.row) {
+    n.command = Command::kPrecharge;
+    n.ready = std::max(bank.precharge_ready, group.precharge_ready);
+  } else {
+    n.command = r.write ? Command::kWrite : Command::kRead;
+    n.ready = std::max(bank.column_ready, group.column_ready);
   }
-  if (bank.head != kNone) after = std::min(after, bank.next_cmd);
-  earliest_ = after;
-  return after;
+}
+
+void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
+  Bank& bank = banks_[b];
+  BankGroup& group = groups_[b & group_mask_];
+  Request& r = slots_[bank.active];
+  command_free_ = t + 1;  // one command per cycle on the command bus
+  if (command == Command::kActivate) {
+    if (activate_ready_ == t && std::max(bank.activate_ready, r.taken) < t) ++rrd_delays_;
+    ++activates_;
+    bank.open = true;
+    bank.row = r.row;
+    bank.activated = t;
+    bank.column_ready = t + config_.tRCD;
+    bank.precharge_ready = t + config_.tRAS;
+    activate_ready_ = t + config_.tRRD;
+    refresh(b);
+    return;
+  }
+  if (command == Command::kPrecharge) {
+    ++precharges_;
+    bank.open = false;
+    bank.activate_ready = std::max(t + config_.tRP, bank.activated + config_.tRC);
+    refresh(b);
+    return;
+  }
+  // A column command (kRead / kWrite): one burst.
+  const uint64_t others = std::max({bank.column_ready, column_ready_, r.taken,
+                                    at_least_zero(bus_free_, r.write ? config_.tWL : config_.tCL)});
+  const uint64_t turn = r.write ? at_least_zero(write_data_ready_, config_.tWL) : read_ready_;
+  if (group.column_ready == t && std::max(others, turn) < t) ++ccdl_delays_;
+  if (turn == t && std::max(others, group.column_ready) < t) ++turnaround_delays_;
+  const uint64_t data_end = t + (r.write ? config_.tWL : config_.tCL) + burst_cycles_;
+  bus_free_ = data_end;
+  bus_busy_cycles_ += burst_cycles_;
+  bytes_moved_ += burst_bytes_;
+  column_ready_ = t + config_.tCCD;
+  group.column_ready = t + config_.tCCDL;
+  if (r.write) {
+    read_ready_ = data_end + config_.tCDLR;
+    bank.precharge_ready = std::max(bank.precharge_ready, data_end + config_.tWR);
+  } else {
+    write_data_ready_ = data_end + config_.turnaround;
+    bank.precharge_ready = std::max(bank.precharge_ready, t + burst_cycles_);
+    group.precharge_ready = std::max(group.precharge_ready, t + config_.tRTPL);
+  }
+  const bool last = --r.bursts == 0;
+  if (last) active_banks_ &= ~(uint64_t(1) << b);
+  // The group's column (and read-to-precharge) bounds moved for its busy banks.
+  for (uint64_t m = group_banks_[b & group_mask_] & active_banks_; m; m &= m - 1)
+    refresh(uint32_t(__builtin_ctzll(m)));
+  if (!last) return;
+  // The last burst: the bank is free for its next request, and the answer
+  // (with the core cycle its data is complete) leaves now.
+  const Request done = r;
+  bank.active = kNone;
+  r.next = free_slot_;
+  free_slot_ = uint32_t(&r - slots_.data());
+  const uint64_t ready = core_at_or_after(data_end);
+  latency_sum_ += ready - done.arrive;
+  bytes_requested_ += uint64_t(done.sectors) * 32;
+  if (done.write)
+    ++writes_;
+  else
+    ++reads_;
+  done.payload->set_response_status(tlm::TLM_OK_RESPONSE);
+  sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  (*ports_[done.port])->nb_transport_bw(*done.payload, phase, delay);
+}
+
+uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
+  uint64_t t = clock_;
+  for (;;) {
+    // Arrivals become eligible at the first DRAM cycle at or after their core cycle.
+    while (!arrivals_.empty() && dram_at_or_after(arrivals_.next_ready()) <= t) {
+      const uint32_t slot = arrivals_.pop();
+      if (overflow_tail_ == kNone)
+        overflow_head_ = slot;
+      else
+        slots_[overflow_tail_].next = slot;
+      overflow_tail_ = slot;
+      ++overflow_size_;
+    }
+    while (overflow_head_ != kNone && window_size_ < config_.queue_depth) enter_window();
+    for (uint64_t m = queued_banks_ & ~active_banks_; m; m &= m - 1) take_request(uint32_t(__builtin_ctzll(m)), t);
+
+    // The earliest command any busy bank can issue: columns (row hits) before
+    // row commands in one cycle, then the oldest request.
+    uint64_t bound[4];  // channel-wide bounds by Command, and the command bus
+    bound[size_t(Command::kActivate)] = std::max({activate_ready_, command_free_, t});
+    bound[size_t(Command::kPrecharge)] = std::max(command_free_, t);
+    const uint64_t column = std::max({column_ready_, command_free_, t});
+    bound[size_t(Command::kRead)] = std::max({column, read_ready_, at_least_zero(bus_free_, config_.tCL)});
+    bound[size_t(Command::kWrite)] =
+        std::max(column, at_least_zero(std::max(write_data_ready_, bus_free_), config_.tWL));
+    uint64_t best = kNever, best_order = kNever;
+    uint32_t best_bank = kNone;
+    bool best_column = false;
+    for (uint64_t m = active_banks_; m; m &= m - 1) {
+      const uint32_t b = uint32_t(__builtin_ctzll(m));
+      const NextCommand& n = next_[b];
+      const uint64_t ready = std::max(n.ready, bound[size_t(n.command)]);
+      const bool is_column = n.command >= Command::kRead;
+      if (ready < best || (ready == best && (is_column > best_column || (is_column == best_column && n.order < best_order)))) {
+        best = ready;
+        best_order = n.order;
+        best_bank = b;
+        best_column = is_column;
+      }
+    }
+    const uint64_t arrival =
+        arrivals_.empty() ? kNever : std::max(dram_at_or_after(arrivals_.next_ready()), t);
+    const uint64_t next = std::min(best, arrival);
+    if (next > limit) {
+      sample(limit + 1);
+      clock_ = limit + 1;
+      return next;
+    }
+    sample(next);
+    t = next;
+    if (best < arrival) issue(best_bank, next_[best_bank].command, t, now);  // an arrival at t is queued first
+  }
 }
 
 void DramChannel::channel_process() {
   waker_.fired();
   const uint64_t now = waker_.now();
-  sample_queue(now);
-  while (arrivals_.ready(now)) {
-    const uint32_t slot = arrivals_.pop();
-    if (overflow_tail_ == kNone)
-      overflow_head_ = slot;
-    else
-      slots_[overflow_tail_].next = slot;
-    overflow_tail_ = slot;
-    ++overflow_size_;
-  }
-  while (overflow_head_ != kNone && window_size_ < config_.queue_depth) enter_window();
-  // None can go before the command bus frees, nor before a bank does (most
-  // wake-ups that schedule nothing are arrivals while every bank is busy).
-  const uint64_t bank_ready = command_free_ <= now && earliest_ <= now ? schedule_one(now) : earliest_;
+  const uint64_t next = advance(dram_at_or_before(now), now);
   traced_depth_ = pending();
-  uint64_t next = arrivals_.next_ready();
-  if (bank_ready != ~uint64_t(0)) next = std::min(next, std::max(bank_ready, command_free_));
-  if (next != ~uint64_t(0)) waker_.wake_at(next, now);
+  if (next != kNever) waker_.wake_at(core_at_or_after(next), now);
 }
 
 void DramChannel::report_stats(stats::StatMap& out) const {
   out["row_hits"] = double(row_hits_);
   out["row_misses"] = double(row_misses_);
+  out["row_hit_rate"] = row_hits_ + row_misses_ ? double(row_hits_) / double(row_hits_ + row_misses_) : 0.0;
   out["reads"] = double(reads_);
   out["writes"] = double(writes_);
+  out["activates"] = double(activates_);
+  out["precharges"] = double(precharges_);
   out["avg_queue_depth"] = queue_cycles_ ? double(queue_area_) / double(queue_cycles_) : 0.0;
   out["bank_parallelism"] = any_busy_cycles_ ? double(bank_busy_cycles_) / double(any_busy_cycles_) : 0.0;
   out["busy_cycles"] = double(any_busy_cycles_);
   out["bus_busy_cycles"] = double(bus_busy_cycles_);
   const uint64_t served = reads_ + writes_;
   out["avg_latency"] = served ? double(latency_sum_) / double(served) : 0.0;
+  out["bytes_moved"] = double(bytes_moved_);
+  out["bytes_requested"] = double(bytes_requested_);
+  // Over the whole run so far: the DRAM cycles up to now.
+  const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(waker_.now(), epoch_));
+  out["dram_cycles"] = double(cycles);
+  out["bus_utilization"] = cycles ? double(bus_busy_cycles_) / double(cycles) : 0.0;
+  // bytes / (cycles / (MHz * 1e6)) / 1e9
+  out["bandwidth_gbps"] = cycles ? double(bytes_moved_) * config_.clock_mhz / double(cycles) / 1000.0 : 0.0;
+  out["ccdl_delays"] = double(ccdl_delays_);
+  out["turnaround_delays"] = double(turnaround_delays_);
+  out["rrd_delays"] = double(rrd_delays_);
 }
 
 }  // namespace tlmgpu::memory

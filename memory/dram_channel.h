@@ -1,5 +1,6 @@
-// One DRAM channel: banks with open-row buffers, an FR-FCFS request queue,
-// and one shared data bus.
+// One DRAM channel (GDDR5-like): banks in bank groups with open-row buffers,
+// an FR-FCFS request queue, one command bus and one shared data bus, timed in
+// the DRAM's own command clock.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "memory/bit_ops.h"
+#include "memory/dram_address_map.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/stats/stats_provider.h"
@@ -18,41 +21,61 @@
 
 namespace tlmgpu::memory {
 
+/// Converts cycle numbers between the core clock and the DRAM command clock
+/// with integers only: the two frequencies, rounded to the kHz, as a ratio in
+/// lowest terms (924 MHz : 700 MHz = 33 : 25). Exact for cycle numbers below
+/// 2^64 / (the larger term).
+class DramClockCrossing {
+ public:
+  DramClockCrossing(double core_mhz, double dram_mhz);
+  /// The first DRAM cycle at or after core cycle `core` starts.
+  uint64_t dram_at_or_after(uint64_t core) const { return core_div_.div(core * dram_ + core_ - 1); }
+  /// The last DRAM cycle starting at or before core cycle `core`.
+  uint64_t dram_at_or_before(uint64_t core) const { return core_div_.div(core * dram_); }
+  /// The first core cycle at or after DRAM cycle `dram` starts.
+  uint64_t core_at_or_after(uint64_t dram) const { return dram_div_.div(dram * core_ + dram_ - 1); }
+
+ private:
+  uint64_t core_ = 1, dram_ = 1;  ///< the ratio's terms
+  FixedDivisor core_div_, dram_div_;
+};
+
 /// Requests arrive on `port(i)` (one per L2 slice sharing the channel) as
 /// BEGIN_REQ with a channel-local address; they are accepted at once and the
-/// answer is a BEGIN_RESP on the same port, annotated with the cycle the last
-/// data beat leaves the bus. Timing is in core cycles (docs/MEMORY.md).
+/// answer is a BEGIN_RESP on the same port, annotated with the core cycle the
+/// last data beat leaves the bus. Commands are timed in DRAM command-clock
+/// cycles; the channel is woken in core cycles and then runs every DRAM cycle
+/// up to the current core cycle's time (docs/MEMORY.md).
 class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
  public:
   using TargetSocket = tlm_utils::simple_target_socket_tagged<DramChannel>;
+  using Location = DramAddressMap::Location;
 
-  DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, const sc_core::sc_time& clock_period,
-              uint32_t ports = 1);
+  /// `core_clock_mhz` is the clock of `clock_period`'s cycles (the GPU's).
+  DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, double core_clock_mhz,
+              const sc_core::sc_time& clock_period, uint32_t ports = 1);
   ~DramChannel() override;
 
   TargetSocket& port(uint32_t index) { return *ports_[index]; }
   uint32_t ports() const { return uint32_t(ports_.size()); }
 
-  /// Where a channel-local address lives: column = addr mod row_bytes,
-  /// bank = (addr / row_bytes) mod banks, row = addr / (row_bytes * banks).
-  struct Location {
-    uint32_t bank = 0;
-    uint64_t row = 0;
-    uint32_t column = 0;
-  };
-  Location locate(uint64_t addr) const;
+  /// Where a channel-local address lives (dram.address_mapping).
+  Location locate(uint64_t addr) const { return map_.locate(addr); }
+  const DramClockCrossing& clocks() const { return clocks_; }
+  /// DRAM cycles one burst occupies on the data bus.
+  uint32_t burst_cycles() const { return burst_cycles_; }
 
-  /// Requests not yet scheduled (the FR-FCFS queue and those waiting for room in it).
+  /// Requests not yet taken by their bank (the FR-FCFS queue and those waiting for room in it).
   uint32_t pending() const { return window_size_ + overflow_size_; }
   /// VCD: the scheduler queue depth, updated when the channel runs.
   void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
 
   void report_stats(stats::StatMap& out) const override;
-  /// Closes every row (precharge all), for a new device context. Call only
+  /// A new device context: every row closed (precharge all) and the DRAM
+  /// clock restarted in phase with the core's next cycle, as on a freshly
+  /// built GPU, so results do not depend on when the device starts. Call only
   /// when nothing is queued.
-  void close_all_rows() {
-    for (Bank& b : banks_) b.open = false;
-  }
+  void begin_device();
   /// Lets `calendar`'s driver run the channel instead of its own event.
   void drive_from(CycleCalendar& calendar) {
     calendar.add(waker_, this, [](void* m) { static_cast<DramChannel*>(m)->channel_process(); });
@@ -62,63 +85,103 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   SC_HAS_PROCESS(DramChannel);
 
   static constexpr uint32_t kNone = ~uint32_t(0);
-  /// A request from its arrival until it is scheduled, in slots_. `next`
-  /// links it into the overflow FIFO or its bank's window list.
+  static constexpr uint64_t kNever = ~uint64_t(0);
+  /// The next command a busy bank needs; columns are split by direction
+  /// because the channel-wide bounds differ.
+  enum class Command : uint8_t { kActivate, kPrecharge, kRead, kWrite };
+
+  /// A request from its arrival until its last column command, in slots_.
+  /// `next` links it into the overflow FIFO or its bank's window list.
   struct Request {
     tlm::tlm_generic_payload* payload = nullptr;
     uint32_t port = 0;
-    Location where;
-    uint32_t bus_cycles = 0;
+    uint32_t bank = 0;
+    uint64_t row = 0;
+    uint32_t bursts = 0;    ///< column commands still to issue
+    uint32_t sectors = 0;
     bool write = false;
-    uint64_t arrive = 0;
+    uint64_t arrive = 0;    ///< core cycle it reaches the scheduler queue
     uint64_t order = 0;     ///< when it entered the window (FR-FCFS age)
+    uint64_t taken = 0;     ///< DRAM cycle its bank took it
     uint32_t next = kNone;
   };
   uint32_t traced_depth_ = 0;
-  /// The scheduler's window is kept as one list per bank, oldest first: FR-FCFS
-  /// only looks at banks that can take a command, and removing a request
-  /// moves nothing.
+  /// Every "ready" field is the first DRAM cycle the constraint allows.
   struct Bank {
     bool open = false;
     uint64_t row = 0;
-    uint64_t activated = 0;   ///< cycle of the last activate (tRAS)
-    uint64_t next_cmd = 0;    ///< first cycle the bank takes another request
-    uint64_t busy_until = 0;  ///< end of its last data transfer
-    uint32_t head = kNone, tail = kNone;  ///< its window requests (slots_)
+    uint64_t activated = 0;        ///< last activate (tRC)
+    uint64_t column_ready = 0;     ///< activate + tRCD
+    uint64_t precharge_ready = 0;  ///< tRAS, read to precharge, write recovery
+    uint64_t activate_ready = 0;   ///< precharge + tRP, activate + tRC
+    uint32_t active = kNone;       ///< the request it serves (slots_)
+    uint32_t head = kNone, tail = kNone;  ///< its window requests, oldest first
+  };
+  struct BankGroup {
+    uint64_t column_ready = 0;     ///< column + tCCDL
+    uint64_t precharge_ready = 0;  ///< read + tRTPL
   };
 
   tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void channel_process();
-  void sample_queue(uint64_t now);
-  void schedule(const Request& request, uint64_t now);
-  /// Moves the oldest overflowing request into the scheduler's window.
+  /// Runs DRAM cycles up to `limit` (the current core cycle `now`); returns
+  /// the next DRAM cycle at which something can happen (kNever: none).
+  uint64_t advance(uint64_t limit, uint64_t now);
+  /// Bank `b`'s next command for its request and the first cycle its own and
+  /// its bank group's constraints allow it (`next_`); the channel-wide
+  /// bounds are added per command kind when the banks are compared.
+  void refresh(uint32_t b);
+  void issue(uint32_t b, Command command, uint64_t t, uint64_t now);
+  /// FR-FCFS inside a free bank: its oldest request to the open row, else its oldest.
+  void take_request(uint32_t b, uint64_t t);
   void enter_window();
-  /// FR-FCFS at `now` (command bus free): schedules the oldest row hit whose
-  /// bank is free, else the oldest request whose bank is free. Returns the
-  /// earliest bank afterwards (earliest_).
-  uint64_t schedule_one(uint64_t now);
+  void sample(uint64_t t);
+  // The clock crossing from the current device's first core cycle (epoch_),
+  // where both clocks have an edge; DRAM cycles count from it.
+  uint64_t dram_at_or_after(uint64_t core) const { return clocks_.dram_at_or_after(core - epoch_); }
+  uint64_t dram_at_or_before(uint64_t core) const { return clocks_.dram_at_or_before(core - epoch_); }
+  uint64_t core_at_or_after(uint64_t dram) const { return clocks_.core_at_or_after(dram) + epoch_; }
 
   platform::DramConfig config_;
-  FixedDivisor row_bytes_, banks_div_;  ///< address -> column, bank, row
+  DramAddressMap map_;
+  DramClockCrossing clocks_;
+  uint32_t burst_cycles_ = 1, burst_bytes_ = 32, group_mask_ = 0;
   std::vector<std::unique_ptr<TargetSocket>> ports_;
-  ArrivalQueue<uint32_t> arrivals_;  ///< slots of requests not yet arrived
+  ArrivalQueue<uint32_t> arrivals_;  ///< slots of requests not yet eligible, by core arrival cycle
   std::vector<Request> slots_;
   uint32_t free_slot_ = kNone;  ///< unused slots, linked by `next`
-  uint32_t overflow_head_ = kNone, overflow_tail_ = kNone;  ///< arrived, waiting for the window
+  uint32_t overflow_head_ = kNone, overflow_tail_ = kNone;  ///< eligible, waiting for the window
   uint32_t overflow_size_ = 0, window_size_ = 0;
   uint64_t next_order_ = 0;
-  std::vector<uint64_t> queued_banks_;  ///< bit per bank with a window request
-  /// The first cycle a window request's bank takes a command (UINT64_MAX:
-  /// empty window); only scheduling moves a bank's next command.
-  uint64_t earliest_ = ~uint64_t(0);
+  uint64_t queued_banks_ = 0;  ///< bit per bank with a window request
+  uint64_t active_banks_ = 0;  ///< bit per bank serving a request
   std::vector<Bank> banks_;
-  uint64_t command_free_ = 0, bus_free_ = 0;
+  std::vector<BankGroup> groups_;
+  /// Per busy bank, what refresh() found: compared on every command, so kept
+  /// apart from Bank in a small array.
+  struct NextCommand {
+    uint64_t ready = 0;
+    uint64_t order = 0;
+    Command command = Command::kActivate;
+  };
+  std::vector<NextCommand> next_;
+  std::vector<uint64_t> group_banks_;  ///< per bank group, a bit per bank in it
+  sc_core::sc_time clock_period_;
+  uint64_t epoch_ = 0;  ///< core cycle of DRAM cycle 0 (the device's first cycle)
+  uint64_t earlier_dram_cycles_ = 0;  ///< DRAM cycles of earlier devices
+  uint64_t clock_ = 0;  ///< the first DRAM cycle not yet run
+  uint64_t command_free_ = 0, column_ready_ = 0, activate_ready_ = 0;  ///< command bus, tCCD, tRRD
+  uint64_t read_ready_ = 0;        ///< end of write data + tCDLR
+  uint64_t write_data_ready_ = 0;  ///< end of read data + turnaround
+  uint64_t bus_free_ = 0;
   CycleWaker waker_;
 
-  uint64_t row_hits_ = 0, row_misses_ = 0, reads_ = 0, writes_ = 0;
+  uint64_t row_hits_ = 0, row_misses_ = 0, reads_ = 0, writes_ = 0, activates_ = 0, precharges_ = 0;
+  uint64_t bytes_moved_ = 0, bytes_requested_ = 0;
+  uint64_t ccdl_delays_ = 0, turnaround_delays_ = 0, rrd_delays_ = 0;
   uint64_t last_sample_ = 0, queue_area_ = 0, queue_cycles_ = 0;
-  uint64_t bank_busy_cycles_ = 0, any_busy_cycles_ = 0, any_busy_until_ = 0;
+  uint64_t bank_busy_cycles_ = 0, any_busy_cycles_ = 0;
   uint64_t latency_sum_ = 0, bus_busy_cycles_ = 0;
 };
 

@@ -19,7 +19,8 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
   std::vector<uint32_t> ports_needed(config_.dram.channels, 0);
   for (uint32_t s = 0; s < config_.l2_slices; ++s) ++ports_needed[channel_of_slice(s)];
   for (uint32_t c = 0; c < config_.dram.channels; ++c)
-    dram_.push_back(std::make_unique<DramChannel>(("dram" + std::to_string(c)).c_str(), config_.dram, clock_period,
+    dram_.push_back(std::make_unique<DramChannel>(("dram" + std::to_string(c)).c_str(), config_.dram,
+                                                  config_.core_clock_mhz, clock_period,
                                                   ports_needed[c]));
   for (uint32_t s = 0; s < config_.l2_slices; ++s) {
     l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));

@@ -14,6 +14,7 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/parsers.hpp>
 
+#include "memory/dram_address_map.h"
 #include "schedulers/policy_registry.h"
 
 namespace tlmgpu::platform {
@@ -27,7 +28,7 @@ namespace {
 using FieldRef = std::variant<uint32_t*, double*, bool*, std::string*>;
 using Locator = std::function<FieldRef(GpuConfig&)>;
 
-enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy };
+enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy, kDramMapping };
 
 struct KeySpec {
   std::string key;  ///< "section.name"
@@ -193,27 +194,55 @@ std::vector<KeySpec> build_key_table() {
                     at(&GpuConfig::icnt, &InterconnectConfig::bytes_per_cycle),
                     "crossbar bandwidth per port, each direction"));
 
-  t.push_back(range("dram.channels", "", 1, 64, at(&GpuConfig::dram, &DramConfig::channels),
+  const auto dram = [](uint32_t DramConfig::*member) { return at(&GpuConfig::dram, member); };
+  t.push_back(range("dram.channels", "", 1, 64, dram(&DramConfig::channels),
                     "DRAM channels (memory controllers), each with an FR-FCFS scheduler"));
-  t.push_back(pow2("dram.banks", "", 1, 64, at(&GpuConfig::dram, &DramConfig::banks), "banks per channel"));
-  t.push_back(pow2("dram.row_bytes", "bytes", 256, 1 << 16, at(&GpuConfig::dram, &DramConfig::row_bytes),
-                   "row (page) size per bank"));
-  t.push_back(range("dram.tRCD", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRCD),
-                    "activate to read / write"));
-  t.push_back(range("dram.tRP", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRP),
-                    "precharge to activate"));
-  t.push_back(range("dram.tCL", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tCL),
-                    "read command to first data (CAS latency)"));
-  t.push_back(range("dram.tRAS", "cycles", 1, 1000, at(&GpuConfig::dram, &DramConfig::tRAS),
-                    "activate to precharge"));
-  t.push_back(range("dram.burst_cycles", "cycles", 1, 256, at(&GpuConfig::dram, &DramConfig::burst_cycles),
-                    "data-bus cycles per L2 sector"));
-  t.push_back(range("dram.bus_bytes", "bytes", 1, 256, at(&GpuConfig::dram, &DramConfig::bus_bytes),
-                    "data bytes per cycle per channel"));
-  t.push_back(range("dram.queue_depth", "", 1, 4096, at(&GpuConfig::dram, &DramConfig::queue_depth),
+  t.push_back({"dram.clock_mhz", "DRAM command clock; every dram.t* timing counts its cycles", "MHz",
+               at(&GpuConfig::dram, &DramConfig::clock_mhz), Rule::kReal, 1, 100000, {}});
+  t.push_back(range("dram.latency", "cycles", 0, kMaxCycles, dram(&DramConfig::latency),
+                    "core cycles from the L2 to the channel's scheduler queue (fixed pipeline)"));
+  t.push_back(pow2("dram.banks", "", 1, 64, dram(&DramConfig::banks), "banks per channel"));
+  t.push_back(pow2("dram.bank_groups", "", 1, 64, dram(&DramConfig::bank_groups),
+                   "bank groups per channel; bank b is in group b mod bank_groups"));
+  t.push_back(pow2("dram.row_bytes", "bytes", 256, 1 << 16, dram(&DramConfig::row_bytes),
+                   "row (page) size per bank, all chips of the channel together"));
+  t.push_back({"dram.address_mapping",
+               "channel-local address bits, most significant first: R row, B bank, C/S column, 0 unused "
+               "(GPGPU-Sim notation, without dramid)",
+               "", at(&GpuConfig::dram, &DramConfig::address_mapping), Rule::kDramMapping, 0, 0, {}});
+  t.push_back(range("dram.bus_bytes", "bytes", 1, 256, dram(&DramConfig::bus_bytes),
+                    "data bus width per channel: bytes per transfer"));
+  t.push_back(range("dram.burst_length", "", 1, 64, dram(&DramConfig::burst_length),
+                    "transfers per burst (one column command moves bus_bytes x burst_length)"));
+  t.push_back(range("dram.data_rate", "", 1, 16, dram(&DramConfig::data_rate),
+                    "data transfers per command-clock cycle (GDDR5: 4)"));
+  struct TimingRow {
+    const char* key;
+    uint32_t DramConfig::*member;
+    uint32_t min;
+    const char* what;
+  };
+  const TimingRow timings[] = {
+      {"dram.tRCD", &DramConfig::tRCD, 1, "activate to read / write"},
+      {"dram.tRP", &DramConfig::tRP, 1, "precharge to activate"},
+      {"dram.tCL", &DramConfig::tCL, 1, "read command to first data (CAS latency)"},
+      {"dram.tRAS", &DramConfig::tRAS, 1, "activate to precharge"},
+      {"dram.tRC", &DramConfig::tRC, 1, "activate to activate, same bank"},
+      {"dram.tRRD", &DramConfig::tRRD, 1, "activate to activate, any bank"},
+      {"dram.tCCD", &DramConfig::tCCD, 1, "column command to column command, different bank group"},
+      {"dram.tCCDL", &DramConfig::tCCDL, 1, "column command to column command, same bank group"},
+      {"dram.tWL", &DramConfig::tWL, 1, "write command to first write data (write latency)"},
+      {"dram.tWR", &DramConfig::tWR, 0, "end of write data to precharge, same bank (write recovery)"},
+      {"dram.tCDLR", &DramConfig::tCDLR, 0, "end of write data to read command (write to read turnaround)"},
+      {"dram.tRTPL", &DramConfig::tRTPL, 0, "read command to precharge, same bank group"},
+      {"dram.turnaround", &DramConfig::turnaround, 0,
+       "idle data-bus cycles from the end of read data to write data (read to write turnaround)"},
+  };
+  for (const TimingRow& r : timings)
+    t.push_back(range(r.key, "DRAM cycles", r.min, 1000, dram(r.member), r.what));
+  t.push_back(range("dram.queue_depth", "", 1, 4096, dram(&DramConfig::queue_depth),
                     "requests the channel's scheduler can hold"));
-  t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20,
-                   at(&GpuConfig::dram, &DramConfig::interleave_bytes),
+  t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),
                    "consecutive bytes mapped to one channel"));
   return t;
 }
@@ -259,6 +288,8 @@ std::string allowed_text(const KeySpec& k) {
       for (const auto& p : schedulers::registered_policies()) s += (s.empty() ? "" : ", ") + p.name;
       return s + "; optionally :param=value,...";
     }
+    case Rule::kDramMapping:
+      return "R, B, C, S, 0 per bit; '.' groups";
   }
   return "";
 }
@@ -365,6 +396,13 @@ std::string check_value(const KeySpec& k, GpuConfig& config, const std::string& 
       } catch (const std::invalid_argument& e) {
         return k.key + ": " + e.what();
       }
+      return "";
+    }
+    case Rule::kDramMapping: {
+      const std::string& v = *std::get<std::string*>(f);
+      memory::DramAddressMap map;
+      std::string error;
+      if (!map.parse(v, error)) return k.key + " = " + quoted(v) + ": " + error;
       return "";
     }
   }
@@ -478,6 +516,38 @@ void check_cache(const GpuConfig& c, const CacheConfig GpuConfig::*member, const
                      ".line_bytes = " + std::to_string(cache.line_bytes));
 }
 
+uint32_t log2_of(uint64_t v) { return v ? uint32_t(63 - __builtin_clzll(v)) : 0; }
+
+/// The DRAM keys against each other and against the L2 line.
+void check_dram(const GpuConfig& c, std::vector<std::string>& errors) {
+  const DramConfig& d = c.dram;
+  const auto n = [](uint64_t v) { return std::to_string(v); };
+  if (d.data_rate == 0 || d.burst_length % d.data_rate != 0)
+    errors.push_back("dram.burst_length = " + n(d.burst_length) + " must be a multiple of dram.data_rate = " +
+                     n(d.data_rate) + " (a burst occupies burst_length / data_rate whole DRAM cycles)");
+  if (d.bank_groups > d.banks)
+    errors.push_back("dram.bank_groups = " + n(d.bank_groups) + " must not exceed dram.banks = " + n(d.banks));
+  if (d.tCCDL < d.tCCD)
+    errors.push_back("dram.tCCDL = " + n(d.tCCDL) + " must be at least dram.tCCD = " + n(d.tCCD) +
+                     " (same bank group is the slower case)");
+  if (d.tRC < d.tRAS)
+    errors.push_back("dram.tRC = " + n(d.tRC) + " must be at least dram.tRAS = " + n(d.tRAS));
+  memory::DramAddressMap map;
+  std::string error;
+  if (!map.parse(d.address_mapping, error)) return;  // reported with the key's own check
+  if ((uint64_t(1) << map.bank_bits()) != d.banks)
+    errors.push_back("dram.address_mapping has " + n(map.bank_bits()) + " B bits (" + n(uint64_t(1) << map.bank_bits()) +
+                     " banks) but dram.banks = " + n(d.banks));
+  if (map.column_bits() >= 32 || (uint64_t(1) << map.column_bits()) != d.row_bytes)
+    errors.push_back("dram.address_mapping has " + n(map.column_bits()) + " C/S bits (" +
+                     (map.column_bits() < 32 ? n(uint64_t(1) << map.column_bits()) : std::string("too many")) +
+                     "-byte rows) but dram.row_bytes = " + n(d.row_bytes));
+  if (c.l2.line_bytes != 0 && map.first_non_column_bit() < log2_of(c.l2.line_bytes))
+    errors.push_back("dram.address_mapping: the lowest " + n(log2_of(c.l2.line_bytes)) +
+                     " bits (an l2.line_bytes = " + n(c.l2.line_bytes) +
+                     " line) must be C or S bits (a line lies in one row of one bank)");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -586,7 +656,8 @@ std::string dump_config(const GpuConfig& config) {
   GpuConfig copy = config;
   std::ostringstream out;
   out << "# tlmgpu configuration (base preset: " << config.preset << ")\n"
-      << "# Timings in core-clock cycles; sizes in bytes. Load with --config FILE.\n";
+      << "# Timings in core-clock cycles (dram.t*: DRAM command-clock cycles); sizes in bytes.\n"
+      << "# Load with --config FILE.\n";
   std::string section;
   for (const KeySpec& k : key_table()) {
     const size_t dot = k.key.find('.');
@@ -640,10 +711,7 @@ void validate_config(const GpuConfig& config) {
   if (config.l2_slices < config.dram.channels)
     errors.push_back("l2.slices = " + std::to_string(config.l2_slices) + " is less than dram.channels = " +
                      std::to_string(config.dram.channels) + " (a channel without a slice in front of it stays idle)");
-  if (uint64_t{config.dram.burst_cycles} * config.dram.bus_bytes != config.l2.sector_bytes)
-    errors.push_back("dram.burst_cycles x dram.bus_bytes = " + std::to_string(config.dram.burst_cycles) + " x " +
-                     std::to_string(config.dram.bus_bytes) + " must equal l2.sector_bytes = " +
-                     std::to_string(config.l2.sector_bytes) + " (one burst carries one L2 sector)");
+  check_dram(config, errors);
   if (config.dram.row_bytes < config.l2.line_bytes)
     errors.push_back("dram.row_bytes = " + std::to_string(config.dram.row_bytes) +
                      " must be at least l2.line_bytes = " + std::to_string(config.l2.line_bytes));

@@ -68,14 +68,34 @@ struct InterconnectConfig {
   uint32_t bytes_per_cycle = 40;     ///< per port, each direction
 };
 
-/// Timings are in core-clock cycles: the whole GPU runs on one clock.
+/// One channel of GDDR-style DRAM. Its timings are in cycles of its own
+/// command clock (`clock_mhz`); the rest of the GPU runs on the core clock.
+/// The defaults reproduce the model before the DRAM clock domain: the core's
+/// clock, one 32-byte transfer per cycle, no bank groups, no fixed latency.
 struct DramConfig {
   uint32_t channels = 6;
+  double clock_mhz = 700;            ///< command clock (GDDR5: CK; data moves at data_rate x CK)
+  uint32_t latency = 0;              ///< core cycles from the L2 to the scheduler queue
   uint32_t banks = 16;
+  uint32_t bank_groups = 1;          ///< bank group = bank mod bank_groups
   uint32_t row_bytes = 2048;
+  /// Channel-local address bits, most significant first, in GPGPU-Sim's
+  /// notation: R row, B bank, C column, S column (burst offset), 0 unused
+  /// (leading only); bits above the pattern belong to the row.
+  std::string address_mapping = "BBBB.CCCCCCCC.CCC";
+  uint32_t bus_bytes = 32;           ///< data bus width per channel (bytes per transfer)
+  uint32_t burst_length = 1;         ///< transfers per burst (one column command)
+  uint32_t data_rate = 1;            ///< transfers per command-clock cycle (GDDR5: 4)
   uint32_t tRCD = 12, tRP = 12, tCL = 12, tRAS = 28;
-  uint32_t burst_cycles = 1;         ///< data-bus cycles per 32-byte sector
-  uint32_t bus_bytes = 32;           ///< data bytes per cycle per channel
+  uint32_t tRC = 40;                 ///< activate to activate, same bank
+  uint32_t tRRD = 1;                 ///< activate to activate, any bank
+  uint32_t tCCD = 1;                 ///< column to column, different bank group
+  uint32_t tCCDL = 1;                ///< column to column, same bank group
+  uint32_t tWL = 12;                 ///< write command to write data
+  uint32_t tWR = 0;                  ///< end of write data to precharge (write recovery)
+  uint32_t tCDLR = 0;                ///< end of write data to read command
+  uint32_t tRTPL = 0;                ///< read to precharge, same bank group
+  uint32_t turnaround = 0;           ///< idle bus cycles from the end of read data to write data
   uint32_t queue_depth = 32;         ///< requests per channel scheduler
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };

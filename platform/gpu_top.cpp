@@ -407,7 +407,7 @@ void GpuTop::begin_device() {
     draining_ = false;
   }
   for (uint32_t s = 0; s < memory_->l2_slices(); ++s) memory_->l2_slice(s).invalidate_all();
-  for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).close_all_rows();
+  for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).begin_device();
   memory_->interconnect().reset_arbitration();
   new_device_ = true;
 }

@@ -71,23 +71,44 @@ GpuConfig gtx480() {
   // output channel: 5 cycles, one flit per cycle per port.
   c.icnt = {5, 40};
 
-  // Seed 004: FR-FCFS, 6 channels, "48 B/cycle": the 384-bit bus moves 48 B
-  // per data transfer, at GDDR5's 3696 MT/s (924 MHz x 4): 177 GB/s, 253 B
-  // per 700 MHz core cycle, 42 B per channel. A sector per core cycle per
-  // channel (32 B, 134 GB/s) is the nearest whole burst. Timing: GPGPU-Sim's
-  // GDDR5 nbk=16, RCD=12, RP=12, CL=12, RAS=28.
+  // GPGPU-Sim 4.2's SM2_GTX480 (gpgpusim.config), facts only: 6 channels
+  // (-gpgpu_n_mem 6), each two x32 GDDR5 chips (-gpgpu_n_mem_per_ctrlr 2,
+  // -gpgpu_dram_buswidth 4) at a 924 MHz command clock
+  // (-gpgpu_clock_domains ...:924.0), burst length 8, 4 transfers per clock
+  // (-dram_data_command_freq_ratio 4): a 64-byte burst every 2 DRAM cycles,
+  // 29.6 GB/s per channel, 177 GB/s in all. Timing: the Hynix H5GQ1H24AFR
+  // line of -gpgpu_dram_timing_opt, in DRAM cycles. The read to write
+  // turnaround is GPGPU-Sim's tRTW = CL + BL / 4 + 2 - WL: 2 idle bus cycles.
   DramConfig& d = c.dram;
   d.channels = 6;
-  d.banks = 16;
-  d.row_bytes = 2048;
+  d.clock_mhz = 924;
+  d.latency = 100;           // -dram_latency 100 (core cycles)
+  d.banks = 16;              // nbk=16
+  d.bank_groups = 4;         // nbkgrp=4; -dram_bnkgrp_indexing_policy 1: group = bank mod 4
+  // -gpgpu_mem_addr_mapping dramid@8;...0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS
+  // (its low 32 bits; the dramid part is the L2 slice's job here): 12 column
+  // bits, so 4 KB rows (2 KB per chip); bank bit 0 is address bit 8, so
+  // consecutive 256-byte chunks of a channel alternate bank groups.
+  d.address_mapping = "0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS";
+  d.row_bytes = 4096;
+  d.bus_bytes = 8;           // 2 chips x 4 bytes
+  d.burst_length = 8;        // -gpgpu_dram_burst_length 8
+  d.data_rate = 4;           // -dram_data_command_freq_ratio 4 (GDDR5)
   d.tRCD = 12;
   d.tRP = 12;
   d.tCL = 12;
   d.tRAS = 28;
-  d.bus_bytes = 32;
-  d.burst_cycles = 1;        // one 32-byte sector per core cycle
-  d.queue_depth = 32;        // GPGPU-Sim: 16 per chip, 2 chips per controller
-  d.interleave_bytes = 256;
+  d.tRC = 40;
+  d.tRRD = 6;
+  d.tCCD = 2;
+  d.tCCDL = 3;
+  d.tWL = 4;
+  d.tWR = 12;
+  d.tCDLR = 5;
+  d.tRTPL = 2;
+  d.turnaround = 2;
+  d.queue_depth = 64;        // -gpgpu_frfcfs_dram_sched_queue_size 64
+  d.interleave_bytes = 256;  // dramid@8
   return c;
 }
 
@@ -128,12 +149,39 @@ GpuConfig titanx_pascal() {
   c.l2 = {3 * 1024 * 1024 / 24, 16, 128, 32, 1, 256, 64, true};
   c.l2_slices = 24;
 
-  c.dram.channels = 12;
-  // GP102: 384-bit GDDR5X at 10 Gb/s per pin, 480 GB/s: 339 B per 1417 MHz
-  // core cycle, 28 B per controller; one 32-byte sector per cycle (544 GB/s)
-  // is the nearest whole burst.
-  c.dram.bus_bytes = 32;
-  c.dram.burst_cycles = 1;
+  // GPGPU-Sim 4.2's SM6_TITANX, facts only: 12 channels of one x32 GDDR5X
+  // chip (-gpgpu_n_mem 12, -gpgpu_n_mem_per_ctrlr 1, buswidth 4) at a
+  // 2500 MHz command clock, burst length 8, 4 transfers per clock: a 32-byte
+  // burst every 2 DRAM cycles, 40 GB/s per channel, 480 GB/s in all (GP102's
+  // 10 Gb/s per pin on 384 bits). Timing: its -gpgpu_dram_timing_opt line.
+  DramConfig& d = c.dram;
+  d.channels = 12;
+  d.clock_mhz = 2500;
+  d.latency = 100;           // -dram_latency 100
+  d.banks = 16;
+  d.bank_groups = 4;
+  // dramid@8;...0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS: 11 column bits (2 KB
+  // rows); bank bit 0 is address bit 7, so consecutive 128-byte lines
+  // alternate bank groups.
+  d.address_mapping = "0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS";
+  d.row_bytes = 2048;
+  d.bus_bytes = 4;
+  d.burst_length = 8;
+  d.data_rate = 4;
+  d.tRCD = 16;
+  d.tRP = 16;
+  d.tCL = 16;
+  d.tRAS = 37;
+  d.tRC = 52;
+  d.tRRD = 8;
+  d.tCCD = 2;
+  d.tCCDL = 4;
+  d.tWL = 6;
+  d.tWR = 16;
+  d.tCDLR = 7;
+  d.tRTPL = 3;
+  d.turnaround = 2;          // tRTW = CL + BL / 4 + 2 - WL
+  d.queue_depth = 64;        // -gpgpu_frfcfs_dram_sched_queue_size 64
   return c;
 }
 
@@ -164,6 +212,9 @@ GpuConfig vortex_1sm() {
   sm.register_banks = 16;
 
   c.l1i.hit_latency = 3;     // "i-cache hit latency 3"
+  // The DRAM stays gtx480's GDDR5 (924 MHz, GPGPU-Sim's timing and mapping):
+  // seed 003 describes no memory side, and its caches and crossbar are
+  // gtx480's too, so the memory hierarchy stays one calibrated whole.
   return c;
 }
 

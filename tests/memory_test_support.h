@@ -195,10 +195,13 @@ inline tlmgpu::platform::GpuConfig unit_test_memory_config() {
 }
 
 // The memory unit tests were worked out with a 4-cycle burst per sector (8 B
-// per cycle): long enough that bursts on the data bus visibly queue.
+// per cycle, 4 transfers of one per cycle): long enough that bursts on the
+// data bus visibly queue. The rest is DramConfig's defaults: DRAM clock =
+// core clock, no bank groups, tCCD = tRRD = 1.
 inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConfig c = {}) {
-  c.burst_cycles = 4;
   c.bus_bytes = 8;
+  c.burst_length = 4;
+  c.data_rate = 1;
   return c;
 }
 

@@ -61,10 +61,17 @@ TEST(ConfigPresets, Gtx480FromSeed000And004Tables) {
   EXPECT_EQ(c.l2.size_bytes * c.l2_slices, 768u * 1024);
   EXPECT_TRUE(c.l2.write_back);
   EXPECT_EQ(c.dram.channels, 6u);
-  // Seed 004's "48B/cycle" is the 384-bit bus per GDDR5 transfer (177 GB/s);
-  // the model moves a 32 B sector per channel per 700 MHz core cycle.
-  EXPECT_EQ(c.dram.channels * c.dram.bus_bytes, 192u);
-  EXPECT_EQ(c.dram.burst_cycles, 1u);
+  // GPGPU-Sim's SM2_GTX480 GDDR5: 384 bits (6 x 8 bytes) at 924 MHz x 4
+  // transfers = 177 GB/s; a 64-byte burst (8 transfers) takes 2 DRAM cycles.
+  EXPECT_EQ(c.dram.channels * c.dram.bus_bytes, 48u);
+  EXPECT_EQ(c.dram.clock_mhz, 924);
+  EXPECT_EQ(c.dram.bus_bytes * c.dram.burst_length, 64u);
+  EXPECT_EQ(c.dram.burst_length / c.dram.data_rate, 2u);
+  EXPECT_EQ(c.dram.latency, 100u);
+  EXPECT_EQ(c.dram.bank_groups, 4u);
+  EXPECT_EQ(c.dram.tCCD, 2u);
+  EXPECT_EQ(c.dram.tCCDL, 3u);
+  EXPECT_EQ(c.dram.queue_depth, 64u);
   EXPECT_EQ(c.dram.banks, 16u);
   EXPECT_EQ(c.dram.tRCD, 12u);
   EXPECT_EQ(c.dram.tRP, 12u);
@@ -109,8 +116,23 @@ TEST(ConfigPresets, Vortex1SmFromSeed003) {
   EXPECT_EQ(c.sm.fp_div_sqrt.initiation_interval, 16u);  // not pipelined
 }
 
-TEST(ConfigPresets, DefaultConstructedConfigIsGtx480) {
-  EXPECT_EQ(config_values(GpuConfig{}), config_values(preset_config("gtx480")));
+TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
+  // DramConfig's defaults keep the single-clock DRAM the memory unit tests
+  // were worked out with (DRAM clock = core clock, 32 B per cycle, no bank
+  // groups, no fixed latency); the preset has GPGPU-Sim's GDDR5.
+  const auto defaults = config_values(GpuConfig{});
+  const auto preset = config_values(preset_config("gtx480"));
+  ASSERT_EQ(defaults.size(), preset.size());
+  size_t dram_differs = 0;
+  for (size_t i = 0; i < defaults.size(); ++i) {
+    if (defaults[i].first.rfind("dram.", 0) == 0 && defaults[i].first != "dram.channels") {
+      dram_differs += defaults[i] != preset[i];
+      continue;
+    }
+    EXPECT_EQ(defaults[i], preset[i]);
+  }
+  EXPECT_GT(dram_differs, 10u);
+  EXPECT_EQ(GpuConfig{}.dram.clock_mhz, GpuConfig{}.core_clock_mhz);
 }
 
 TEST(ConfigPresets, DescriptionsListTheThreePresetsDefaultFirst) {
@@ -175,8 +197,10 @@ TEST(ConfigKeys, EveryKeyChangesItsOwnField) {
       other = "gto";
     else if (key == "sm.fetch_policy")
       other = "gtlo";
-    else if (key == "gpu.core_clock_mhz")
+    else if (key == "gpu.core_clock_mhz" || key == "dram.clock_mhz")
       other = "701.5";
+    else if (key == "dram.address_mapping")
+      other = "RRRR.BBBBCCCC.CCCCCCCC";
     else {
       const unsigned long v = std::stoul(value);
       const bool pow2 = contains(config_keys()[i].allowed, "power of two");
@@ -247,7 +271,11 @@ TEST(ConfigSet, OutOfRangeNamesKeyAndAllowedRange) {
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulers", "9"); }),
             "sm.num_schedulers = 9 is out of range (allowed: 1..8)");
   EXPECT_EQ(config_error([&] { set_config_value(c, "dram.tRCD", "0"); }),
-            "dram.tRCD = 0 is out of range (allowed: 1..1000 cycles)");
+            "dram.tRCD = 0 is out of range (allowed: 1..1000 DRAM cycles)");
+  EXPECT_EQ(config_error([&] { set_config_value(c, "dram.address_mapping", "RRRR.BBBB.CCCX"); }),
+            "dram.address_mapping = 'RRRR.BBBB.CCCX': unexpected character 'X' (allowed: R B C S 0 . |)");
+  EXPECT_EQ(config_error([&] { set_config_value(c, "dram.address_mapping", "RRRR.B0BB.CCCC"); }),
+            "dram.address_mapping = 'RRRR.B0BB.CCCC': '0' (an unused bit) may only lead the pattern");
   EXPECT_EQ(config_error([&] { set_config_value(c, "gpu.core_clock_mhz", "0.5"); }),
             "gpu.core_clock_mhz = 0.5 is out of range (allowed: 1..100000 MHz)");
   EXPECT_TRUE(contains(config_error([&] { set_config_value(c, "gpu.num_sms", "99999999999"); }),
@@ -475,9 +503,17 @@ TEST(ConfigValidate, MemorySideConsistency) {
   EXPECT_TRUE(contains(validation_error({"l2.slices=4"}),
                        "l2.slices = 4 is less than dram.channels = 6 (a channel without a slice"));
   EXPECT_EQ(validation_error({"l2.slices=8"}), "");  // uneven sharing is allowed
-  EXPECT_TRUE(contains(validation_error({"dram.bus_bytes=16"}),
-                       "dram.burst_cycles x dram.bus_bytes = 1 x 16 must equal l2.sector_bytes = 32"));
-  EXPECT_EQ(validation_error({"dram.bus_bytes=16", "dram.burst_cycles=2"}), "");
+  EXPECT_TRUE(contains(validation_error({"dram.burst_length=6"}),
+                       "dram.burst_length = 6 must be a multiple of dram.data_rate = 4"));
+  EXPECT_EQ(validation_error({"dram.bus_bytes=16", "dram.burst_length=4"}), "");
+  EXPECT_TRUE(contains(validation_error({"dram.banks=8"}),
+                       "dram.address_mapping has 4 B bits (16 banks) but dram.banks = 8"));
+  EXPECT_TRUE(contains(validation_error({"dram.row_bytes=2048"}),
+                       "dram.address_mapping has 12 C/S bits (4096-byte rows) but dram.row_bytes = 2048"));
+  EXPECT_TRUE(contains(validation_error({"dram.address_mapping=RRRRRRRR.BBBBCCCC.CCCCBCCC"}),
+                       "dram.address_mapping: the lowest 7 bits (an l2.line_bytes = 128 line) must be C or S"));
+  EXPECT_TRUE(contains(validation_error({"dram.tCCDL=1"}), "dram.tCCDL = 1 must be at least dram.tCCD = 2"));
+  EXPECT_TRUE(contains(validation_error({"dram.bank_groups=32"}), "dram.bank_groups = 32 must not exceed dram.banks"));
   EXPECT_TRUE(contains(validation_error({"dram.row_bytes=256", "l2.line_bytes=512", "l1d.line_bytes=512",
                                          "l2.interleave_bytes=512", "dram.interleave_bytes=512"}),
                        "dram.row_bytes = 256 must be at least l2.line_bytes = 512"));

@@ -132,12 +132,13 @@ TEST(MemorySystem, EndToEndLatencyIsTheSumOfTheParts) {
                    {400, line_access(4, AccessKind::Store, 0x100, 0x1)}};  // write-through, L2 allocates
   b.sm_i.script = {{300, line_access(5, AccessKind::InstructionFetch, 0x0, 0x1)}};  // L1I miss, L2 hit
   run_cycles(1000);
-  const uint64_t closed = c.dram.tRCD + c.dram.tCL + c.dram.burst_cycles;
+  const uint64_t burst = c.dram.burst_length / c.dram.data_rate;  // 4 cycles per 32-byte burst
+  const uint64_t closed = c.dram.tRCD + c.dram.tCL + burst;
   // L1 tag check 1, crossbar, L2 lookup, DRAM, L2 fill 1, crossbar (1 flit), L1 hit latency.
   EXPECT_EQ(b.sm_d.done.at(1), 10 + 1 + icnt + c.l2.hit_latency + closed + 1 + icnt + c.l1d.hit_latency);
   EXPECT_EQ(b.sm_d.done.at(1), 67u);  // by hand, GTX480 defaults
   // Row hit for 3 sectors; the 96-byte answer is 3 flits.
-  EXPECT_EQ(b.sm_d.done.at(2), 100 + 1 + icnt + c.l2.hit_latency + (c.dram.tCL + 3 * c.dram.burst_cycles) + 1 +
+  EXPECT_EQ(b.sm_d.done.at(2), 100 + 1 + icnt + c.l2.hit_latency + (c.dram.tCL + 3 * burst) + 1 +
                                    icnt + 2 + c.l1d.hit_latency);
   EXPECT_EQ(b.sm_d.done.at(2), 155u);
   EXPECT_EQ(b.sm_d.done.at(3), 201u);
@@ -154,6 +155,31 @@ TEST(MemorySystem, EndToEndLatencyIsTheSumOfTheParts) {
   EXPECT_EQ(stat_of(b.mem->dram_channel(0), "row_misses"), 1);
   EXPECT_EQ(b.sm_d.not_in_future, 0);
   // Idle modules sleep: nothing is scheduled once the traffic is over.
+  EXPECT_FALSE(sc_core::sc_pending_activity());
+}
+
+TEST(MemorySystem, EndToEndLatencyOnTheGtx480Preset) {
+  // The DRAM in its own 924 MHz clock behind a 100-cycle fixed latency.
+  tlmgpu::platform::GpuConfig config = tlmgpu::platform::preset_config("gtx480");
+  config.num_sms = 1;
+  MemorySystem mem(config, period());
+  L1Cache l1d("l1d", config.l1d, period()), l1i("l1i", config.l1i, period());
+  TestSm sm("sm"), idle("idle");
+  sm.cache.bind(l1d.access_export);
+  idle.cache.bind(l1i.access_export);
+  l1d.response_port.bind(sm);
+  l1i.response_port.bind(idle);
+  mem.bind_l1(0, l1d, l1i);
+  sm.script = {{10, line_access(1, AccessKind::Load, 0x0, 0x1)}};
+  run_cycles(1000);
+  // At the channel 29, in its queue 129 = DRAM 170.28 -> 171: activate 171,
+  // column 183, data until 197 = core 149.2 -> 150; the slice answers at 151,
+  // the L1 has it at 159, the pipeline at 160.
+  EXPECT_EQ(mem.dram_channel(0).clocks().dram_at_or_after(129), 171u);
+  EXPECT_EQ(mem.dram_channel(0).clocks().core_at_or_after(197), 150u);
+  EXPECT_EQ(sm.done.at(1), 160u);
+  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_moved"), 64);
+  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_requested"), 32);
   EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 
