@@ -27,7 +27,8 @@ class Backprop : public Workload {
     const size_t n_weights = size_t(n_in) * kHidden;
 
     InputRng rng(seed);
-    std::vector<float> input(size_t(n_in)), weights(n_weights), previous_dw(n_weights), output_weights(kHidden);
+    std::vector<float> input(static_cast<size_t>(n_in)), weights(n_weights), previous_dw(n_weights),
+        output_weights(kHidden);
     for (auto& v : input) v = rng.uniform(0.0f, 1.0f);
     for (auto& w : weights) w = rng.uniform(-0.05f, 0.05f);
     for (auto& w : previous_dw) w = rng.uniform(-0.01f, 0.01f);
@@ -72,8 +73,7 @@ class Backprop : public Workload {
     }
     const float out = 1.0f / (1.0f + std::exp(-out_sum));
     const float out_delta = out * (1.0f - out) * (target - out);
-    for (int j = 0; j < kHidden; ++j)
-      delta[j] = hidden[j] * (1.0f - hidden[j]) * output_weights[size_t(j)] * out_delta;
+    for (int j = 0; j < kHidden; ++j) delta[j] = hidden[j] * (1.0f - hidden[j]) * output_weights[size_t(j)] * out_delta;
     const std::vector<float> delta_v(delta, delta + kHidden);
     uint64_t d_delta = device.upload(delta_v, "delta");
 

@@ -96,7 +96,8 @@ class BtreeSearch : public Workload {
     const int32_t key_limit = key + 16;
     Tree tree = build_tree(records, rng);
 
-    std::vector<int32_t> queries(size_t(finds)), lower(size_t(ranges)), upper(size_t(ranges));
+    std::vector<int32_t> queries(static_cast<size_t>(finds)), lower(static_cast<size_t>(ranges)),
+        upper(static_cast<size_t>(ranges));
     for (auto& q : queries) {
       q = int32_t(rng.below(uint32_t(key_limit)));
       if (rng.below(2) == 0) {  // half the queries hit: the next present key
@@ -116,13 +117,9 @@ class BtreeSearch : public Workload {
     uint64_t d_counts = device.allocate(size_t(ranges) * sizeof(int32_t), "counts");
     uint64_t d_sums = device.allocate(size_t(ranges) * sizeof(uint32_t), "value_sums");
     const uint32_t block = 256;
-    device.launch(module, "btree_find", {uint32_t((finds + int(block) - 1) / int(block)), 1, 1}, {block, 1, 1}, 0,
-                  platform::KernelArgs()
-                      .ptr(d_nodes)
-                      .add<int32_t>(tree.root)
-                      .ptr(d_queries)
-                      .ptr(d_values)
-                      .add<int32_t>(finds));
+    device.launch(
+        module, "btree_find", {uint32_t((finds + int(block) - 1) / int(block)), 1, 1}, {block, 1, 1}, 0,
+        platform::KernelArgs().ptr(d_nodes).add<int32_t>(tree.root).ptr(d_queries).ptr(d_values).add<int32_t>(finds));
     device.launch(module, "btree_range", {uint32_t((ranges + int(block) - 1) / int(block)), 1, 1}, {block, 1, 1}, 0,
                   platform::KernelArgs()
                       .ptr(d_nodes)
@@ -137,8 +134,8 @@ class BtreeSearch : public Workload {
     auto got_sums = device.download<uint32_t>(d_sums, size_t(ranges));
     for (uint64_t d : {d_nodes, d_queries, d_lower, d_upper, d_values, d_counts, d_sums}) device.free(d);
 
-    std::vector<int32_t> want_values(size_t(finds)), want_counts(size_t(ranges));
-    std::vector<uint32_t> want_sums(size_t(ranges));
+    std::vector<int32_t> want_values(static_cast<size_t>(finds)), want_counts(static_cast<size_t>(ranges));
+    std::vector<uint32_t> want_sums(static_cast<size_t>(ranges));
     for (int i = 0; i < finds; ++i) {
       auto it = records.find(queries[size_t(i)]);
       want_values[size_t(i)] = it == records.end() ? -1 : it->second;

@@ -32,10 +32,10 @@ class Conv3d : public Workload {
     uint64_t d_out = device.allocate(cells * sizeof(float), "out");
     device.memset(d_out, 0, cells * sizeof(float));
     const uint32_t bx = 32, by = 4;
-    device.launch(module, "conv3d_3x3x3", {(uint32_t(nx) + bx - 1) / bx, (uint32_t(ny) + by - 1) / by, uint32_t(nz)},
-                  {bx, by, 1}, 0,
-                  platform::KernelArgs().ptr(d_in).ptr(d_weights).ptr(d_out).add<int32_t>(nx).add<int32_t>(ny).add<int32_t>(
-                      nz));
+    device.launch(
+        module, "conv3d_3x3x3", {(uint32_t(nx) + bx - 1) / bx, (uint32_t(ny) + by - 1) / by, uint32_t(nz)}, {bx, by, 1},
+        0,
+        platform::KernelArgs().ptr(d_in).ptr(d_weights).ptr(d_out).add<int32_t>(nx).add<int32_t>(ny).add<int32_t>(nz));
     auto got = device.download<float>(d_out, cells);
     for (uint64_t d : {d_in, d_weights, d_out}) device.free(d);
 

@@ -20,7 +20,7 @@ struct Problem {
 
 std::vector<int32_t> cpu_assign(const std::vector<float>& points, const std::vector<float>& centroids,
                                 const Problem& pb) {
-  std::vector<int32_t> membership(size_t(pb.n));
+  std::vector<int32_t> membership(static_cast<size_t>(pb.n));
   for (int p = 0; p < pb.n; ++p) {
     float best = 3.402823466e38f;
     int best_c = 0;
@@ -130,10 +130,11 @@ class Kmeans : public Workload {
   }
 };
 
-const bool registered = register_workload(
-    {"kmeans", "k-means iterations: nearest-centroid assignment over row-major points (cache-sensitive), "
-               "divergent per-CTA partial sums",
-     /*ipdom_safe=*/true, [] { return std::make_unique<Kmeans>(); }});
+const bool registered =
+    register_workload({"kmeans",
+                       "k-means iterations: nearest-centroid assignment over row-major points (cache-sensitive), "
+                       "divergent per-CTA partial sums",
+                       /*ipdom_safe=*/true, [] { return std::make_unique<Kmeans>(); }});
 
 }  // namespace
 }  // namespace tlmgpu::workloads

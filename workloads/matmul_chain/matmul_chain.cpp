@@ -51,10 +51,10 @@ class MatmulChain : public Workload {
     uint64_t d_g = device.allocate(size_t(ni) * nl * sizeof(float), "g");
     const uint32_t bx = 32, by = 8;
     auto product = [&](uint64_t left, uint64_t right, uint64_t out, int rows, int cols, int inner) {
-      device.launch(module, "matmul_naive", {(uint32_t(cols) + bx - 1) / bx, (uint32_t(rows) + by - 1) / by, 1},
-                    {bx, by, 1}, 0,
-                    platform::KernelArgs().ptr(left).ptr(right).ptr(out).add<int32_t>(rows).add<int32_t>(cols).add<int32_t>(
-                        inner));
+      device.launch(
+          module, "matmul_naive", {(uint32_t(cols) + bx - 1) / bx, (uint32_t(rows) + by - 1) / by, 1}, {bx, by, 1}, 0,
+          platform::KernelArgs().ptr(left).ptr(right).ptr(out).add<int32_t>(rows).add<int32_t>(cols).add<int32_t>(
+              inner));
     };
     product(d_a, d_b, d_e, ni, nj, nk);
     product(d_c, d_d, d_f, nj, nl, nm);

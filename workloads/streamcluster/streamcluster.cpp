@@ -25,13 +25,13 @@ class Streamcluster : public Workload {
     const int n = small ? 1000 : 65536, dims = small ? 8 : 16, num_candidates = small ? 8 : 20;
 
     InputRng rng(seed);
-    std::vector<float> coords(size_t(n) * dims), weight(size_t(n)), cost(size_t(n));
+    std::vector<float> coords(size_t(n) * dims), weight(static_cast<size_t>(n)), cost(static_cast<size_t>(n));
     for (auto& v : coords) v = rng.uniform(0.0f, 1.0f);
     for (auto& w : weight) w = float(1 + rng.below(4));
     // Current costs of the order of a weighted distance, so about half the
     // points find a cheaper candidate.
     for (auto& c : cost) c = rng.uniform(0.0f, 0.4f * float(dims));
-    std::vector<int32_t> candidates(size_t(num_candidates));
+    std::vector<int32_t> candidates(static_cast<size_t>(num_candidates));
     for (auto& c : candidates) c = int32_t(rng.below(uint32_t(n)));
 
     const uint32_t ctas = uint32_t((n + kBlock - 1) / kBlock);
@@ -58,8 +58,8 @@ class Streamcluster : public Workload {
     auto got_cta = device.download<float>(d_cta_saving, ctas);
     for (uint64_t d : {d_coords, d_weight, d_cost, d_candidates, d_choice, d_saving, d_cta_saving}) device.free(d);
 
-    std::vector<int32_t> want_choice(size_t(n));
-    std::vector<float> want_saving(size_t(n)), want_cta(ctas);
+    std::vector<int32_t> want_choice(static_cast<size_t>(n));
+    std::vector<float> want_saving(static_cast<size_t>(n)), want_cta(ctas);
     for (int p = 0; p < n; ++p) {
       float best = cost[size_t(p)];
       int best_c = -1;
