@@ -5,7 +5,6 @@
 // std::map look-ups.
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,9 +37,11 @@ Tree build_tree(const std::map<int32_t, int32_t>& records, InputRng& rng) {
   Tree t;
   // Leaves: (node, smallest key) left to right.
   std::vector<std::pair<int32_t, int32_t>> level;
+  size_t left = records.size();  // records not yet in a leaf (std::distance on a map is linear)
   for (auto it = records.begin(); it != records.end();) {
     const int32_t leaf = new_node(t, true);
-    const int fill = int(std::min<size_t>(4 + rng.below(4), size_t(std::distance(it, records.end()))));
+    const int fill = int(std::min<size_t>(4 + rng.below(4), left));
+    left -= size_t(fill);
     int32_t* nd = &t.nodes[size_t(leaf) * kNodeInts];
     nd[kNumKeys] = fill;
     level.push_back({leaf, it->first});
