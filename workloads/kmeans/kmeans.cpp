@@ -60,7 +60,7 @@ class Kmeans : public Workload {
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
     // Small: 1200 points of 8 features, 5 clusters, 2 iterations.
     // Default: 65,536 points of 16 features, 8 clusters, 2 iterations
-    // (256 CTAs per launch; the serial partial sums dominate the cycles).
+    // (256 CTAs per launch).
     const bool small = size == Size::Small;
     const Problem pb{small ? 1200 : 65536, small ? 8 : 16, small ? 5 : 8, 256};
     const int iterations = 2;
