@@ -108,6 +108,16 @@ TEST(Workloads, RegistryHasTheIssuesWorkloads) {
   }
 }
 
+// Our own kernels with the character of the papers' benchmarks (Polybench
+// 3DCONV / 3MM, Rodinia streamcluster / backprop / b+tree / kmeans, a 3-D
+// stencil), used in tools/paper_comparison's workload lists.
+TEST(Workloads, RegistryHasThePaperStyleWorkloads) {
+  for (const char* name :
+       {"conv3d", "matmul_chain", "streamcluster", "backprop", "btree_search", "kmeans", "stencil3d"}) {
+    EXPECT_NE(workloads::find_workload(name), nullptr) << name;
+  }
+}
+
 TEST(Workloads, SameSeedGivesSameInstructionCounts) {
   auto run = [](uint64_t seed) {
     platform::DeviceOptions options;

@@ -1,0 +1,100 @@
+// streamcluster host side: seeded points (feature-major), weights, current
+// assignment costs and a batch of candidate centres drawn from the points;
+// one launch; per-point choice, saving and per-CTA saving totals checked
+// exactly against a CPU pass that rounds like the kernel (fma over the
+// features, the same shared-memory tree order for the CTA sums).
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/common/workload_support.h"
+
+namespace tlmgpu::workloads {
+namespace {
+
+constexpr int kBlock = 128;  // BLOCK in streamcluster.cu
+
+class Streamcluster : public Workload {
+ public:
+  WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
+    // Small: 1000 points (a partial last CTA) of 8 features, 8 candidates.
+    // Default: 65,536 points of 16 features (512 CTAs), 20 candidates.
+    const bool small = size == Size::Small;
+    const int n = small ? 1000 : 65536, dims = small ? 8 : 16, num_candidates = small ? 8 : 20;
+
+    InputRng rng(seed);
+    std::vector<float> coords(size_t(n) * dims), weight(static_cast<size_t>(n)), cost(static_cast<size_t>(n));
+    for (auto& v : coords) v = rng.uniform(0.0f, 1.0f);
+    for (auto& w : weight) w = float(1 + rng.below(4));
+    // Current costs of the order of a weighted distance, so about half the
+    // points find a cheaper candidate.
+    for (auto& c : cost) c = rng.uniform(0.0f, 0.4f * float(dims));
+    std::vector<int32_t> candidates(static_cast<size_t>(num_candidates));
+    for (auto& c : candidates) c = int32_t(rng.below(uint32_t(n)));
+
+    const uint32_t ctas = uint32_t((n + kBlock - 1) / kBlock);
+    auto module = device.load_module(workload_ptx("streamcluster"), "streamcluster");
+    uint64_t d_coords = device.upload(coords, "coords"), d_weight = device.upload(weight, "weight"),
+             d_cost = device.upload(cost, "cost"), d_candidates = device.upload(candidates, "candidates");
+    uint64_t d_choice = device.allocate(size_t(n) * sizeof(int32_t), "choice");
+    uint64_t d_saving = device.allocate(size_t(n) * sizeof(float), "saving");
+    uint64_t d_cta_saving = device.allocate(ctas * sizeof(float), "cta_saving");
+    device.launch(module, "streamcluster_gain", {ctas, 1, 1}, {uint32_t(kBlock), 1, 1}, 0,
+                  platform::KernelArgs()
+                      .ptr(d_coords)
+                      .ptr(d_weight)
+                      .ptr(d_cost)
+                      .ptr(d_candidates)
+                      .ptr(d_choice)
+                      .ptr(d_saving)
+                      .ptr(d_cta_saving)
+                      .add<int32_t>(n)
+                      .add<int32_t>(dims)
+                      .add<int32_t>(num_candidates));
+    auto got_choice = device.download<int32_t>(d_choice, size_t(n));
+    auto got_saving = device.download<float>(d_saving, size_t(n));
+    auto got_cta = device.download<float>(d_cta_saving, ctas);
+    for (uint64_t d : {d_coords, d_weight, d_cost, d_candidates, d_choice, d_saving, d_cta_saving}) device.free(d);
+
+    std::vector<int32_t> want_choice(static_cast<size_t>(n));
+    std::vector<float> want_saving(static_cast<size_t>(n)), want_cta(ctas);
+    for (int p = 0; p < n; ++p) {
+      float best = cost[size_t(p)];
+      int best_c = -1;
+      for (int c = 0; c < num_candidates; ++c) {
+        float dist = 0.0f;
+        for (int d = 0; d < dims; ++d) {
+          const float diff = coords[size_t(d) * n + p] - coords[size_t(d) * n + size_t(candidates[size_t(c)])];
+          dist = std::fma(diff, diff, dist);
+        }
+        const float weighted = dist * weight[size_t(p)];
+        if (weighted < best) best = weighted, best_c = c;
+      }
+      want_choice[size_t(p)] = best_c;
+      want_saving[size_t(p)] = cost[size_t(p)] - best;
+    }
+    for (uint32_t b = 0; b < ctas; ++b) {
+      float sums[kBlock];
+      for (int t = 0; t < kBlock; ++t) {
+        const size_t p = size_t(b) * kBlock + size_t(t);
+        sums[t] = p < size_t(n) ? want_saving[p] : 0.0f;
+      }
+      for (int stride = kBlock / 2; stride > 0; stride >>= 1)
+        for (int t = 0; t < stride; ++t) sums[t] += sums[t + stride];
+      want_cta[b] = sums[0];
+    }
+    WorkloadResult r = compare_exact(got_choice, want_choice, "choice");
+    if (r.verified) r = compare_exact(got_saving, want_saving, "saving");
+    if (r.verified) r = compare_exact(got_cta, want_cta, "cta_saving");
+    return r;
+  }
+};
+
+const bool registered = register_workload(
+    {"streamcluster", "points vs candidate centres: weighted distances, many loads per thread, CTA tree sum",
+     /*ipdom_safe=*/true, [] { return std::make_unique<Streamcluster>(); }});
+
+}  // namespace
+}  // namespace tlmgpu::workloads
