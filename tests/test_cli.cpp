@@ -559,9 +559,12 @@ TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {
 }
 
 TEST_F(Cli, TimingWatchdogEndsAWarpStarvedByItsPolicy) {
-  // Greedy SWaS starves a lock holder while older warps spin (docs/SCHEDULERS.md, swas).
+  // Greedy SWaS starves a lock holder while older warps spin, when spinning
+  // warps are always ready: a 1-cycle L1 over 32-byte sectors and no L2 / DRAM
+  // pipeline delays (docs/SCHEDULERS.md, swas).
   const std::string base = "run --workload transactions --size small --mode timing --preset vortex_1sm "
-                            "--scheduler swas:policy=gtlo ";
+                            "--scheduler swas:policy=gtlo --set l1d.hit_latency=1 --set l1d.sector_bytes=32 "
+                            "--set l2.rop_latency=0 --set dram.latency=0 ";
   CliRun r = run(base + "--starvation 300000");
   EXPECT_EQ(r.status, 1) << r.all();
   EXPECT_NE(r.err.find("warp starved in kernel transactions"), std::string::npos) << r.err;

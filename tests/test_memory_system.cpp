@@ -172,14 +172,16 @@ TEST(MemorySystem, EndToEndLatencyOnTheGtx480Preset) {
   mem.bind_l1(0, l1d, l1i);
   sm.script = {{10, line_access(1, AccessKind::Load, 0x0, 0x1)}};
   run_cycles(1000);
-  // At the channel 29, in its queue 129 = DRAM 170.28 -> 171: activate 171,
-  // column 183, data until 197 = core 149.2 -> 150; the slice answers at 151,
-  // the L1 has it at 159, the pipeline at 160.
-  EXPECT_EQ(mem.dram_channel(0).clocks().dram_at_or_after(129), 171u);
-  EXPECT_EQ(mem.dram_channel(0).clocks().core_at_or_after(197), 150u);
-  EXPECT_EQ(sm.done.at(1), 160u);
-  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_moved"), 64);
-  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_requested"), 32);
+  // The L1D fills whole lines: 4 sectors. Tag check 10, crossbar 11 + 5 =
+  // 16 at the slice, ROP 120 + lookup 1 = 137 at the channel, in its queue
+  // 237 = DRAM 312.84 -> 313: activate 313, columns 325 and 328 (tCCDL, the
+  // same bank), data until 342 = core 259.1 -> 260; the slice answers at
+  // 261, the L1 has the 4 flits at 261 + 5 + 3 = 269, the pipeline at 269 + 35.
+  EXPECT_EQ(mem.dram_channel(0).clocks().dram_at_or_after(237), 313u);
+  EXPECT_EQ(mem.dram_channel(0).clocks().core_at_or_after(342), 260u);
+  EXPECT_EQ(sm.done.at(1), 304u);
+  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_moved"), 128);
+  EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_requested"), 128);
   EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 

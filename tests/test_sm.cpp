@@ -109,7 +109,10 @@ std::string fma_kernel(const std::string& name, const std::string& a, const std:
 // warp waits for no writeback), so a missed wake-up ends in a deadlock.
 TEST(SmFetch, AHeadStillBeingDecodedIssuesOnceDecoded) {
   platform::DeviceOptions o = timing_options();
-  o.config = platform::resolve_config("gtx480", {}, {"sm.decode_latency=8", "sm.ibuffer_depth=2"});
+  // Short memory latencies: the test is about the SM's wake-ups, and the
+  // kernel's cold instruction fetches and final store should not dominate.
+  o.config = platform::resolve_config("gtx480", {}, {"sm.decode_latency=8", "sm.ibuffer_depth=2", "l2.rop_latency=0",
+                                                     "dram.latency=0", "l1d.hit_latency=1"});
   GpuDevice dev(o);
   std::string k = std::string(kHeader) + ".visible .entry adds(.param .u64 out) {\n"
                   "  .reg .b32 %r<40>; .reg .b64 %rd<4>;\n  mov.u32 %r1, %tid.x;\n";
@@ -123,13 +126,9 @@ TEST(SmFetch, AHeadStillBeingDecodedIssuesOnceDecoded) {
   dev.copy_from_device(got.data(), out, 4 * 32);
   for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(got[t], t + 38) << "thread " << t;
   // 44 instructions of about ten cycles each (decode, then a 4-cycle add to
-  // wait for), then the store's acknowledgement (through the L1 pipeline,
-  // the crossbar both ways and the L2's ROP pipeline): a wake-up that came
-  // late, from some other event, would add many.
-  const platform::GpuConfig& c = o.config;
-  const uint64_t store_ack =
-      1 + 2 * c.icnt.latency + 1 + c.l2_rop_latency + c.l2.hit_latency + c.l1d.hit_latency;
-  EXPECT_LT(dev.stats().sim_cycles, 44u * 20u + store_ack) << dev.stats().sim_cycles;
+  // wait for), plus the cold instruction fetches from DRAM: a wake-up that
+  // came late, from some other event, would add many.
+  EXPECT_LT(dev.stats().sim_cycles, 44u * 20u) << dev.stats().sim_cycles;
 }
 
 // A .func defined after the kernel that calls it: its code lies beyond the

@@ -130,16 +130,20 @@ TEST_P(SwasWorkloads, VerifyWithoutSchedulingErrors) {
   const workloads::WorkloadInfo* info = workloads::find_workload(workload);
   ASSERT_NE(info, nullptr);
   o.divergence = info->ipdom_safe ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
-  const bool livelocks = policy == "gtlo" && (workload == "hashtable" || workload.rfind("transactions", 0) == 0);
-  if (livelocks) o.starvation_cycles = 300'000;  // (default 10 million) seen sooner
+  const bool may_livelock =
+      policy == "gtlo" && (workload == "hashtable" || workload.rfind("transactions", 0) == 0);
+  if (may_livelock) o.starvation_cycles = 300'000;  // (default 10 million) seen sooner
   platform::GpuDevice device(o);
-  if (livelocks) {
+  if (may_livelock) {
     // Greedy-then-oldest over always-full (NOP-padded) queues keeps the
-    // oldest spinning warps issuing and starves a younger lock holder
-    // (docs/SCHEDULERS.md, swas): a livelock, which the watchdog ends.
+    // oldest spinning warps issuing and can starve a younger lock holder
+    // (docs/SCHEDULERS.md, swas): whether it does depends on how long a
+    // spinner waits for its atomic. Either the run verifies without
+    // scheduling errors, or the watchdog ends the livelock as a starved warp.
     try {
-      info->make()->run(device, workloads::Size::Small, 1);
-      FAIL() << "expected the watchdog to end the livelock";
+      const workloads::WorkloadResult r = info->make()->run(device, workloads::Size::Small, 1);
+      EXPECT_TRUE(r.verified) << r.detail;
+      EXPECT_EQ(stat("gpu.sm0.sched0.errors"), 0.0);
     } catch (const exec::DeviceFault& e) {
       EXPECT_EQ(e.kind(), exec::FaultKind::NoForwardProgress);
       EXPECT_NE(std::string(e.what()).find("warp starved"), std::string::npos) << e.what();
