@@ -31,7 +31,7 @@ def dump(preset):
             m = re.match(r"(.*) \(([^()]*(?:\([^()]*\)[^()]*)*)\)$", comment)
             meaning, tail = (m.group(1), m.group(2)) if m else (comment, "")
             unit, allowed = ("", tail)
-            if "; " in tail and tail.split("; ", 1)[0] in ("cycles", "bytes", "MHz"):
+            if "; " in tail and tail.split("; ", 1)[0] in ("cycles", "DRAM cycles", "bytes", "MHz"):
                 unit, allowed = tail.split("; ", 1)
             keys.append((section, f"{section}.{name}", meaning, unit, allowed, value))
     return keys
