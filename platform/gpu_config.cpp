@@ -87,6 +87,11 @@ std::vector<KeySpec> build_key_table() {
                     "warp slots per SM"));
   t.push_back(range("sm.registers", "", 256, 1 << 22, at(&GpuConfig::sm, &SmConfig::registers),
                     "32-bit registers per SM (occupancy limit)"));
+  t.push_back(range("sm.max_regs_per_thread", "", 1, 1024, at(&GpuConfig::sm, &SmConfig::max_regs_per_thread),
+                    "32-bit registers one thread may use; the PTX register estimate is capped at it"));
+  t.push_back(pow2("sm.register_allocation_unit", "", 1, 1 << 16,
+                   at(&GpuConfig::sm, &SmConfig::register_allocation_unit),
+                   "registers are allocated to a warp in multiples of this (occupancy calculator granularity)"));
   t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&GpuConfig::sm, &SmConfig::shared_bytes),
                     "shared memory per SM (occupancy limit)"));
   t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),

@@ -178,7 +178,7 @@ void check_launch_shape(const ptx::Function& k, Dim3 grid, Dim3 block) {
 }  // namespace
 
 void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
-                       uint32_t dynamic_shared_bytes, const KernelArgs& args) {
+                       uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
   LoadedModule& lm = loaded(m);
   const ptx::Module& mod = lm.module;
   auto it = mod.function_index.find(kernel);
@@ -220,7 +220,7 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_);
+    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_, regs_per_thread);
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     stats_.sim_cycles += t.sim_cycles;

@@ -63,7 +63,8 @@ struct DeviceOptions {
   SimulationMode mode = SimulationMode::Functional;
   /// Timing mode: the GPU. One configuration per process (SystemC elaborates once).
   GpuConfig config;
-  /// Timing mode: registers per thread for occupancy (0: from the PTX .reg declarations).
+  /// Timing mode: registers per thread for occupancy of every launch (0: the
+  /// launch's own count when given, else the PTX register estimate).
   uint32_t regs_per_thread = 0;
   /// Timing mode: write a VCD trace here ("" = off).
   std::string vcd_path;
@@ -140,8 +141,10 @@ class GpuDevice {
   // --- launch ---
   /// Runs the kernel to completion. Throws LaunchError for a bad launch and
   /// exec::DeviceFault for a fault, deadlock or no forward progress.
+  /// Timing mode: `regs_per_thread` (0: the PTX estimate) sets this launch's
+  /// registers per thread for occupancy; DeviceOptions::regs_per_thread overrides it.
   void launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
-              uint32_t dynamic_shared_bytes, const KernelArgs& args);
+              uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread = 0);
 
   const DeviceStats& stats() const { return stats_; }
   const DeviceOptions& options() const { return options_; }
