@@ -285,7 +285,6 @@ class Estimator {
     uint32_t in_order_peak = 0, scheduled_peak = 0;
     for (uint32_t b = 0; b < nb;) {
       std::vector<uint32_t> region;  // instruction indices, program order
-      std::vector<RegAccess> region_acc = acc;
       uint32_t last = b;
       for (uint32_t pc = g.blocks[b].begin; pc < g.blocks[b].end; ++pc) region.push_back(pc - f.entry_pc);
       while (last + 2 < nb && if_convertible(f, g, last)) {
@@ -294,15 +293,16 @@ class Estimator {
         for (uint32_t pc = g.blocks[last + 1].begin; pc < g.blocks[last + 1].end; ++pc) {
           // Predicated now; its results are read under the same predicate,
           // so a definition still ends the older value's range.
-          region_acc[pc - f.entry_pc].pred_uses.push_back(bra.guard);
+          // (Each block is in one region only, so acc may change in place.)
+          acc[pc - f.entry_pc].pred_uses.push_back(bra.guard);
           region.push_back(pc - f.entry_pc);
         }
         last += 2;
         for (uint32_t pc = g.blocks[last].begin; pc < g.blocks[last].end; ++pc) region.push_back(pc - f.entry_pc);
       }
-      in_order_peak = std::max(in_order_peak, region_peak(f, region, region_acc, live_out[last], units));
-      scheduled_peak = std::max(scheduled_peak, region_peak(f, schedule(f, region, region_acc), region_acc,
-                                                            live_out[last], units));
+      in_order_peak = std::max(in_order_peak, region_peak(f, region, acc, live_out[last], units));
+      scheduled_peak =
+          std::max(scheduled_peak, region_peak(f, schedule(f, region, acc), acc, live_out[last], units));
       b = last + 1;
     }
     // ptxas schedules for latency only while that costs no occupancy.
@@ -317,42 +317,43 @@ class Estimator {
   /// its results. Its reads and writes move to the instruction before the loop.
   void hoist_loop_invariants(const Function& f, std::vector<RegAccess>& acc) const {
     const uint32_t n = f.end_pc - f.entry_pc;
+    const auto slots = uint32_t(f.reg_units.size());
+    const uint32_t preds = f.num_preds;
     for (uint32_t e = 0; e < n; ++e) {
       const Instruction& br = m_.code[f.entry_pc + e];
       if (br.op != Opcode::Bra || br.target < f.entry_pc || br.target - f.entry_pc > e) continue;
       const uint32_t h = br.target - f.entry_pc;
       if (h == 0) continue;  // no instruction before the loop to move to
+      // Writes inside the loop per register and predicate, and each
+      // register's first read in it.
+      std::vector<uint32_t> writes(slots, 0), pred_writes(preds, 0), first_read(slots, kNoPc);
+      for (uint32_t k = h; k <= e; ++k) {
+        for (uint32_t d : acc[k].defs) ++writes[d];
+        for (uint32_t d : acc[k].pred_defs)
+          if (d < preds) ++pred_writes[d];
+        for (uint32_t u : acc[k].uses) first_read[u] = std::min(first_read[u], k);
+      }
+      auto pred_written = [&](uint32_t p) { return p < preds && pred_writes[p] != 0; };
       std::vector<uint8_t> moved(e - h + 1, 0);
-      auto written_inside = [&](uint32_t slot, bool pred, uint32_t except) {
-        for (uint32_t k = h; k <= e; ++k) {
-          if (k == except || moved[k - h]) continue;
-          const auto& d = pred ? acc[k].pred_defs : acc[k].defs;
-          if (std::find(d.begin(), d.end(), slot) != d.end()) return true;
-        }
-        return false;
-      };
-      auto read_before = [&](uint32_t slot, uint32_t upto) {
-        for (uint32_t k = h; k < upto; ++k)
-          if (std::find(acc[k].uses.begin(), acc[k].uses.end(), slot) != acc[k].uses.end()) return true;
-        return false;
-      };
       for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t k = h; k <= e; ++k) {
           const Instruction& in = m_.code[f.entry_pc + k];
-          RegAccess& a = acc[k];
+          const RegAccess& a = acc[k];
           if (moved[k - h] || in.guard != kNoReg || motion_of(in) != Motion::Free || in.op == Opcode::Shfl ||
               in.op == Opcode::Vote || in.op == Opcode::Match || in.op == Opcode::Activemask ||
               (a.defs.empty() && a.pred_defs.empty()))
             continue;
           bool invariant = true;
-          for (uint32_t u : a.uses) invariant = invariant && !written_inside(u, false, kNoPc);
-          for (uint32_t u : a.pred_uses) invariant = invariant && !written_inside(u, true, kNoPc);
-          for (uint32_t d : a.defs) invariant = invariant && !written_inside(d, false, k) && !read_before(d, k);
-          for (uint32_t d : a.pred_defs) invariant = invariant && !written_inside(d, true, k);
+          for (uint32_t u : a.uses) invariant = invariant && writes[u] == 0;
+          for (uint32_t u : a.pred_uses) invariant = invariant && !pred_written(u);
+          for (uint32_t d : a.defs) invariant = invariant && writes[d] == 1 && first_read[d] >= k;
+          for (uint32_t d : a.pred_defs) invariant = invariant && d < preds && pred_writes[d] == 1;
           if (!invariant) continue;
           moved[k - h] = 1;
           changed = true;
+          for (uint32_t d : a.defs) --writes[d];
+          for (uint32_t d : a.pred_defs) --pred_writes[d];
         }
       }
       RegAccess& pre = acc[h - 1];
@@ -461,7 +462,8 @@ class Estimator {
       const Motion motion = motion_of(m_.code[pc]);
       const bool load = is_load(i);
       size_t pos = order.size();
-      while (moves[k] && pos > 0) {
+      const size_t earliest = pos > kSchedulingWindow ? pos - kSchedulingWindow : 0;
+      while (moves[k] && pos > earliest) {
         const uint32_t j = order[pos - 1];
         const RegAccess& a = acc[i];
         const RegAccess& p = acc[j];

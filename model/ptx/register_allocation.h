@@ -4,6 +4,7 @@
 // must not be computed from the .reg declarations.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,10 @@ constexpr uint32_t kReservedRegisters = 5;
 /// while the registers stay within what keeps full occupancy: 65536
 /// registers over 1024 resident threads.
 constexpr uint32_t kSchedulingBudget = 64;
+
+/// Instructions a load or address computation moves up at most (the list
+/// scheduler's lookahead; also bounds the work on huge blocks).
+constexpr size_t kSchedulingWindow = 256;
 
 /// Then-blocks of at most this many instructions are if-converted by ptxas
 /// (predicated instead of branched around).
