@@ -287,7 +287,7 @@ class Estimator {
       std::vector<uint32_t> region;  // instruction indices, program order
       uint32_t last = b;
       for (uint32_t pc = g.blocks[b].begin; pc < g.blocks[b].end; ++pc) region.push_back(pc - f.entry_pc);
-      while (last + 2 < nb && if_convertible(f, g, last)) {
+      while (last + 2 < nb && if_convertible(g, last)) {
         const Instruction& bra = m_.code[g.blocks[last].end - 1];
         region.pop_back();  // the branch becomes the then-block's guard
         for (uint32_t pc = g.blocks[last + 1].begin; pc < g.blocks[last + 1].end; ++pc) {
@@ -371,7 +371,7 @@ class Estimator {
 
   /// `@p bra L` ending block b jumps over block b + 1 alone, which is short,
   /// falls through to L and holds nothing that cannot be predicated.
-  bool if_convertible(const Function& f, const ControlFlowGraph& g, uint32_t b) const {
+  bool if_convertible(const ControlFlowGraph& g, uint32_t b) const {
     const Instruction& bra = m_.code[g.blocks[b].end - 1];
     const BasicBlock& then = g.blocks[b + 1];
     if (bra.op != Opcode::Bra || bra.guard == kNoReg || bra.target != g.blocks[b + 2].begin) return false;
@@ -381,7 +381,6 @@ class Estimator {
       const Opcode op = m_.code[pc].op;
       if (op == Opcode::Bar || op == Opcode::Call || op == Opcode::Bra || m_.code[pc].guard != kNoReg) return false;
     }
-    (void)f;
     return true;
   }
 
