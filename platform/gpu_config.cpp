@@ -620,6 +620,15 @@ void validate_config(const GpuConfig& config) {
     errors.push_back("sm.max_warps x 32 = " + std::to_string(sm.max_warps) + " x 32 is less than sm.max_threads = " +
                      std::to_string(sm.max_threads) + " (need sm.max_warps >= " +
                      std::to_string((sm.max_threads + 31) / 32) + ")");
+  if (sm.register_allocation_unit != 0) {
+    const uint64_t unit = sm.register_allocation_unit;
+    const uint64_t warp_regs = (uint64_t{sm.max_regs_per_thread} * 32 + unit - 1) / unit * unit;
+    if (warp_regs > sm.registers)
+      errors.push_back("sm.max_regs_per_thread = " + std::to_string(sm.max_regs_per_thread) +
+                       " needs " + std::to_string(warp_regs) + " registers for one warp (x 32, rounded up to " +
+                       "sm.register_allocation_unit = " + std::to_string(unit) + "), more than sm.registers = " +
+                       std::to_string(sm.registers));
+  }
   if (sm.num_schedulers != 0 && sm.max_warps % sm.num_schedulers != 0)
     errors.push_back("sm.num_schedulers = " + std::to_string(sm.num_schedulers) +
                      " must divide sm.max_warps = " + std::to_string(sm.max_warps) +
