@@ -190,7 +190,7 @@ Command run_command() {
       ("dump-config", "print the effective configuration as INI and exit")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
       ("regs-per-thread", po::value<std::string>()->value_name("N"),
-       "timing mode: registers per thread for occupancy (default: from the PTX .reg declarations)")
+       "timing mode: registers per thread for occupancy of every launch (default: a launch file's regs_per_thread, else the PTX register estimate)")
       ("watchdog", po::value<std::string>()->value_name("N"),
        "stop after N warp instructions without forward progress (default: 20000000)")
       ("starvation", po::value<std::string>()->value_name("N"),
@@ -228,9 +228,18 @@ void add_timing_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlm
   for (const auto& l : tlmgpu::platform::timing_launches()) {
     json ctas = json::array();
     for (const auto& c : l.ctas) ctas.push_back({{"sm", c.sm}, {"start", c.start}, {"end", c.end}});
+    const tlmgpu::platform::Occupancy& o = l.occupancy;
+    const json occupancy = {{"regs_per_thread", o.regs_per_thread},
+                            {"regs_source", tlmgpu::platform::register_source_name(o.regs_source)},
+                            {"regs_per_cta", o.regs_per_cta},
+                            {"ctas_per_sm", o.ctas_per_sm},
+                            {"warps_per_sm", o.warps_per_sm},
+                            {"warps_per_scheduler", o.warps_per_scheduler},
+                            {"limited_by", o.limited_by}};
     launches.push_back({{"kernel", l.kernel},
                         {"cycles", l.cycles},
                         {"last_cta_execution_time", l.last_cta_execution_time},
+                        {"occupancy", occupancy},
                         {"ctas", ctas}});
   }
   j["launches"] = launches;

@@ -88,6 +88,11 @@ std::vector<KeySpec> build_key_table() {
                     "warp slots per SM"));
   t.push_back(range("sm.registers", "", 256, 1 << 22, at(&GpuConfig::sm, &SmConfig::registers),
                     "32-bit registers per SM (occupancy limit)"));
+  t.push_back(range("sm.max_regs_per_thread", "", 1, 1024, at(&GpuConfig::sm, &SmConfig::max_regs_per_thread),
+                    "32-bit registers one thread may use; the PTX register estimate is capped at it"));
+  t.push_back(pow2("sm.register_allocation_unit", "", 1, 1 << 16,
+                   at(&GpuConfig::sm, &SmConfig::register_allocation_unit),
+                   "registers are allocated to a warp in multiples of this (occupancy calculator granularity)"));
   t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&GpuConfig::sm, &SmConfig::shared_bytes),
                     "shared memory per SM (occupancy limit)"));
   t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),
@@ -694,6 +699,15 @@ void validate_config(const GpuConfig& config) {
     errors.push_back("sm.max_warps x 32 = " + std::to_string(sm.max_warps) + " x 32 is less than sm.max_threads = " +
                      std::to_string(sm.max_threads) + " (need sm.max_warps >= " +
                      std::to_string((sm.max_threads + 31) / 32) + ")");
+  if (sm.register_allocation_unit != 0) {
+    const uint64_t unit = sm.register_allocation_unit;
+    const uint64_t warp_regs = (uint64_t{sm.max_regs_per_thread} * 32 + unit - 1) / unit * unit;
+    if (warp_regs > sm.registers)
+      errors.push_back("sm.max_regs_per_thread = " + std::to_string(sm.max_regs_per_thread) +
+                       " needs " + std::to_string(warp_regs) + " registers for one warp (x 32, rounded up to " +
+                       "sm.register_allocation_unit = " + std::to_string(unit) + "), more than sm.registers = " +
+                       std::to_string(sm.registers));
+  }
   if (sm.num_schedulers != 0 && sm.max_warps % sm.num_schedulers != 0)
     errors.push_back("sm.num_schedulers = " + std::to_string(sm.num_schedulers) +
                      " must divide sm.max_warps = " + std::to_string(sm.max_warps) +

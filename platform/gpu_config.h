@@ -35,6 +35,11 @@ struct SmConfig {
   uint32_t max_ctas = 8;
   uint32_t max_warps = 48;
   uint32_t registers = 32768;        ///< 32-bit registers per SM
+  /// Registers one thread may use: ptxas spills beyond it (Fermi: 63).
+  uint32_t max_regs_per_thread = 63;
+  /// Registers are given to a warp in multiples of this (NVIDIA's occupancy
+  /// calculator: 64 on compute capability 2.x, 256 on 3.x to 8.x).
+  uint32_t register_allocation_unit = 64;
   uint32_t shared_bytes = 48 * 1024;
   uint32_t num_schedulers = 2;       ///< warp w belongs to scheduler w mod N
   uint32_t ibuffer_depth = 2;        ///< decoded instructions buffered per warp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <sstream>
 
 #include "model/exec/cta.h"
@@ -16,6 +17,7 @@ struct GpuDevice::LoadedModule {
   std::shared_ptr<void> timing;  // timing mode: per-PC pipeline facts, worked out at the first launch
   uint64_t global_segment = 0;       // device address of the module's .global variables
   std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
+  std::map<std::string, uint32_t> kernel_registers;  // set_kernel_registers: ptxas's counts
 };
 
 namespace {
@@ -185,9 +187,19 @@ void check_launch_shape(const ptx::Function& k, Dim3 grid, Dim3 block) {
 
 }  // namespace
 
-void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
-                       uint32_t dynamic_shared_bytes, const KernelArgs& args) {
+void GpuDevice::set_kernel_registers(ModuleHandle m, const std::string& kernel, uint32_t regs_per_thread) {
   LoadedModule& lm = loaded(m);
+  if (!lm.module.function_index.count(kernel))
+    throw LaunchError("module '" + lm.module.file + "' has no kernel '" + kernel + "'");
+  lm.kernel_registers[kernel] = regs_per_thread;
+}
+
+void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                       uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
+  LoadedModule& lm = loaded(m);
+  if (regs_per_thread == 0)
+    if (auto recorded = lm.kernel_registers.find(kernel); recorded != lm.kernel_registers.end())
+      regs_per_thread = recorded->second;
   const ptx::Module& mod = lm.module;
   auto it = mod.function_index.find(kernel);
   if (it == mod.function_index.end() || !mod.functions[it->second].is_entry) {
@@ -228,7 +240,7 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_, host_copies_);
+    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread);
     host_copies_.clear();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;

@@ -63,7 +63,8 @@ struct DeviceOptions {
   SimulationMode mode = SimulationMode::Functional;
   /// Timing mode: the GPU. One configuration per process (SystemC elaborates once).
   GpuConfig config;
-  /// Timing mode: registers per thread for occupancy (0: from the PTX .reg declarations).
+  /// Timing mode: registers per thread for occupancy of every launch (0: the
+  /// launch's own count when given, else the PTX register estimate).
   uint32_t regs_per_thread = 0;
   /// Timing mode: write a VCD trace here ("" = off).
   std::string vcd_path;
@@ -146,8 +147,16 @@ class GpuDevice {
   // --- launch ---
   /// Runs the kernel to completion. Throws LaunchError for a bad launch and
   /// exec::DeviceFault for a fault, deadlock or no forward progress.
+  /// Timing mode: `regs_per_thread` (0: the kernel's recorded count, else
+  /// the PTX estimate) sets this launch's registers per thread for
+  /// occupancy; DeviceOptions::regs_per_thread overrides it.
   void launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
-              uint32_t dynamic_shared_bytes, const KernelArgs& args);
+              uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread = 0);
+  /// Records the registers per thread ptxas allocates for `kernel` of module
+  /// `m` (workloads record theirs): timing-mode launches that give no count
+  /// of their own use it instead of the PTX estimate. LaunchError for an
+  /// unknown kernel.
+  void set_kernel_registers(ModuleHandle m, const std::string& kernel, uint32_t regs_per_thread);
 
   const DeviceStats& stats() const { return stats_; }
   const DeviceOptions& options() const { return options_; }

@@ -320,35 +320,29 @@ void GpuTop::watchdog(uint64_t now) {
 }
 
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
-                              uint32_t regs_per_thread, const WatchdogLimits& limits) {
+                              uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
   // %clock / %clock64 read the cycle the SMs are evaluating (set before
   // they run in each tick), as the hardware's per-SM cycle counter.
   exec::KernelContext clocked = ctx;
   clocked.clock = &last_tick_cycle_;
   const sm::PtxKernelSource source(clocked, timing);
   return run(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, source, regs_per_thread,
-             limits);
+             regs_source, limits);
 }
 
 TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                               uint32_t shared_bytes, const sm::KernelInstructionSource& source,
-                              uint32_t regs_per_thread, const WatchdogLimits& limits) {
+                              uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
+  // Throws LaunchError when not even one CTA fits.
+  const Occupancy occupancy =
+      compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
   sm::SmLaunch launch;
   launch.source = &source;
   launch.timing = &source.timing();
   launch.threads_per_cta = threads_per_cta;
-  launch.warps_per_cta = (launch.threads_per_cta + ptx::kWarpSize - 1) / ptx::kWarpSize;
-  launch.regs_per_cta = regs_per_thread * launch.warps_per_cta * ptx::kWarpSize;
+  launch.warps_per_cta = occupancy.warps_per_cta;
+  launch.regs_per_cta = occupancy.regs_per_cta;
   launch.shared_per_cta = shared_bytes;
-  const SmConfig& smc = config_.sm;
-  if (launch.warps_per_cta > smc.max_warps || launch.threads_per_cta > smc.max_threads ||
-      launch.regs_per_cta > smc.registers || launch.shared_per_cta > smc.shared_bytes) {
-    throw LaunchError("a CTA of '" + kernel_name + "' (" + std::to_string(launch.threads_per_cta) +
-                      " threads, " + std::to_string(launch.regs_per_cta) + " registers, " +
-                      std::to_string(launch.shared_per_cta) + " bytes of shared memory) does not fit in an SM of " +
-                      config_.preset + " (sm.max_threads " + std::to_string(smc.max_threads) + ", sm.registers " +
-                      std::to_string(smc.registers) + ", sm.shared_bytes " + std::to_string(smc.shared_bytes) + ")");
-  }
   // The L1s are not coherent: like GPUs between kernels, start them empty.
   for (auto& sm : sms_) {
     sm->l1d().invalidate_all();
@@ -387,6 +381,7 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
   rec.start_cycle = start_cycle_;
   rec.cycles = s.sim_cycles;
   rec.last_cta_execution_time = dispatcher_->last_cta_execution_time();
+  rec.occupancy = occupancy;
   for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
     rec.ctas.push_back({c.sm, c.start - start_cycle_, c.end - start_cycle_});
   launches_.push_back(std::move(rec));

@@ -87,12 +87,12 @@ class GpuTop : public sc_core::sc_module {
   /// Throws LaunchError when a CTA cannot fit in an SM, exec::DeviceFault
   /// on a fault, a deadlock or no forward progress.
   TimingLaunchStats run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
-                        uint32_t regs_per_thread, const WatchdogLimits& limits);
+                        uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits);
   /// The same for any instruction source (a trace): `grid` CTAs of
   /// `threads_per_cta` threads and `shared_bytes` of shared memory each.
   TimingLaunchStats run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                         uint32_t shared_bytes, const sm::KernelInstructionSource& source, uint32_t regs_per_thread,
-                        const WatchdogLimits& limits);
+                        RegisterSource regs_source, const WatchdogLimits& limits);
 
   /// Every module's statistics by hierarchical name.
   stats::StatMap collect_stats() const;

@@ -422,6 +422,7 @@ struct LaunchSpec {
   std::string kernel;
   exec::Dim3 grid, block;
   uint32_t shared_bytes = 0;
+  uint32_t regs_per_thread = 0;  ///< 0: the PTX register estimate
   std::vector<ArgSpec> args;
   std::string path;
 };
@@ -613,7 +614,7 @@ class Parser {
   }
 
   LaunchSpec parse_launch(const json& v, const std::string& path) {
-    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "args"});
+    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "regs_per_thread", "args"});
     LaunchSpec l;
     l.path = path;
     l.kernel = ck_.string(ck_.require(v, "kernel", path), key_path(path, "kernel"));
@@ -621,6 +622,8 @@ class Parser {
     l.block = ck_.dim3(ck_.require(v, "block", path), key_path(path, "block"));
     if (const json* s = ck_.find(v, "shared_bytes"))
       l.shared_bytes = uint32_t(ck_.unsigned_int(*s, key_path(path, "shared_bytes"), 0, std::numeric_limits<uint32_t>::max()));
+    if (const json* r = ck_.find(v, "regs_per_thread"))
+      l.regs_per_thread = uint32_t(ck_.unsigned_int(*r, key_path(path, "regs_per_thread"), 1, 1024));
     if (const json* a = ck_.find(v, "args")) {
       const std::string ap = key_path(path, "args");
       ck_.array(*a, ap);
@@ -953,7 +956,7 @@ class Runner {
       }
       const DeviceStats before = device_.stats();
       try {
-        device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args);
+        device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
       } catch (const LaunchError& e) {
         ck_.fail(l.path, e.what());
       }

@@ -22,6 +22,8 @@ GpuConfig gtx480() {
   sm.max_warps = 48;         // 1536 / 32
   sm.max_ctas = 8;           // both tables
   sm.registers = 32768;      // both tables
+  sm.max_regs_per_thread = 63;        // compute capability 2.x (CUDA C Programming Guide)
+  sm.register_allocation_unit = 64;   // CUDA occupancy calculator, CC 2.x: 64 per warp
   sm.shared_bytes = 48 * 1024;
   sm.num_schedulers = 2;     // seed 000
   sm.ibuffer_depth = 2;
@@ -125,6 +127,8 @@ GpuConfig titanx_pascal() {
   sm.max_threads = 2048;     // GP102
   sm.max_warps = 64;
   sm.registers = 65536;      // GP102
+  sm.max_regs_per_thread = 255;       // compute capability 6.x
+  sm.register_allocation_unit = 256;  // CUDA occupancy calculator, CC 6.x: 256 per warp
   sm.shared_bytes = 96 * 1024;
   sm.num_schedulers = 4;     // "# of warps scheduler per SM 4"
   // Seed 002's warp-sharing figure: one operand collector unit per execution
@@ -197,6 +201,11 @@ GpuConfig vortex_1sm() {
   sm.max_threads = 1024;
   sm.max_ctas = 32;          // not a limit: one CTA per warp slot
   sm.registers = 65536;      // Vortex: 32 integer + 32 FP registers per thread
+  // Each warp slot owns a fixed register file of 64 registers per thread
+  // (32 integer + 32 FP): every warp takes 64 x 32, whatever its kernel needs,
+  // and no kernel is ever short of registers (it would spill to fit 64).
+  sm.max_regs_per_thread = 64;
+  sm.register_allocation_unit = 2048;
   sm.num_schedulers = 1;     // "a single warp scheduler per SM"
   sm.ibuffer_depth = 4;      // "instruction queues ... t_F + 1 = 4"
   sm.decode_latency = 1;     // "decode 1"

@@ -43,7 +43,7 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
 
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache, uint64_t device_id,
-                                    const std::vector<HostCopy>& host_copies) {
+                                    const std::vector<HostCopy>& host_copies, uint32_t launch_regs_per_thread) {
   GpuTop& top = timing_gpu(options.config, options.vcd_path);
   // A new device starts from the state of a freshly built GPU (nothing in
   // flight, empty L2, no scheduler history), so its results do not depend on
@@ -61,15 +61,18 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
         sm::analyse_module(*ctx.module, ctx.kernel->num_regs));
   }
   const auto& timing = *static_cast<const std::vector<sm::InstructionTiming>*>(module_cache.get());
-  // nvcc's .reg declarations name every virtual register; ptxas later packs
-  // them into far fewer. Counting declarations overstates the need, so the
-  // estimate is capped at the per-thread limit of the architecture (63 on
-  // Fermi-class presets). --regs-per-thread gives the real count when known.
-  constexpr uint32_t kMaxRegsPerThread = 63;
-  const uint32_t regs = options.regs_per_thread
-                            ? options.regs_per_thread
-                            : std::clamp(ctx.kernel->regs_per_thread, 1u, kMaxRegsPerThread);
-  return top.run(ctx, timing, regs, {options.watchdog_instructions, options.starvation_cycles});
+  // The PTX estimate of what ptxas allocates; past the architecture's
+  // per-thread limit ptxas would spill instead.
+  uint32_t regs = std::clamp(ctx.kernel->regs_per_thread, 1u, options.config.sm.max_regs_per_thread);
+  RegisterSource source = RegisterSource::Estimate;
+  if (options.regs_per_thread) {
+    regs = options.regs_per_thread;
+    source = RegisterSource::Override;
+  } else if (launch_regs_per_thread) {
+    regs = launch_regs_per_thread;
+    source = RegisterSource::Launch;
+  }
+  return top.run(ctx, timing, regs, source, {options.watchdog_instructions, options.starvation_cycles});
 }
 
 TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::WarpTrace& trace, uint32_t ctas) {
@@ -78,7 +81,8 @@ TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::Wa
   // Trace instructions name few registers: the occupancy limit is threads and CTA slots.
   const uint32_t regs = options.regs_per_thread ? options.regs_per_thread : 1;
   return top.run("trace " + trace.source, exec::Dim3{ctas, 1, 1}, uint32_t(trace.warps.size()) * ptx::kWarpSize, 0,
-                 source, regs, {options.watchdog_instructions, options.starvation_cycles});
+                 source, regs, options.regs_per_thread ? RegisterSource::Override : RegisterSource::Trace,
+                 {options.watchdog_instructions, options.starvation_cycles});
 }
 
 const std::vector<TimingLaunchRecord>& timing_launches() {

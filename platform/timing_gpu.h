@@ -10,6 +10,7 @@
 
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
+#include "platform/occupancy.h"
 
 namespace tlmgpu::trace {
 struct WarpTrace;
@@ -31,11 +32,14 @@ struct TimingLaunchStats {
 /// the first call). `module_cache` keeps per-module analysis between launches;
 /// `device_id` identifies the caller (the L2 starts empty for each new device);
 /// `host_copies` (the device's copies since its last launch) are left in the
-/// L2 before the launch starts. Throws LaunchError (CTA does not fit, another
-/// configuration was already elaborated) or exec::DeviceFault.
+/// L2 before the launch starts. Registers per thread for occupancy:
+/// options.regs_per_thread when set, else `launch_regs_per_thread` when not 0,
+/// else the kernel's PTX estimate capped at sm.max_regs_per_thread.
+/// Throws LaunchError (CTA does not fit, another configuration was already
+/// elaborated) or exec::DeviceFault.
 TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                     std::shared_ptr<void>& module_cache, uint64_t device_id,
-                                    const std::vector<HostCopy>& host_copies);
+                                    const std::vector<HostCopy>& host_copies, uint32_t launch_regs_per_thread);
 
 /// Runs `ctas` CTAs of a text trace (each runs all the trace's warps) on the
 /// process-wide GPU for options.config; `trace` must outlive the call.
@@ -47,6 +51,7 @@ struct TimingLaunchRecord {
   uint64_t start_cycle = 0;   ///< absolute cycle of the launch's first tick
   uint64_t cycles = 0;
   uint64_t last_cta_execution_time = 0;  ///< last CTA's dispatch to the kernel's end (seed 002)
+  Occupancy occupancy;  ///< CTAs per SM and what limits them
   struct Cta {
     uint32_t sm = 0;
     uint64_t start = 0, end = 0;  ///< cycles relative to the launch start

@@ -539,6 +539,60 @@ TEST_F(Cli, TimingVcdHasTheModuleTree) {
   EXPECT_NE(vcd.find("queue_depth"), std::string::npos);
 }
 
+// A saxpy launch file over 1024 elements in CTAs of `block` threads,
+// optionally with the launch's own regs_per_thread.
+std::string saxpy_launch(uint32_t block, const std::string& regs_key) {
+  return R"({
+    "ptx": ")" + kLaunchDir + R"(/kernels.ptx",
+    "buffers": [{"name": "x", "type": "f32", "count": 1024, "init": {"constant": 2}},
+                {"name": "y", "type": "f32", "count": 1024, "init": {"constant": 1}}],
+    "launches": [{"kernel": "saxpy", "grid": )" + std::to_string(1024 / block) + R"(, "block": )" +
+                std::to_string(block) + regs_key + R"(,
+                  "args": [{"buffer": "y"}, {"buffer": "x"}, {"type": "f32", "value": 3}, {"type": "s32", "value": 1024}]}],
+    "expect": [{"buffer": "y", "constant": 7}]
+  })";
+}
+
+TEST_F(Cli, TimingStatsReportOccupancyAndWhereTheRegisterCountCameFrom) {
+  const std::string plain = write("plain.json", saxpy_launch(256, ""));
+  CliRun r = run("run --launch " + plain + " --mode timing --stats " + tmp("e.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  nlohmann::json o = nlohmann::json::parse(read_text(tmp("e.json")))["launches"][0]["occupancy"];
+  EXPECT_EQ(o["regs_source"], "estimate") << o;
+  EXPECT_GE(o["regs_per_thread"].get<int>(), 8) << o;   // ptxas: 10
+  EXPECT_LE(o["regs_per_thread"].get<int>(), 14) << o;
+  EXPECT_EQ(o["ctas_per_sm"], 6) << o;  // what an SM holds, whatever the grid
+  EXPECT_EQ(o["limited_by"], "threads") << o;  // 1536 / 256 threads
+  EXPECT_EQ(o["warps_per_sm"], 8 * 6) << o;
+
+  const std::string own = write("own.json", saxpy_launch(256, R"(, "regs_per_thread": 40)"));
+  r = run("run --launch " + own + " --mode timing --stats " + tmp("l.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  o = nlohmann::json::parse(read_text(tmp("l.json")))["launches"][0]["occupancy"];
+  EXPECT_EQ(o["regs_source"], "launch") << o;
+  EXPECT_EQ(o["regs_per_thread"], 40) << o;
+  EXPECT_EQ(o["ctas_per_sm"], 3) << o;  // 8 warps x 1280 registers: 3 in 32768
+  EXPECT_EQ(o["limited_by"], "registers") << o;
+  EXPECT_EQ(o["warps_per_scheduler"], 12) << o;
+
+  r = run("run --launch " + own + " --mode timing --regs-per-thread 20 --stats " + tmp("o.json"));
+  ASSERT_EQ(r.status, 0) << r.all();
+  o = nlohmann::json::parse(read_text(tmp("o.json")))["launches"][0]["occupancy"];
+  EXPECT_EQ(o["regs_source"], "override") << o;
+  EXPECT_EQ(o["regs_per_thread"], 20) << o;
+}
+
+TEST_F(Cli, TimingRunsA1024ThreadCtaOnGtx480AndExplainsOneThatDoesNotFit) {
+  const std::string big = write("big.json", saxpy_launch(1024, ""));
+  CliRun r = run("run --launch " + big + " --mode timing --preset gtx480");
+  EXPECT_EQ(r.status, 0) << r.all();
+  r = run("run --launch " + big + " --mode timing --preset gtx480 --regs-per-thread 40");
+  EXPECT_EQ(r.status, 2) << r.all();
+  EXPECT_NE(r.err.find("40960 registers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("32768 (sm.registers)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--regs-per-thread"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, TimingWatchdogEndsALivelockedSpinLock) {
   // The tight `atom.cas; setp; @p bra` self-loop: finishes under its, and
   // livelocks under ipdom, where the watchdog must end it.

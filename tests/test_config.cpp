@@ -489,6 +489,13 @@ TEST(ConfigValidate, WarpSlotsMustHoldTheThreads) {
   EXPECT_TRUE(contains(validation_error({"sm.max_threads=1000"}), "sm.max_threads = 1000 must be a multiple of 32"));
 }
 
+TEST(ConfigValidate, OneWarpAtTheRegisterLimitMustFit) {
+  EXPECT_TRUE(contains(validation_error({"sm.registers=1024", "sm.max_regs_per_thread=40"}),
+                       "sm.max_regs_per_thread = 40 needs 1280 registers for one warp (x 32, rounded up to "
+                       "sm.register_allocation_unit = 64), more than sm.registers = 1024"));
+  EXPECT_EQ(validation_error({"sm.registers=1024", "sm.max_regs_per_thread=32"}), "");
+}
+
 TEST(ConfigValidate, SchedulersMustDivideWarps) {
   EXPECT_TRUE(contains(validation_error({"sm.num_schedulers=5"}),
                        "sm.num_schedulers = 5 must divide sm.max_warps = 48"));

@@ -109,6 +109,10 @@ TEST(LaunchFile, SchemaErrorsNameTheKeyPath) {
       {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": [1, 2, 3, 4], \"block\": 1}"),
        "launches[0].grid: expected a number or an array of 1 to 3 numbers"},
       {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"gird\": 1}"), "launches[0]: unknown key 'gird'"},
+      {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"regs_per_thread\": 0}"),
+       "launches[0].regs_per_thread: 0 is out of range"},
+      {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"regs_per_thread\": \"40\"}"),
+       "launches[0].regs_per_thread: expected a non-negative integer, got string"},
       {with(kBufA + ", " + f32x, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1},\n" +
                                      saxpy("{\"buffer\": \"a\"}, {\"buffer\": \"x\"}, {\"buffer\": \"foo\"}")),
        "launches[1].args[2].buffer: unknown buffer 'foo'"},
@@ -155,6 +159,11 @@ TEST(LaunchFile, AcceptsCommentsAndOptionalKeys) {
   EXPECT_EQ(*f.divergence(), tlmgpu::exec::DivergenceMode::Ipdom);
   EXPECT_EQ(f.ptx_path(), kLaunchDir + "/kernels.ptx");
   EXPECT_EQ(f.display_name(), "t.json");
+}
+
+TEST(LaunchFile, AcceptsRegsPerThreadPerLaunch) {
+  EXPECT_EQ(parse_error(with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"regs_per_thread\": 40}")),
+            "");
 }
 
 TEST(LaunchFile, LoadReportsMissingFile) {

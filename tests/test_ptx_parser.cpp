@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/ptx/ptx_parser.h"
+#include "model/ptx/register_allocation.h"
 
 using namespace tlmgpu::ptx;
 
@@ -210,7 +211,12 @@ TEST(PtxParser, RegsPerThreadEstimate) {
   Module m = parse(std::string(kHeader) +
                    ".visible .entry e()\n{\n.reg .pred %p<3>;\n.reg .b16 %rs<2>;\n.reg .b32 %r<5>;\n"
                    ".reg .f64 %fd<2>;\n.reg .b64 %rd<3>;\nret;\n}\n");
-  EXPECT_EQ(m.functions[0].regs_per_thread, 0u + 2 + 5 + 4 + 6);
+  // Declarations alone take no register: the estimate counts live values
+  // (model/ptx/register_allocation.h). Each slot records its width: .b16
+  // and .b32 one 32-bit register, .f64 and .b64 two, predicates none.
+  EXPECT_EQ(m.functions[0].regs_per_thread, tlmgpu::ptx::kReservedRegisters);
+  const std::vector<uint8_t> widths = {1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
+  EXPECT_EQ(m.functions[0].reg_units, widths);
 }
 
 TEST(PtxParser, NestedScopesShadowRegisters) {
@@ -1006,7 +1012,9 @@ TEST(PtxParser, ParamsThroughRegistersAndHalfRegisters) {
   EXPECT_EQ(m.static_shared_bytes, 0u);
   ASSERT_EQ(m.shareds.size(), 1u);
   EXPECT_TRUE(m.shareds[0].is_extern);
-  EXPECT_EQ(m.functions[1].regs_per_thread, 2u * 2 + 2 + 2);
+  // Everything folds into operands (parameters, immediates, symbols): no
+  // register beyond the reserve.
+  EXPECT_EQ(m.functions[1].regs_per_thread, tlmgpu::ptx::kReservedRegisters);
 }
 
 TEST(PtxParser, CallFormsDecoded) {

@@ -171,6 +171,7 @@ struct Instruction {
   bool ftz = false, sat = false, approx = false, uni = false;
   bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE
   bool volatile_ = false;
+  bool noncoherent = false;         ///< ld.global.nc: read-only data, may be read before earlier stores
   bool shiftamt = false;            ///< bfind.shiftamt
   uint8_t num_src = 0;
   /// Guard predicate index or kNoReg; guard_negated for '@!%p'.
@@ -216,8 +217,13 @@ struct Function {
   /// module (device functions own the low slots, each kernel's follow them).
   uint32_t num_regs = 0;
   uint32_t num_preds = 0;
-  /// Registers a thread would need on hardware, estimated from the .reg
-  /// declarations (32-bit units); the occupancy calculation uses it.
+  /// Per register slot (index = slot): 32-bit hardware registers one value of
+  /// its declared type takes (2 for 64-bit types, 1 otherwise); 0 for slots
+  /// this function does not declare and for predicates.
+  std::vector<uint8_t> reg_units;
+  /// Registers per thread ptxas would allocate, as estimated by
+  /// estimate_registers (model/ptx/register_allocation.h), callees included;
+  /// not capped at any architecture's limit. The occupancy calculation uses it.
   uint32_t regs_per_thread = 0;
   // Directives; 0 when absent.
   std::array<uint32_t, 3> maxntid{{0, 0, 0}};

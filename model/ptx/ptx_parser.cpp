@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "model/ptx/cfg.h"
+#include "model/ptx/register_allocation.h"
 #include "model/ptx/ptx_lexer.h"
 
 namespace tlmgpu::ptx {
@@ -1234,6 +1235,8 @@ class Parser {
       fn.num_regs = max_reg;
       fn.num_preds = max_pred;
     }
+    const std::vector<uint32_t> regs = estimate_registers(mod_);
+    for (size_t i = 0; i < regs.size(); ++i) mod_.functions[i].regs_per_thread = regs[i];
   }
 
   void decode_function(FuncDef& f) {
@@ -1246,7 +1249,6 @@ class Parser {
     scopes_.emplace_back();
     for (uint32_t i : f.rets) bind_var(f.decls[i]);
     for (uint32_t i : f.params) bind_var(f.decls[i]);
-    uint32_t reg_units_total = 0;
     for (auto& it : f.items) {
       switch (it.kind) {
         case ItemKind::Open:
@@ -1259,7 +1261,6 @@ class Parser {
           const Decl& d = f.decls[it.decl];
           if (d.space == StateSpace::Reg) {
             bind_reg(d);
-            reg_units_total += reg_units(d.type) * std::max(1u, d.range);
           } else {
             bind_var(d);
           }
@@ -1280,7 +1281,6 @@ class Parser {
       }
     }
     fn.end_pc = uint32_t(mod_.code.size());
-    fn.regs_per_thread = reg_units_total;
     for (auto& fx : fixups_) {
       auto l = labels_.find(fx.name);
       if (l == labels_.end()) {
@@ -1332,6 +1332,9 @@ class Parser {
       b.kind = Binding::Reg;
       b.slot = next_reg_;
       next_reg_ += n;
+      std::vector<uint8_t>& units = mod_.functions[size_t(cur_->module_index)].reg_units;
+      units.resize(next_reg_, 0);
+      std::fill(units.begin() + b.slot, units.end(), uint8_t(reg_units(d.type)));
     }
     b.count = n;
     b.decl = &d;
@@ -2393,6 +2396,7 @@ class Parser {
       return is_sem_or_scope(m) || is_cache_hint(m);
     });
     if (nc && in.space != StateSpace::Global) unsupported(d);
+    in.noncoherent = nc;
     in.type = one_type(d, kB | kU | kS | kF | kF16 | k8);
     want_count(d, 2);
     if (is_ld) {

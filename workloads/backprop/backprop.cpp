@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -36,7 +37,7 @@ class Backprop : public Workload {
     const float target = 0.75f;
 
     const uint32_t ctas = uint32_t((n_in + kHidden - 1) / kHidden);
-    auto module = device.load_module(workload_ptx("backprop"), "backprop");
+    auto module = load_workload_module(device, "backprop");
     uint64_t d_input = device.upload(input, "input"), d_weights = device.upload(weights, "weights"),
              d_previous = device.upload(previous_dw, "previous_dw");
     uint64_t d_partial = device.allocate(size_t(ctas) * kHidden * sizeof(float), "partial");

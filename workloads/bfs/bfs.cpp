@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -53,7 +54,7 @@ class Bfs : public Workload {
     mask[source] = visited[source] = 1;
     cost[source] = 0;
 
-    auto module = device.load_module(workload_ptx("bfs"), "bfs");
+    auto module = load_workload_module(device, "bfs");
     uint64_t d_row = device.upload(g.row_start, "row_start");
     uint64_t d_edges = device.upload(g.edges, "edges");
     uint64_t d_mask = device.upload(mask, "mask");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -37,7 +38,7 @@ class BlackScholes : public Workload {
       years[size_t(i)] = rng.uniform(0.25f, 10.0f);
     }
 
-    auto module = device.load_module(workload_ptx("blackscholes"), "blackscholes");
+    auto module = load_workload_module(device, "blackscholes");
     uint64_t d_spot = device.upload(spot, "spot");
     uint64_t d_strike = device.upload(strike, "strike");
     uint64_t d_years = device.upload(years, "years");

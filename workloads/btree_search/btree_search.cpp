@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -111,7 +112,7 @@ class BtreeSearch : public Workload {
       upper[size_t(i)] = lower[size_t(i)] + int32_t(rng.below(max_width));
     }
 
-    auto module = device.load_module(workload_ptx("btree_search"), "btree_search");
+    auto module = load_workload_module(device, "btree_search");
     uint64_t d_nodes = device.upload(tree.nodes, "nodes"), d_queries = device.upload(queries, "queries"),
              d_lower = device.upload(lower, "lower"), d_upper = device.upload(upper, "upper");
     uint64_t d_values = device.allocate(size_t(finds) * sizeof(int32_t), "values");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -26,7 +27,7 @@ class Conv3d : public Workload {
     for (auto& v : in) v = rng.uniform(-1.0f, 1.0f);
     for (auto& w : weights) w = rng.uniform(-0.5f, 0.5f);
 
-    auto module = device.load_module(workload_ptx("conv3d"), "conv3d");
+    auto module = load_workload_module(device, "conv3d");
     uint64_t d_in = device.upload(in, "in");
     uint64_t d_weights = device.upload(weights, "weights");
     uint64_t d_out = device.allocate(cells * sizeof(float), "out");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -36,7 +37,7 @@ class GlobalIncrement : public Workload {
     const int warp_groups = warps / warps_per_counter;
     const int counters = slots_per_warp * warp_groups;
 
-    auto module = device.load_module(workload_ptx("global_increment"), "global_increment");
+    auto module = load_workload_module(device, "global_increment");
     uint64_t d_locks = device.allocate(uint64_t(counters) * sizeof(int32_t), "locks");
     uint64_t d_counters = device.allocate(uint64_t(counters) * sizeof(int32_t), "counters");
     device.launch(module, kernel_, {grid, 1, 1}, {block, 1, 1}, 0,

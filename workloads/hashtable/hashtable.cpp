@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -29,7 +30,7 @@ class HashTable : public Workload {
     std::vector<uint32_t> keys(num_keys);
     for (auto& k : keys) k = uint32_t(rng.next() >> 32);
 
-    auto module = device.load_module(workload_ptx("hashtable"), "hashtable");
+    auto module = load_workload_module(device, "hashtable");
     uint64_t d_locks = device.allocate(num_buckets * sizeof(int32_t), "locks");
     uint64_t d_heads = device.allocate(num_buckets * sizeof(int32_t), "heads");
     device.memset(d_heads, 0xff, num_buckets * sizeof(int32_t));  // -1: empty chain

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -35,7 +36,7 @@ class Histogram : public Workload {
       w = v;
     }
 
-    auto module = device.load_module(workload_ptx("histogram"), "histogram");
+    auto module = load_workload_module(device, "histogram");
     uint64_t d_words = device.upload(words, "words");
     uint64_t d_partials = device.allocate(uint64_t(grid) * kBins * sizeof(uint32_t), "partials");
     uint64_t d_hist = device.allocate(kBins * sizeof(uint32_t), "hist");

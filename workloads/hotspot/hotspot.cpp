@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -63,7 +64,7 @@ class Hotspot : public Workload {
         for (int c = c0; c < std::min(cols, c0 + w); ++c) power[size_t(r) * cols + c] += 1.0f;
     }
 
-    auto module = device.load_module(workload_ptx("hotspot"), "hotspot");
+    auto module = load_workload_module(device, "hotspot");
     uint64_t d_temp[2] = {device.upload(temp, "temp0"), device.allocate(cells * sizeof(float), "temp1")};
     uint64_t d_power = device.upload(power, "power");
     const uint32_t grid_x = (uint32_t(cols) + kTile - 1) / kTile, grid_y = (uint32_t(rows) + kTile - 1) / kTile;

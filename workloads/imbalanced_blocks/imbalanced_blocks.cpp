@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -28,7 +29,7 @@ class ImbalancedBlocks : public Workload {
     std::vector<uint32_t> input(input_len);
     for (auto& v : input) v = uint32_t(rng.next());
 
-    auto module = device.load_module(workload_ptx("imbalanced_blocks"), "imbalanced_blocks");
+    auto module = load_workload_module(device, "imbalanced_blocks");
     uint64_t d_trips = device.upload(trips, "trips");
     uint64_t d_input = device.upload(input, "input");
     const uint32_t threads = ctas * block;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -78,7 +79,7 @@ class Kmeans : public Workload {
     // Initial centroids: the first k points (as Lloyd's method often starts).
     std::vector<float> centroids(points.begin(), points.begin() + size_t(pb.k) * pb.dims);
 
-    auto module = device.load_module(workload_ptx("kmeans"), "kmeans");
+    auto module = load_workload_module(device, "kmeans");
     uint64_t d_points = device.upload(points, "points");
     uint64_t d_centroids = device.allocate(centroids.size() * sizeof(float), "centroids");
     uint64_t d_membership = device.allocate(size_t(pb.n) * sizeof(int32_t), "membership");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -67,7 +68,7 @@ double chase_global(platform::GpuDevice& device, platform::ModuleHandle module, 
 MemoryLatencies measure_memory_latencies(platform::GpuDevice& device, unsigned timed_steps) {
   MemoryLatencies m;
   const unsigned steps = std::max(timed_steps, 2u);
-  auto module = device.load_module(workload_ptx("latency_chase"), "latency_chase");
+  auto module = load_workload_module(device, "latency_chase");
   std::string error;
   m.l1_hit = chase_global(device, module, kL1, steps, error);
   if (error.empty()) m.l2_hit = chase_global(device, module, kL2, steps, error);

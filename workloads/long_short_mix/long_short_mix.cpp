@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -27,7 +28,7 @@ class LongShortMix : public Workload {
     std::vector<uint32_t> table(table_len);
     for (auto& v : table) v = uint32_t(rng.next());
 
-    auto module = device.load_module(workload_ptx("long_short_mix"), "long_short_mix");
+    auto module = load_workload_module(device, "long_short_mix");
     uint64_t d_table = device.upload(table, "table");
     const uint32_t threads = ctas * block;
     uint64_t d_out = device.allocate(uint64_t(threads) * sizeof(uint32_t), "out");

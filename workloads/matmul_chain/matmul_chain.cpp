@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -43,7 +44,7 @@ class MatmulChain : public Workload {
     const std::vector<float> a = random_matrix(ni, nk), b = random_matrix(nk, nj), c = random_matrix(nj, nm),
                              d = random_matrix(nm, nl);
 
-    auto module = device.load_module(workload_ptx("matmul_chain"), "matmul_chain");
+    auto module = load_workload_module(device, "matmul_chain");
     uint64_t d_a = device.upload(a, "a"), d_b = device.upload(b, "b"), d_c = device.upload(c, "c"),
              d_d = device.upload(d, "d");
     uint64_t d_e = device.allocate(size_t(ni) * nj * sizeof(float), "e");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -27,7 +28,7 @@ class Pathfinder : public Workload {
     std::vector<int32_t> wall(size_t(rows) * cols);
     for (auto& w : wall) w = int32_t(rng.below(10));
 
-    auto module = device.load_module(workload_ptx("pathfinder"), "pathfinder");
+    auto module = load_workload_module(device, "pathfinder");
     uint64_t d_wall = device.upload(wall, "wall");
     // Row 0's costs are its weights; later rows come from the launches.
     std::vector<int32_t> first(wall.begin(), wall.begin() + cols);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -30,7 +31,7 @@ class ScalarProd : public Workload {
       b[i] = rng.uniform(0.0f, 1.0f);
     }
 
-    auto module = device.load_module(workload_ptx("scalar_prod"), "scalar_prod");
+    auto module = load_workload_module(device, "scalar_prod");
     uint64_t d_a = device.upload(a, "a");
     uint64_t d_b = device.upload(b, "b");
     uint64_t d_out = device.allocate(uint64_t(pairs) * sizeof(float), "out");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -26,7 +27,7 @@ class Sgemm : public Workload {
     for (auto& x : b) x = rng.uniform(-1.0f, 1.0f);
     for (auto& x : c) x = rng.uniform(-1.0f, 1.0f);
 
-    auto module = device.load_module(workload_ptx("sgemm"), "sgemm");
+    auto module = load_workload_module(device, "sgemm");
     uint64_t d_a = device.upload(a, "a");
     uint64_t d_b = device.upload(b, "b");
     uint64_t d_c = device.upload(c, "c");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -42,7 +43,7 @@ class Stencil3d : public Workload {
     std::vector<float> volume(cells);
     for (auto& v : volume) v = rng.uniform(0.0f, 100.0f);
 
-    auto module = device.load_module(workload_ptx("stencil3d"), "stencil3d");
+    auto module = load_workload_module(device, "stencil3d");
     uint64_t d_volume[2] = {device.upload(volume, "volume0"), device.allocate(cells * sizeof(float), "volume1")};
     const uint32_t bx = 32, by = 4;
     for (int s = 0; s < sweeps; ++s)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -35,7 +36,7 @@ class Streamcluster : public Workload {
     for (auto& c : candidates) c = int32_t(rng.below(uint32_t(n)));
 
     const uint32_t ctas = uint32_t((n + kBlock - 1) / kBlock);
-    auto module = device.load_module(workload_ptx("streamcluster"), "streamcluster");
+    auto module = load_workload_module(device, "streamcluster");
     uint64_t d_coords = device.upload(coords, "coords"), d_weight = device.upload(weight, "weight"),
              d_cost = device.upload(cost, "cost"), d_candidates = device.upload(candidates, "candidates");
     uint64_t d_choice = device.allocate(size_t(n) * sizeof(int32_t), "choice");

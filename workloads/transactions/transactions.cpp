@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -38,7 +39,7 @@ class Transactions : public Workload {
     }
     std::vector<int32_t> balances(accounts, opening_balance);
 
-    auto module = device.load_module(workload_ptx("transactions"), "transactions");
+    auto module = load_workload_module(device, "transactions");
     uint64_t d_locks = device.allocate(uint64_t(accounts) * sizeof(int32_t), "locks");
     uint64_t d_balances = device.upload(balances, "balances");
     uint64_t d_src = device.upload(src, "src");

