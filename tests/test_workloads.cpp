@@ -50,8 +50,9 @@ INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, testing::ValuesIn(cases()),
                            return i.param.workload + (i.param.mode == exec::DivergenceMode::Its ? "_its" : "_ipdom");
                          });
 
-// The cycle-level GPU (gtx480 preset) under the two classic policies: the
-// functional results must not change with timing.
+// The cycle-level GPU (gtx480 preset) under the two classic policies, and
+// once on titanx_pascal: the functional results must not change with timing.
+// (vortex_1sm runs every workload in tests/test_swas.cpp.)
 // A workload that can run under IPDOM does so by default; it also runs once
 // under independent thread scheduling, where a warp released from a barrier
 // resumes at the PC its lanes parked at.
@@ -59,10 +60,11 @@ struct TimingCase {
   std::string workload;
   std::string scheduler;
   bool force_its = false;
+  std::string preset = "gtx480";
 };
 
 void PrintTo(const TimingCase& c, std::ostream* os) {
-  *os << c.workload << " (" << c.scheduler << (c.force_its ? ", its" : "") << ")";
+  *os << c.workload << " (" << c.preset << ", " << c.scheduler << (c.force_its ? ", its" : "") << ")";
 }
 
 std::vector<TimingCase> timing_cases() {
@@ -70,6 +72,7 @@ std::vector<TimingCase> timing_cases() {
   for (const workloads::WorkloadInfo* w : workloads::all_workloads()) {
     for (const char* s : {"lrr", "gto"}) out.push_back({w->name, s});
     if (w->ipdom_safe) out.push_back({w->name, "gto", true});
+    out.push_back({w->name, "lrr", false, "titanx_pascal"});
   }
   return out;
 }
@@ -82,7 +85,7 @@ TEST_P(WorkloadTiming, VerifiesOnTheCycleLevelGpu) {
   ASSERT_NE(info, nullptr);
   platform::DeviceOptions options;
   options.mode = platform::SimulationMode::Timing;
-  options.config = platform::preset_config("gtx480");
+  options.config = platform::preset_config(c.preset);
   options.config.scheduler = c.scheduler;
   options.divergence =
       info->ipdom_safe && !c.force_its ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
@@ -97,7 +100,8 @@ TEST_P(WorkloadTiming, VerifiesOnTheCycleLevelGpu) {
 
 INSTANTIATE_TEST_SUITE_P(All, WorkloadTiming, testing::ValuesIn(timing_cases()),
                          [](const testing::TestParamInfo<TimingCase>& i) {
-                           return i.param.workload + "_" + i.param.scheduler + (i.param.force_its ? "_its" : "");
+                           return i.param.workload + "_" + i.param.scheduler + (i.param.force_its ? "_its" : "") +
+                                  (i.param.preset == "gtx480" ? "" : "_" + i.param.preset);
                          });
 
 TEST(Workloads, RegistryHasTheIssuesWorkloads) {
