@@ -9,7 +9,9 @@ namespace {
 // marked with where else it comes from; docs/CONFIGURATION.md has the table.
 
 // Seed 000 Table I and seed 004 Table 1 (both GPGPU-Sim 3.2.2's GTX480);
-// what the tables leave out is GPGPU-Sim 3.2.2's GTX480 configuration.
+// what the tables leave out is GPGPU-Sim's GTX480 configuration: the memory
+// system and latencies as GPGPU-Sim 4.2's SM2_GTX480, which the calibration
+// compares with (docs/CALIBRATION.md), the rest as 3.2.2's.
 GpuConfig gtx480() {
   GpuConfig c;
   c.preset = "gtx480";
@@ -234,7 +236,9 @@ struct PresetEntry {
 };
 
 const PresetEntry kPresets[] = {
-    {"gtx480", "NVIDIA Fermi GTX480 as in GPGPU-Sim 3.2.2: 15 SMs, 2 schedulers each, 6 DRAM channels (default)",
+    {"gtx480",
+     "NVIDIA Fermi GTX480 as in GPGPU-Sim (memory as its 4.2 SM2_GTX480): 15 SMs, 2 schedulers each, 6 GDDR5 "
+     "channels (default)",
      gtx480},
     {"titanx_pascal", "NVIDIA Pascal TITAN X: 28 SMs, 4 schedulers each, 3 MB L2, 12 memory controllers (seed 002)",
      titanx_pascal},
