@@ -160,10 +160,10 @@ void DramChannel::take_request(uint32_t b, uint64_t t) {
     ++row_hits_;
   else
     ++row_misses_;
-  refresh(b);
+  update_next_command(b);
 }
 
-void DramChannel::refresh(uint32_t b) {
+void DramChannel::update_next_command(uint32_t b) {
   const Bank& bank = banks_[b];
   const BankGroup& group = groups_[b & group_mask_];
   const Request& r = slots_[bank.active];
@@ -195,14 +195,14 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
     bank.column_ready = t + config_.tRCD;
     bank.precharge_ready = t + config_.tRAS;
     activate_ready_ = t + config_.tRRD;
-    refresh(b);
+    update_next_command(b);
     return;
   }
   if (command == Command::kPrecharge) {
     ++precharges_;
     bank.open = false;
     bank.activate_ready = std::max(t + config_.tRP, bank.activated + config_.tRC);
-    refresh(b);
+    update_next_command(b);
     return;
   }
   // A column command (kRead / kWrite): one burst.
@@ -229,7 +229,7 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
   if (last) active_banks_ &= ~(uint64_t(1) << b);
   // The group's column (and read-to-precharge) bounds moved for its busy banks.
   for (uint64_t m = group_banks_[b & group_mask_] & active_banks_; m; m &= m - 1)
-    refresh(uint32_t(__builtin_ctzll(m)));
+    update_next_command(uint32_t(__builtin_ctzll(m)));
   if (!last) return;
   // The last burst: the bank is free for its next request, and the answer
   // (with the core cycle its data is complete) leaves now.

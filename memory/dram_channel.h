@@ -131,7 +131,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   /// Bank `b`'s next command for its request and the first cycle its own and
   /// its bank group's constraints allow it (`next_`); the channel-wide
   /// bounds are added per command kind when the banks are compared.
-  void refresh(uint32_t b);
+  void update_next_command(uint32_t b);
   void issue(uint32_t b, Command command, uint64_t t, uint64_t now);
   /// FR-FCFS inside a free bank: its oldest request to the open row, else its oldest.
   void take_request(uint32_t b, uint64_t t);
@@ -158,7 +158,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint64_t active_banks_ = 0;  ///< bit per bank serving a request
   std::vector<Bank> banks_;
   std::vector<BankGroup> groups_;
-  /// Per busy bank, what refresh() found: compared on every command, so kept
+  /// Per busy bank, what update_next_command() found: compared on every command, so kept
   /// apart from Bank in a small array.
   struct NextCommand {
     uint64_t ready = 0;

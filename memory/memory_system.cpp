@@ -1,5 +1,7 @@
 #include "memory/memory_system.h"
 
+#include "memory/bit_ops.h"
+
 #include <algorithm>
 #include <string>
 
@@ -53,9 +55,8 @@ void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   // (the interleave is a multiple of the line size).
   for (uint64_t line = address - address % line_bytes; line < end; line += line_bytes) {
     const uint64_t first = std::max(line, address), last = std::min(line + line_bytes, end);
-    const uint32_t first_unit = uint32_t((first - line) / kSectorUnitBytes);
-    const uint32_t last_unit = uint32_t((last - 1 - line) / kSectorUnitBytes);
-    const uint32_t units = uint32_t(((uint64_t(2) << last_unit) - 1) & ~((uint64_t(1) << first_unit) - 1));
+    const uint32_t units = bit_range(uint32_t((first - line) / kSectorUnitBytes),
+                                     uint32_t((last - 1 - line) / kSectorUnitBytes));
     l2_[map.slice_of(line)]->fill_from_host_copy(map.local_address(line), units);
   }
 }

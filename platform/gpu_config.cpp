@@ -15,6 +15,7 @@
 #include <boost/program_options/parsers.hpp>
 
 #include "memory/dram_address_map.h"
+#include "platform/occupancy.h"
 #include "schedulers/policy_registry.h"
 
 namespace tlmgpu::platform {
@@ -701,7 +702,7 @@ void validate_config(const GpuConfig& config) {
                      std::to_string((sm.max_threads + 31) / 32) + ")");
   if (sm.register_allocation_unit != 0) {
     const uint64_t unit = sm.register_allocation_unit;
-    const uint64_t warp_regs = (uint64_t{sm.max_regs_per_thread} * 32 + unit - 1) / unit * unit;
+    const uint64_t warp_regs = registers_per_warp(sm, sm.max_regs_per_thread);
     if (warp_regs > sm.registers)
       errors.push_back("sm.max_regs_per_thread = " + std::to_string(sm.max_regs_per_thread) +
                        " needs " + std::to_string(warp_regs) + " registers for one warp (x 32, rounded up to " +

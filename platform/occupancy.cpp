@@ -18,6 +18,11 @@ const char* register_source_name(RegisterSource s) {
   return "?";
 }
 
+uint64_t registers_per_warp(const SmConfig& sm, uint32_t regs_per_thread) {
+  const uint64_t unit = std::max(1u, sm.register_allocation_unit);
+  return (uint64_t(regs_per_thread) * ptx::kWarpSize + unit - 1) / unit * unit;
+}
+
 Occupancy compute_occupancy(const SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
                             uint32_t shared_bytes, uint32_t regs_per_thread, RegisterSource regs_source) {
   Occupancy o;
@@ -25,7 +30,7 @@ Occupancy compute_occupancy(const SmConfig& sm, const std::string& kernel_name, 
   o.regs_source = regs_source;
   o.warps_per_cta = (threads_per_cta + ptx::kWarpSize - 1) / ptx::kWarpSize;
   const uint64_t unit = std::max(1u, sm.register_allocation_unit);
-  const uint64_t warp_regs = (uint64_t(regs_per_thread) * ptx::kWarpSize + unit - 1) / unit * unit;
+  const uint64_t warp_regs = registers_per_warp(sm, regs_per_thread);
   o.regs_per_warp = uint32_t(std::min<uint64_t>(warp_regs, std::numeric_limits<uint32_t>::max()));
   o.regs_per_cta = uint32_t(std::min<uint64_t>(warp_regs * o.warps_per_cta, std::numeric_limits<uint32_t>::max()));
   o.shared_per_cta = shared_bytes;

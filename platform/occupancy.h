@@ -20,6 +20,10 @@ enum class RegisterSource : uint8_t {
 };
 const char* register_source_name(RegisterSource s);
 
+/// Registers one warp is given: regs_per_thread x 32 rounded up to
+/// sm.register_allocation_unit (the warp is the allocation granularity).
+uint64_t registers_per_warp(const SmConfig& sm, uint32_t regs_per_thread);
+
 struct Occupancy {
   uint32_t regs_per_thread = 0;
   RegisterSource regs_source = RegisterSource::Estimate;

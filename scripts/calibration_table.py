@@ -32,7 +32,6 @@ def ours(workload, scheduler):
         return sum(v for k, v in m.items() if k.endswith(suffix))
 
     l1_acc = total(".l1d.hits") + total(".l1d.misses") + total(".l1d.mshr_merges")
-    l2_acc = total(".hits") - total(".l1d.hits") - total(".l1i.hits")
     l2_hits = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".hits"))
     l2_miss = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".misses"))
     dram_util = [v for k, v in m.items() if k.startswith("gpu.dram") and k.endswith(".bus_utilization")]

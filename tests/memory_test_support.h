@@ -14,9 +14,11 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
-#include "platform/gpu_config.h"
+#include "memory/memory_system.h"
 #include "memory/timed_queue.h"
+#include "platform/gpu_config.h"
 
 namespace tlmgpu_memtest {
 
@@ -204,5 +206,25 @@ inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConf
   c.data_rate = 1;
   return c;
 }
+
+/// One SM's L1D and L1I on a memory system built from `config` (one SM),
+/// each cache answering a scripted SM.
+struct OneSmMemoryBench {
+  tlmgpu::platform::GpuConfig config;
+  std::unique_ptr<tlmgpu::memory::MemorySystem> mem;
+  std::unique_ptr<tlmgpu::memory::L1Cache> l1d, l1i;
+  TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
+  explicit OneSmMemoryBench(const tlmgpu::platform::GpuConfig& c) : config(c) {
+    config.num_sms = 1;
+    mem = std::make_unique<tlmgpu::memory::MemorySystem>(config, period());
+    l1d = std::make_unique<tlmgpu::memory::L1Cache>("l1d", config.l1d, period());
+    l1i = std::make_unique<tlmgpu::memory::L1Cache>("l1i", config.l1i, period());
+    sm_d.cache.bind(l1d->access_export);
+    sm_i.cache.bind(l1i->access_export);
+    l1d->response_port.bind(sm_d);
+    l1i->response_port.bind(sm_i);
+    mem->bind_l1(0, *l1d, *l1i);
+  }
+};
 
 }  // namespace tlmgpu_memtest

@@ -3,17 +3,11 @@
 // leave their data in the L2 (docs/MEMORY.md).
 #include <gtest/gtest.h>
 
-#include <memory>
-
-#include "memory/l1_cache.h"
-#include "memory/memory_system.h"
 #include "memory_test_support.h"
 
 namespace {
 
 using namespace tlmgpu_memtest;
-using tlmgpu::memory::L1Cache;
-using tlmgpu::memory::MemorySystem;
 
 double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
   tlmgpu::stats::StatMap m;
@@ -21,25 +15,15 @@ double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
   return m.at(name);
 }
 
-/// One SM's caches on the memory system, with a ROP pipeline and a long L1
-/// pipeline as gtx480 has them.
-struct PartitionBench {
-  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
-  std::unique_ptr<MemorySystem> mem;
-  std::unique_ptr<L1Cache> l1d, l1i;
-  TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
-  PartitionBench() {
-    config.num_sms = 1;
-    config.l2_rop_latency = 120;
-    config.l1d.hit_latency = 35;
-    mem = std::make_unique<MemorySystem>(config, period());
-    l1d = std::make_unique<L1Cache>("l1d", config.l1d, period());
-    l1i = std::make_unique<L1Cache>("l1i", config.l1i, period());
-    sm_d.cache.bind(l1d->access_export);
-    sm_i.cache.bind(l1i->access_export);
-    l1d->response_port.bind(sm_d);
-    l1i->response_port.bind(sm_i);
-    mem->bind_l1(0, *l1d, *l1i);
+/// The unit-test memory system with a ROP pipeline and a long L1 pipeline,
+/// as gtx480 has them.
+struct PartitionBench : OneSmMemoryBench {
+  PartitionBench() : OneSmMemoryBench(partition_config()) {}
+  static tlmgpu::platform::GpuConfig partition_config() {
+    tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+    c.l2_rop_latency = 120;
+    c.l1d.hit_latency = 35;
+    return c;
   }
 };
 

@@ -93,22 +93,13 @@ TEST(Interconnect, AddressMapIsABijectionSpreadOverSlices) {
 
 // ------------------------------------------------------------ whole system
 
-struct SystemBench {
-  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
-  std::unique_ptr<MemorySystem> mem;
-  std::unique_ptr<L1Cache> l1d, l1i;
-  TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
-  SystemBench() {
-    config.num_sms = 1;
-    config.dram = four_cycle_bursts(config.dram);
-    mem = std::make_unique<MemorySystem>(config, period());
-    l1d = std::make_unique<L1Cache>("l1d", config.l1d, period());
-    l1i = std::make_unique<L1Cache>("l1i", config.l1i, period());
-    sm_d.cache.bind(l1d->access_export);
-    sm_i.cache.bind(l1i->access_export);
-    l1d->response_port.bind(sm_d);
-    l1i->response_port.bind(sm_i);
-    mem->bind_l1(0, *l1d, *l1i);
+/// The unit-test memory system with 4-cycle bursts, one SM.
+struct SystemBench : OneSmMemoryBench {
+  SystemBench() : OneSmMemoryBench(config_with_four_cycle_bursts()) {}
+  static tlmgpu::platform::GpuConfig config_with_four_cycle_bursts() {
+    tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+    c.dram = four_cycle_bursts(c.dram);
+    return c;
   }
 };
 
@@ -136,7 +127,7 @@ TEST(MemorySystem, EndToEndLatencyIsTheSumOfTheParts) {
   const uint64_t closed = c.dram.tRCD + c.dram.tCL + burst;
   // L1 tag check 1, crossbar, L2 lookup, DRAM, L2 fill 1, crossbar (1 flit), L1 hit latency.
   EXPECT_EQ(b.sm_d.done.at(1), 10 + 1 + icnt + c.l2.hit_latency + closed + 1 + icnt + c.l1d.hit_latency);
-  EXPECT_EQ(b.sm_d.done.at(1), 67u);  // by hand, GTX480 defaults
+  EXPECT_EQ(b.sm_d.done.at(1), 67u);  // by hand, the unit-test configuration
   // Row hit for 3 sectors; the 96-byte answer is 3 flits.
   EXPECT_EQ(b.sm_d.done.at(2), 100 + 1 + icnt + c.l2.hit_latency + (c.dram.tCL + 3 * burst) + 1 +
                                    icnt + 2 + c.l1d.hit_latency);
@@ -160,16 +151,9 @@ TEST(MemorySystem, EndToEndLatencyIsTheSumOfTheParts) {
 
 TEST(MemorySystem, EndToEndLatencyOnTheGtx480Preset) {
   // The DRAM in its own 924 MHz clock behind a 100-cycle fixed latency.
-  tlmgpu::platform::GpuConfig config = tlmgpu::platform::preset_config("gtx480");
-  config.num_sms = 1;
-  MemorySystem mem(config, period());
-  L1Cache l1d("l1d", config.l1d, period()), l1i("l1i", config.l1i, period());
-  TestSm sm("sm"), idle("idle");
-  sm.cache.bind(l1d.access_export);
-  idle.cache.bind(l1i.access_export);
-  l1d.response_port.bind(sm);
-  l1i.response_port.bind(idle);
-  mem.bind_l1(0, l1d, l1i);
+  OneSmMemoryBench b(tlmgpu::platform::preset_config("gtx480"));
+  MemorySystem& mem = *b.mem;
+  TestSm& sm = b.sm_d;
   sm.script = {{10, line_access(1, AccessKind::Load, 0x0, 0x1)}};
   run_cycles(1000);
   // The L1D fills whole lines: 4 sectors. Tag check 10, crossbar 11 + 5 =

@@ -164,8 +164,8 @@ TEST(RegisterAllocation, WorkloadKernelsMatchPtxas) {
         auto it = kWorkloadCounts.find(f.name);
         if (it == kWorkloadCounts.end()) {
           ADD_FAILURE() << file.path() << ": kernel " << f.name
-                        << " has no ptxas register count in tests/test_register_allocation.cpp (run ptxas -arch=sm_75 -v on it "
-                           "and add it to kWorkloadCounts)";
+                        << " has no ptxas register count (run ptxas -arch=sm_75 -v on it and add it to "
+                           "workloads/ptxas_registers.cpp)";
           continue;
         }
         expect_close(file.path().string(), f.name, f.regs_per_thread, it->second);

@@ -104,20 +104,15 @@ INSTANTIATE_TEST_SUITE_P(All, WorkloadTiming, testing::ValuesIn(timing_cases()),
                                   (i.param.preset == "gtx480" ? "" : "_" + i.param.preset);
                          });
 
+// The issues' workloads, then our own kernels with the character of the
+// papers' benchmarks (Polybench 3DCONV / 3MM, Rodinia streamcluster /
+// backprop / b+tree / kmeans, a 3-D stencil; tools/paper_comparison's
+// workload lists) and the latency microbenchmark.
 TEST(Workloads, RegistryHasTheIssuesWorkloads) {
   for (const char* name : {"vector_add", "global_increment", "hashtable", "transactions", "scalar_prod",
                            "histogram", "hotspot", "pathfinder", "bfs", "sgemm", "blackscholes",
-                           "imbalanced_blocks", "long_short_mix"}) {
-    EXPECT_NE(workloads::find_workload(name), nullptr) << name;
-  }
-}
-
-// Our own kernels with the character of the papers' benchmarks (Polybench
-// 3DCONV / 3MM, Rodinia streamcluster / backprop / b+tree / kmeans, a 3-D
-// stencil), used in tools/paper_comparison's workload lists.
-TEST(Workloads, RegistryHasThePaperStyleWorkloads) {
-  for (const char* name :
-       {"conv3d", "matmul_chain", "streamcluster", "backprop", "btree_search", "kmeans", "stencil3d"}) {
+                           "imbalanced_blocks", "long_short_mix", "conv3d", "matmul_chain", "streamcluster",
+                           "backprop", "btree_search", "kmeans", "stencil3d", "latency_chase"}) {
     EXPECT_NE(workloads::find_workload(name), nullptr) << name;
   }
 }
