@@ -41,6 +41,13 @@ class L2AddressMap {
   uint64_t local_address(uint64_t addr) const {
     return slices_.div(interleave_.div(addr)) * interleave_.divisor() + interleave_.mod(addr);
   }
+  /// The inverse of (slice_of, local_address).
+  uint64_t global_address(uint32_t slice, uint64_t local) const {
+    const uint64_t row = interleave_.div(local);  // chunk / slices
+    const uint64_t shift = slices_.mod(row);
+    const uint64_t within = slice >= shift ? slice - shift : slice + slices_.divisor() - shift;
+    return (row * slices_.divisor() + within) * interleave_.divisor() + interleave_.mod(local);
+  }
 
  private:
   FixedDivisor slices_, interleave_;

@@ -14,6 +14,7 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
   if (config_.mshrs == 0) config_.mshrs = 1;
   if (config_.mshr_merges == 0) config_.mshr_merges = 1;
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
+  soc_addresses_ = config.soc_memory == "soc";
   const uint32_t channels = std::max<uint32_t>(config.dram.channels, 1);
   const uint32_t channel = uint32_t(uint64_t(index) * channels / map_.slices());
   // Slices sharing this channel: those with s * channels / slices == channel.
@@ -122,7 +123,7 @@ void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64
   r->units = units;
   tlm::tlm_generic_payload& p = r->payload;
   p.set_command(writeback ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  p.set_address(dram_address(line));
+  p.set_address(soc_addresses_ ? map_.global_address(index_, line) : dram_address(line));
   p.set_data_ptr(nullptr);
   p.set_data_length(popcount32(units) * kSectorUnitBytes);
   p.set_streaming_width(p.get_data_length());

@@ -28,7 +28,8 @@ constexpr uint32_t kL2AtomicCycles = 4;
 /// Requests come from the interconnect on `target_socket` (BEGIN_REQ,
 /// accepted at once; answered by BEGIN_RESP on the backward path); line
 /// fills and write-backs go to the DRAM channel on `dram_socket` with the
-/// channel-local address (see dram_address). A DRAM answer is passed on to
+/// channel-local address (see dram_address), or with soc.memory = soc to the
+/// SoC memory port with the global address. A DRAM answer is passed on to
 /// the waiting requesters as soon as it arrives (its cycle is known) and
 /// applied to the tags by the slice's process at its arrival cycle.
 class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
@@ -96,6 +97,9 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   uint64_t rop_latency_;
   L2AddressMap map_;
   uint32_t slices_per_channel_ = 1, index_in_channel_ = 0;
+  /// soc.memory = soc: requests below the slice carry the line's global
+  /// (SoC) address instead of the channel-local one.
+  bool soc_addresses_ = false;
   SectorTags tags_;
   Mshrs mshrs_;
   ArrivalQueue<tlm::tlm_generic_payload*> requests_;

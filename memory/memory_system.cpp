@@ -17,6 +17,16 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
     SC_REPORT_ERROR("tlmgpu/memory", "l2_interleave_bytes must be at least the L2 line size");
 
   icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  if (config_.soc_memory == "soc") {
+    // Inside a SoC: no DRAM channels; every slice has its own port's stream.
+    soc_ = std::make_unique<SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);
+    for (uint32_t s = 0; s < config_.l2_slices; ++s) {
+      l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
+      icnt_->downstream(s).bind(l2_.back()->target_socket);
+      l2_.back()->dram_socket.bind(soc_->port(s));
+    }
+    return;
+  }
   std::vector<uint32_t> ports_used(config_.dram.channels, 0);
   std::vector<uint32_t> ports_needed(config_.dram.channels, 0);
   for (uint32_t s = 0; s < config_.l2_slices; ++s) ++ports_needed[channel_of_slice(s)];
@@ -43,6 +53,7 @@ void MemorySystem::drive_from(CycleCalendar& calendar) {
   icnt_->drive_from(calendar);
   for (auto& slice : l2_) slice->drive_from(calendar);
   for (auto& channel : dram_) channel->drive_from(calendar);
+  if (soc_) soc_->drive_from(calendar);
   calendar_ = &calendar;
   for (L1Cache* l1 : l1s_) l1->take_cycle_from(calendar);
 }

@@ -12,6 +12,7 @@
 #include "memory/interconnect.h"
 #include "memory/l1_cache.h"
 #include "memory/l2_slice.h"
+#include "memory/soc_memory_port.h"
 #include "platform/gpu_config.h"
 
 namespace tlmgpu::memory {
@@ -31,6 +32,12 @@ class MemorySystem {
   Interconnect& interconnect() { return *icnt_; }
   L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }
   DramChannel& dram_channel(uint32_t index) { return *dram_[index]; }
+  /// soc.memory = soc: the port L2 misses leave by (nullptr otherwise; then
+  /// there are no DRAM channels).
+  SocMemoryPort* soc_memory_port() { return soc_.get(); }
+  /// Nothing in flight below the L2 that the calendar does not know of (a
+  /// transaction waiting inside the SoC).
+  bool below_l2_idle() const { return !soc_ || soc_->idle(); }
   uint32_t l2_slices() const { return uint32_t(l2_.size()); }
   uint32_t dram_channels() const { return uint32_t(dram_.size()); }
   /// The channel behind L2 slice `slice`.
@@ -49,6 +56,7 @@ class MemorySystem {
   std::unique_ptr<Interconnect> icnt_;
   std::vector<std::unique_ptr<L2Slice>> l2_;
   std::vector<std::unique_ptr<DramChannel>> dram_;
+  std::unique_ptr<SocMemoryPort> soc_;
   std::vector<L1Cache*> l1s_;              ///< bound so far
   const CycleCalendar* calendar_ = nullptr;  ///< set by drive_from
 };

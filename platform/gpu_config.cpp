@@ -250,6 +250,10 @@ std::vector<KeySpec> build_key_table() {
                     "requests the channel's scheduler can hold"));
   t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),
                    "consecutive bytes mapped to one channel"));
+  t.push_back({"soc.memory",
+               "where L2 misses and write-backs go: the GPU's own DRAM channels, or timed transactions to the "
+               "SoC's memory (only inside a SoC, through the GPU peripheral)",
+               "", top(&GpuConfig::soc_memory), Rule::kChoice, 0, 0, {"internal", "soc"}});
   return t;
 }
 
@@ -447,7 +451,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram"};
+const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram", "soc"};
 
 std::string unknown_key_message(const std::string& key) {
   const std::string wanted = lower(key);

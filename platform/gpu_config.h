@@ -127,6 +127,10 @@ struct GpuConfig {
   bool l2_fill_on_host_copy = true;
   InterconnectConfig icnt;
   DramConfig dram;
+  /// Where L2 misses and write-backs go: "internal", the GPU's own DRAM
+  /// channels (a discrete GPU), or "soc", timed TLM transactions to the SoC's
+  /// memory through the GPU peripheral's `mem` socket (docs/SOC.md).
+  std::string soc_memory = "internal";
   std::string scheduler = "lrr";     ///< policy with parameters, e.g. "two_level:group=8"
 };
 

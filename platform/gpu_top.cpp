@@ -164,7 +164,7 @@ void GpuTop::tick() {
     // Between launches the memory system finishes what is in flight.
     calendar_.hold();
     if (edge) calendar_.run(now);
-    if (draining_ && calendar_.next() == kNever) {
+    if (draining_ && calendar_.next() == kNever && memory_->below_l2_idle()) {
       // The next launch's first cycle is the next edge, as after a launch.
       ticked_ = true;
       last_tick_cycle_ = now;

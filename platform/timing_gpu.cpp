@@ -32,6 +32,9 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
       throw LaunchError("this process already elaborated a GPU with another configuration (SystemC elaborates once)");
     return *g.top;
   }
+  if (config.soc_memory == "soc")
+    throw ConfigError("soc.memory = soc: L2 misses go to a SoC's memory, which only the GPU peripheral inside a "
+                      "SoC has (docs/SOC.md); the stand-alone GPU uses soc.memory = internal");
   g.config_text = text;
   g.top = std::make_unique<GpuTop>("gpu", config);
   g.clock = std::make_unique<sc_core::sc_clock>("clk", g.top->period());
