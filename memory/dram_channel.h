@@ -48,6 +48,7 @@ class DramClockCrossing {
 /// up to the current core cycle's time (docs/MEMORY.md).
 class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
  public:
+  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<DramChannel>;
   using Location = DramAddressMap::Location;
 

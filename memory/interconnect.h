@@ -61,6 +61,7 @@ class L2AddressMap {
 /// crossbar sets to the upstream port.
 class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
  public:
+  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<Interconnect>;
   using InitiatorSocket = tlm_utils::simple_initiator_socket_tagged<Interconnect>;
 

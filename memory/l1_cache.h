@@ -29,6 +29,7 @@ namespace tlmgpu::memory {
 /// looks at a cycle at or after their arrival. See docs/MEMORY.md.
 class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::StatsProvider {
  public:
+  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   sc_core::sc_export<CacheAccessIf> access_export{"access"};
   sc_core::sc_port<CacheResponseIf> response_port{"response"};
   tlm_utils::simple_initiator_socket<L1Cache> socket{"socket"};
@@ -53,13 +54,13 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   void take_cycle_from(const CycleCalendar& calendar) { calendar_ = &calendar; }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
-  uint64_t next_release_cycle() const { return next_apply_; }
+  uint64_t next_release_cycle() const override { return next_apply_; }
   /// A requester retries a refused access in every cycle, as the hardware
   /// does; one that sleeps until next_release_cycle() instead reports, when
   /// it tries again at `cycle`, the retries it skipped since the refusal at
   /// `refused_at` (UINT64_MAX: none), all of which would have been refused,
   /// so that `reservation_fails` does not depend on when its process runs.
-  void count_skipped_retries(uint64_t refused_at, uint64_t cycle) {
+  void count_skipped_retries(uint64_t refused_at, uint64_t cycle) override {
     if (refused_at != ~uint64_t(0) && cycle > refused_at + 1) reservation_fails_ += cycle - refused_at - 1;
   }
 

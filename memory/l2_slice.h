@@ -34,6 +34,7 @@ constexpr uint32_t kL2AtomicCycles = 4;
 /// applied to the tags by the slice's process at its arrival cycle.
 class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
  public:
+  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   tlm_utils::simple_target_socket<L2Slice> target_socket{"target_socket"};
   tlm_utils::simple_initiator_socket<L2Slice> dram_socket{"dram_socket"};
 

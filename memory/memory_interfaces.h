@@ -36,6 +36,12 @@ class CacheAccessIf : public virtual sc_core::sc_interface {
   /// Offers an access in `cycle`. Returns false when the cache cannot take it
   /// this cycle (MSHRs full, port busy): the SM retries later.
   virtual bool try_access(const LineAccess& access, uint64_t cycle) = 0;
+  /// The earliest cycle at which an answer frees what the cache holds (a
+  /// refused access may then succeed); UINT64_MAX when none is pending.
+  virtual uint64_t next_release_cycle() const = 0;
+  /// A requester that slept through its retries of a refused access reports
+  /// them when it tries again (refused_at UINT64_MAX: none).
+  virtual void count_skipped_retries(uint64_t refused_at, uint64_t cycle) = 0;
 };
 
 /// Implemented by the SM: completions from its L1 caches. `cycle` is the

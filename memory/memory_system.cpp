@@ -72,6 +72,13 @@ void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   }
 }
 
+void MemorySystem::bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock) {
+  icnt_->clk.bind(clock);
+  for (auto& slice : l2_) slice->clk.bind(clock);
+  for (auto& channel : dram_) channel->clk.bind(clock);
+  if (soc_) soc_->clk.bind(clock);
+}
+
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   l1d.socket.bind(icnt_->upstream(2 * sm));
   l1i.socket.bind(icnt_->upstream(2 * sm + 1));

@@ -26,6 +26,8 @@ class MemorySystem {
   MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
   ~MemorySystem();
 
+  /// Binds every module's clock port to the GPU's clock (the top's `clk`).
+  void bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock);
   /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
   void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
 

@@ -45,6 +45,7 @@ class SocMemoryIf {
 /// request) order, so results do not depend on SystemC's process order.
 class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
  public:
+  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<SocMemoryPort>;
 
   SocMemoryPort(sc_core::sc_module_name name, const sc_core::sc_time& clock_period, uint32_t ports,

@@ -15,6 +15,12 @@
 
 namespace tlmgpu::memory {
 
+/// The core clock as every clocked module of the GPU sees it: bound to the
+/// GPU top's `clk` (the one sc_clock). The modules do not wait on its edges:
+/// the top's process drives them from its cycle calendar. A module built on
+/// its own (unit tests) may leave it unbound.
+using ClockPort = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+
 /// Current cycle of a module clocked with `period` (time 0 is cycle 0).
 inline uint64_t current_cycle(const sc_core::sc_time& period) {
   return sc_core::sc_time_stamp().value() / period.value();

@@ -8,6 +8,7 @@
 #include "memory/memory_system.h"
 #include "model/sm/ptx_instruction_source.h"
 #include "platform/gpu_device.h"
+#include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::platform {
 
@@ -100,6 +101,17 @@ void CtaDispatcher::report_stats(stats::StatMap& out) const {
 
 // ------------------------------------------------------------------ GPU top
 
+void GpuTop::end_of_elaboration() {
+  // Every module counts cycles of period_: a clock of another period (a
+  // SoC's, say) would make their cycles disagree with SystemC time.
+  if (const auto* clock = dynamic_cast<const sc_core::sc_clock*>(clk.get_interface()))
+    if (clock->period() != period_)
+      SC_REPORT_ERROR(name(), ("the clock bound to clk has period " + clock->period().to_string() +
+                               ", but gpu.core_clock_mhz = " + std::to_string(config_.core_clock_mhz) +
+                               " gives " + period_.to_string())
+                                  .c_str());
+}
+
 GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     : sc_core::sc_module(name),
       config_(config),
@@ -115,7 +127,14 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   // The memory modules run from this process (see tick), so every response
   // reaches an SM inside tick and no per-SM response event is needed.
   memory_->drive_from(calendar_);
+  for (auto& sm : sms_) sm->clk.bind(clk);
+  memory_->bind_clock(clk);
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
+  for (auto& sm : sms_)
+    for (auto& sched : sm->schedulers()) {
+      sched->ctas_waiting.bind(dispatcher_->ctas_waiting);
+      sched->last_cta_dispatched.bind(dispatcher_->last_cta_dispatched);
+    }
   sm_wake_.assign(sms_.size(), 0);
   sm_woken_.assign(sms_.size(), 0);
   for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i], &sm_wake_[i]);
@@ -205,11 +224,16 @@ void GpuTop::tick() {
 
   bool active = false;
   try {
+    // Policies that follow the dispatcher's signals (PRO, KAWS) read a
+    // change through their ports in the cycle after it was written, sleeping
+    // SM or not: every SM runs in that cycle.
+    if (now == phase_visible_at_) std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
     const sm::KernelPhase before = dispatcher_->phase();
     active = dispatcher_->cycle(now);
-    // Policies that follow the dispatcher's signals (PRO, KAWS) see a change
-    // in the cycle it happens, sleeping SM or not.
-    if (dispatcher_->phase() != before) std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
+    if (dispatcher_->phase() != before) {
+      phase_visible_at_ = now + 1;
+      active = true;
+    }
     // An SM that is only waiting sleeps until its next known event or until
     // something arrives for it; it accounts the cycles it slept itself.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -353,7 +377,8 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
     for (auto& sm : sms_) sm->begin_device(start_cycle_);
     new_device_ = false;
   }
-  for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get(), &dispatcher_->phase());
+  for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get());
+  phase_visible_at_ = kNever;
   sm_wake_.assign(sms_.size(), 0);
   asleep_ = false;
 

@@ -113,6 +113,7 @@ class GpuTop : public sc_core::sc_module {
   bool last_launch_failed() const { return failure_ != nullptr; }
 
  private:
+  void end_of_elaboration() override;
   void tick();
   /// Waits for cycle min(until, the memory modules' next), or an event.
   void sleep(uint64_t now, uint64_t until);
@@ -138,6 +139,7 @@ class GpuTop : public sc_core::sc_module {
   std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)
   std::vector<uint8_t> sm_woken_;  // each SM's wake-up flag (SM::set_wake_flag): something arrived for it
   uint64_t last_tick_cycle_ = 0;
+  uint64_t phase_visible_at_ = ~0ull;  // the cycle the SMs read the dispatcher's last change
   std::exception_ptr failure_;
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;

@@ -24,6 +24,16 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   /// std::invalid_argument as make_policy() does.
   WarpScheduler(sc_core::sc_module_name name, const std::string& policy_spec, const PolicyContext& context);
 
+  /// The CTA dispatcher's registered outputs (CTAs still wait: seed 000's
+  /// fast phase; the last CTA was dispatched: seed 002's switch point),
+  /// bound by the GPU top. A change written in cycle c is read from c + 1.
+  /// A scheduler built on its own (tests) leaves them unbound: both read false.
+  sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> ctas_waiting{"ctas_waiting"};
+  sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> last_cta_dispatched{
+      "last_cta_dispatched"};
+  bool read_ctas_waiting() { return ctas_waiting.size() && ctas_waiting->read(); }
+  bool read_last_cta_dispatched() { return last_cta_dispatched.size() && last_cta_dispatched->read(); }
+
   /// This cycle's issue: index into view.warps, or -1. Counts the cycle's class.
   int select(const SchedulerView& view);
   /// Another issue in the same cycle (issue width > 1); counts no cycle.

@@ -68,6 +68,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
                                 public memory::CacheResponseIf,
                                 public stats::StatsProvider {
  public:
+  memory::ClockPort clk{"clk"};  ///< the GPU's core clock (memory::ClockPort)
   /// A buffered NOP (SWaS fills and refills instruction queues with them).
   static constexpr uint32_t kNopPc = 0xffffffffu;
   /// Instruction addresses for the L1I: PC * 8 above this base.
@@ -87,7 +88,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void begin_device(uint64_t first_cycle);
 
   // --- CTA dispatch ---
-  void begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher, const KernelPhase* phase);
+  void begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher);
   /// Whether another CTA of the current launch fits (threads, warps, registers, shared memory, CTA slots).
   bool can_accept_cta() const;
   void start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle);
@@ -315,7 +316,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
-  const KernelPhase* phase_ = nullptr;
   uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t fetch_candidates_ = 0;
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
@@ -373,6 +373,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   const platform::GpuConfig& config_;
   const platform::SmConfig& smc_;
   std::unique_ptr<memory::L1Cache> l1i_, l1d_;
+  // The pipeline reaches its caches only through their exports.
+  sc_core::sc_port<memory::CacheAccessIf> l1i_access_{"l1i_access"}, l1d_access_{"l1d_access"};
   std::vector<RegisterBankPort> bank_ports_;
   std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 

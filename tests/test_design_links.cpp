@@ -1,0 +1,89 @@
+// The GPU's modules are linked as the design card says: one sc_clock bound
+// to every clocked module, the schedulers reading the CTA dispatcher's
+// signals through ports, the SMs reaching their L1s through exports.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "memory/l1_cache.h"
+#include "platform/gpu_top.h"
+#include "platform/presets.h"
+#include "schedulers/warp_scheduler.h"
+
+namespace tlmgpu {
+namespace {
+
+void for_each_object(const sc_core::sc_object* obj, const std::function<void(const sc_core::sc_object*)>& f) {
+  f(obj);
+  for (const sc_core::sc_object* child : obj->get_child_objects()) for_each_object(child, f);
+}
+
+platform::GpuConfig small_gpu() {
+  platform::GpuConfig c = platform::preset_config("gtx480");
+  c.num_sms = 2;
+  return c;
+}
+
+TEST(DesignLinks, EveryClockedModuleSeesTheOneClock) {
+  platform::GpuTop top("gpu", small_gpu());
+  sc_core::sc_clock clock("clk", top.period());
+  top.clk(clock);
+  sc_core::sc_start(top.period());
+  int clock_ports = 0;
+  for_each_object(&top, [&](const sc_core::sc_object* o) {
+    if (std::string(o->basename()) != "clk" || o == &top.clk) return;
+    const auto* port = dynamic_cast<const sc_core::sc_port_base*>(o);
+    ASSERT_NE(port, nullptr) << o->name();
+    const auto* bound = dynamic_cast<const memory::ClockPort*>(o);
+    ASSERT_NE(bound, nullptr) << o->name();
+    EXPECT_EQ(bound->get_interface(), static_cast<sc_core::sc_interface*>(&clock)) << o->name();
+    ++clock_ports;
+  });
+  // 2 SMs with 2 L1s each, the crossbar, 12 L2 slices, 6 DRAM channels.
+  EXPECT_EQ(clock_ports, 2 * 3 + 1 + 12 + 6);
+}
+
+TEST(DesignLinks, SchedulersReadTheDispatchersSignalsThroughPorts) {
+  platform::GpuTop top("gpu", small_gpu());
+  sc_core::sc_clock clock("clk", top.period());
+  top.clk(clock);
+  sc_core::sc_start(top.period());
+  int schedulers = 0;
+  for (const auto& sm : top.sms())
+    for (const auto& sched : sm->schedulers()) {
+      EXPECT_EQ(sched->ctas_waiting.get_interface(),
+                static_cast<sc_core::sc_interface*>(&top.dispatcher().ctas_waiting));
+      EXPECT_EQ(sched->last_cta_dispatched.get_interface(),
+                static_cast<sc_core::sc_interface*>(&top.dispatcher().last_cta_dispatched));
+      ++schedulers;
+    }
+  EXPECT_EQ(schedulers, 4);
+  // The SMs' cache ports lead to their own L1s' exports.
+  for (const auto& sm : top.sms()) {
+    int cache_ports = 0;
+    for (const sc_core::sc_object* o : sm->get_child_objects()) {
+      const auto* port = dynamic_cast<const sc_core::sc_port<memory::CacheAccessIf>*>(o);
+      if (!port) continue;
+      const memory::L1Cache& l1 = std::string(o->basename()) == "l1d_access" ? sm->l1d() : sm->l1i();
+      EXPECT_EQ(port->get_interface(), static_cast<const sc_core::sc_interface*>(&l1)) << o->name();
+      ++cache_ports;
+    }
+    EXPECT_EQ(cache_ports, 2);
+  }
+}
+
+TEST(DesignLinks, AClockOfAnotherPeriodIsRefused) {
+  platform::GpuTop top("gpu", small_gpu());  // 700 MHz
+  sc_core::sc_clock clock("clk", sc_core::sc_time(1, sc_core::SC_NS));
+  top.clk(clock);
+  try {
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_NS));
+    FAIL() << "expected an elaboration error";
+  } catch (const sc_core::sc_report& r) {
+    EXPECT_NE(std::string(r.what()).find("gpu.core_clock_mhz"), std::string::npos) << r.what();
+  }
+}
+
+}  // namespace
+}  // namespace tlmgpu
