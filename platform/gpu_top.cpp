@@ -227,7 +227,10 @@ void GpuTop::tick() {
     // Policies that follow the dispatcher's signals (PRO, KAWS) read a
     // change through their ports in the cycle after it was written, sleeping
     // SM or not: every SM runs in that cycle.
-    if (now == phase_visible_at_) std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
+    if (now == phase_visible_at_) {
+      std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
+      for (auto& sm : sms_) sm->dispatcher_signals_changed();
+    }
     const sm::KernelPhase before = dispatcher_->phase();
     active = dispatcher_->cycle(now);
     if (dispatcher_->phase() != before) {

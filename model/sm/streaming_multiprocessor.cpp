@@ -35,14 +35,14 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
                                                  const platform::GpuConfig& config)
     : sc_core::sc_module(name), index_(index), config_(config), smc_(config.sm) {
   const sc_core::sc_time period = clock_period(config);
-  l1i_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
-  l1d_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
-  l1i_->response_port.bind(*this);
-  l1d_->response_port.bind(*this);
-  l1i_access_.bind(l1i_->access_export);
-  l1d_access_.bind(l1d_->access_export);
-  l1i_->clk.bind(clk);
-  l1d_->clk.bind(clk);
+  l1i_cache_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
+  l1d_cache_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
+  l1i_cache_->response_port.bind(*this);
+  l1d_cache_->response_port.bind(*this);
+  l1i_access_.bind(l1i_cache_->access_export);
+  l1d_access_.bind(l1d_cache_->access_export);
+  l1i_cache_->clk.bind(clk);
+  l1d_cache_->clk.bind(clk);
 
   const uint32_t nsched = smc_.num_schedulers;
   schedulers::PolicyContext pctx;
@@ -53,6 +53,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     schedulers_.push_back(std::make_unique<schedulers::WarpScheduler>(
         ("sched" + std::to_string(s)).c_str(), schedulers::make_policy(config.scheduler, pctx)));
   }
+  seen_phase_.assign(nsched, KernelPhase{});
   if (smc_.oracle_schedulers)
     for (auto& s : schedulers_) {
       pctx.scheduler_index = uint32_t(&s - schedulers_.data());
@@ -101,8 +102,15 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
 
 StreamingMultiprocessor::~StreamingMultiprocessor() = default;
 
-memory::L1Cache& StreamingMultiprocessor::l1d() { return *l1d_; }
-memory::L1Cache& StreamingMultiprocessor::l1i() { return *l1i_; }
+memory::L1Cache& StreamingMultiprocessor::l1d() { return *l1d_cache_; }
+memory::L1Cache& StreamingMultiprocessor::l1i() { return *l1i_cache_; }
+
+void StreamingMultiprocessor::end_of_elaboration() {
+  // What the ports resolved to, once: the per-access calls skip the port's
+  // binding check.
+  l1i_ = l1i_access_.operator->();
+  l1d_ = l1d_access_.operator->();
+}
 
 // ------------------------------------------------------------------ CTAs
 
@@ -137,12 +145,14 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   pipe_free_at_ = {};
   for (auto& u : unit_free_) u.fill(0);
   std::fill(last_class_.begin(), last_class_.end(), 0);
-  seen_phase_ = KernelPhase{};
+  std::fill(seen_phase_.begin(), seen_phase_.end(), KernelPhase{});
+  signals_changed_ = true;
 }
 
 void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher) {
   launch_ = launch;
   dispatcher_ = dispatcher;
+  signals_changed_ = true;  // the dispatcher starts the launch with new values
   for (CtaSlot& c : ctas_) {
     c.cta.reset();
     c.valid = false;
@@ -279,8 +289,8 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
-  if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_access_->next_release_cycle());
-  if (fetch_refused_at_ != kNever) next = std::min(next, l1i_access_->next_release_cycle());
+  if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
+  if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
@@ -322,8 +332,8 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // A line or fetch a cache refused is tried again when that cache frees an
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = kNever;
-  if (line_queue_head_ != line_queue_.size()) wake = l1d_access_->next_release_cycle();
-  if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_access_->next_release_cycle());
+  if (line_queue_head_ != line_queue_.size()) wake = l1d_->next_release_cycle();
+  if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
 
@@ -551,9 +561,9 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
   // A refused line waits for an L1D MSHR to free (next_event_cycle knows
   // when), so the SM can sleep meanwhile. The LD/ST unit would retry in every
   // cycle: the retries skipped while sleeping, all refused, count too.
-  l1d_access_->count_skipped_retries(line_refused_at_, now);
+  if (line_refused_at_ != kNever) l1d_->count_skipped_retries(line_refused_at_, now);
   line_refused_at_ = now;
-  if (l1d_access_->try_access(line_queue_[line_queue_head_], now)) {
+  if (l1d_->try_access(line_queue_[line_queue_head_], now)) {
     line_refused_at_ = kNever;
     active_ = true;
     ++line_queue_head_;
@@ -700,12 +710,16 @@ WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, i
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Policies that follow the dispatcher's signals (PRO, KAWS) look again
-  // when they change (every scheduler's ports are bound to the same signals).
-  if (nsched) {
-    const KernelPhase phase{schedulers_[0]->read_ctas_waiting(), schedulers_[0]->read_last_cta_dispatched()};
-    if (phase != seen_phase_) {
-      seen_phase_ = phase;
-      std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
+  // when they change: each scheduler reads its ports when the top says the
+  // signals may have changed.
+  if (signals_changed_) {
+    signals_changed_ = false;
+    for (uint32_t s = 0; s < nsched; ++s) {
+      const KernelPhase phase{schedulers_[s]->read_ctas_waiting(), schedulers_[s]->read_last_cta_dispatched()};
+      if (phase != seen_phase_[s]) {
+        seen_phase_[s] = phase;
+        sched_dirty_[s] = 1;
+      }
     }
   }
   if (warp_sharing_) std::fill(issued_now_.begin(), issued_now_.end(), 0);
@@ -732,8 +746,8 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     sched_dirty_[s] = 0;
     schedulers::SchedulerView& view = views_[s];
     view.cycle = now - epoch_;
-    view.ctas_waiting = schedulers_[s]->read_ctas_waiting();
-    view.last_cta_dispatched = schedulers_[s]->read_last_cta_dispatched();
+    view.ctas_waiting = seen_phase_[s].ctas_waiting;
+    view.last_cta_dispatched = seen_phase_[s].last_cta_dispatched;
     const uint64_t live = live_slots_ & scheduler_slots_[s];
     if (!live) {
       view.warps.clear();
@@ -1044,7 +1058,7 @@ void StreamingMultiprocessor::fetch(uint64_t now) {
   if (swas_) return;  // the issue stage fetched for the warp it selected
   // The fetch stage would have retried a refused fetch in every cycle it
   // slept through (nothing that changes its choice happens meanwhile).
-  l1i_access_->count_skipped_retries(fetch_refused_at_, now);
+  if (fetch_refused_at_ != kNever) l1i_->count_skipped_retries(fetch_refused_at_, now);
   fetch_refused_at_ = kNever;
   const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
   // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
@@ -1105,7 +1119,7 @@ bool StreamingMultiprocessor::request_instructions(uint32_t slot, uint64_t id, u
   a.warp = slot;
   a.id = id;
   const uint64_t answered_before = responses_received_;
-  if (!l1i_access_->try_access(a, now)) return false;
+  if (!l1i_->try_access(a, now)) return false;
   // The L1I answers a hit at once; a line still being filled counts as a miss.
   missed = responses_received_ == answered_before || last_response_.cycle > now + config_.l1i.hit_latency;
   return true;

@@ -110,6 +110,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// does not wake the SM before), and an answer that frees an MSHR a
   /// refused line or fetch waits for lowers it to that cycle. The GPU top
   /// keeps both in arrays, so it polls them without touching sleeping SMs.
+  /// The dispatcher's signals changed in the last cycle: the schedulers read
+  /// their ports at this cycle's issue.
+  void dispatcher_signals_changed() { signals_changed_ = true; }
   void set_wake_flag(uint8_t* flag, uint64_t* wake_cycle) {
     *flag = *wake_;
     wake_ = flag;
@@ -147,6 +150,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t thread_insts() const { return thread_insts_; }
 
  private:
+  void end_of_elaboration() override;
   struct BufferedInstruction {
     uint32_t pc;
     uint64_t ready_cycle;
@@ -307,7 +311,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
   bool eager_accounting_ = false;
-  KernelPhase seen_phase_;  // the dispatcher's signals at the last evaluation
+  std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
+  bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
   // Bit cls * num_schedulers + s: scheduler s has a busy collector of class
   // cls (the operand-read stage visits only those, in its rotating order;
   // none set: no collector is busy).
@@ -372,9 +377,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint32_t index_;
   const platform::GpuConfig& config_;
   const platform::SmConfig& smc_;
-  std::unique_ptr<memory::L1Cache> l1i_, l1d_;
-  // The pipeline reaches its caches only through their exports.
+  std::unique_ptr<memory::L1Cache> l1i_cache_, l1d_cache_;
+  // The pipeline reaches its caches only through their exports: l1i_ / l1d_
+  // are what these ports resolved to.
   sc_core::sc_port<memory::CacheAccessIf> l1i_access_{"l1i_access"}, l1d_access_{"l1d_access"};
+  memory::CacheAccessIf* l1i_ = nullptr;
+  memory::CacheAccessIf* l1d_ = nullptr;
   std::vector<RegisterBankPort> bank_ports_;
   std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 
