@@ -11,6 +11,8 @@ namespace {
 class SlotSet {
  public:
   explicit SlotSet(uint32_t slots = 0) : words_((slots + 63) / 64, 0) {}
+  /// Makes room for `slots` slots (never shrinks).
+  void grow(uint32_t slots) { words_.resize(std::max(words_.size(), size_t(slots + 63) / 64), 0); }
   void insert(uint32_t s) { words_[s / 64] |= uint64_t(1) << (s % 64); }
   void erase(uint32_t s) { words_[s / 64] &= ~(uint64_t(1) << (s % 64)); }
   bool contains(uint32_t s) const { return (words_[s / 64] >> (s % 64)) & 1; }
@@ -37,6 +39,9 @@ class SlotSet {
 /// The general registers an instruction reads and writes. A guarded write
 /// may leave the old value, so it also counts as a read.
 struct RegAccess {
+  /// The instruction (index from the function's entry PC); a copy made by
+  /// unrolling keeps its original's.
+  uint32_t origin = 0;
   std::vector<uint32_t> uses, defs;
   /// Folded values (see folds_into_operand) this instruction needs in a
   /// register all the same: memory instructions take no constant operands.
@@ -78,6 +83,22 @@ RegAccess access_of(const Instruction& in) {
     a.pred_uses.push_back(in.guard);
   }
   return a;
+}
+
+/// Machine instructions ptxas turns a PTX instruction into, roughly: 64-bit
+/// integer arithmetic takes two (carry chains, or a wide multiply-add),
+/// expansions of division and the like a sequence; the size limit of
+/// unrolling counts these.
+uint32_t machine_instructions(const Instruction& in) {
+  switch (in.op) {
+    case Opcode::Div: case Opcode::Rem: case Opcode::Sqrt: case Opcode::Rcp:
+      return in.approx ? 2 : 20;
+    case Opcode::Ld: case Opcode::St: case Opcode::Atom: case Opcode::Red: case Opcode::Mov: case Opcode::Bra:
+    case Opcode::Setp: case Opcode::Cvta:
+      return 1;
+    default:
+      return type_bytes(in.type) == 8 && !type_is_float(in.type) ? 2 : 1;
+  }
 }
 
 /// Registers ptxas needs beside the operands while an instruction runs that
@@ -206,11 +227,13 @@ class Estimator {
     if (f.end_pc <= f.entry_pc) return 0;
     const uint32_t n = f.end_pc - f.entry_pc;
     const auto slots = uint32_t(f.reg_units.size());
-    auto units = [&](uint32_t s) -> uint32_t { return s < slots ? f.reg_units[s] : 1; };
+    // Slots past `slots` are an unrolled copy's renamed registers (see unroll()).
+    auto units = [&](uint32_t s) -> uint32_t { return slots ? f.reg_units[s % slots] : 1; };
 
     std::vector<RegAccess> acc(n);
     for (uint32_t i = 0; i < n; ++i) {
       acc[i] = access_of(m_.code[f.entry_pc + i]);
+      acc[i].origin = i;
       for (auto* v : {&acc[i].uses, &acc[i].defs})
         v->erase(std::remove_if(v->begin(), v->end(), [&](uint32_t s) { return s >= slots || units(s) == 0; }),
                  v->end());
@@ -300,9 +323,11 @@ class Estimator {
         last += 2;
         for (uint32_t pc = g.blocks[last].begin; pc < g.blocks[last].end; ++pc) region.push_back(pc - f.entry_pc);
       }
+      if (unrollable(f, region, acc)) region = unroll(f, region, acc);
       in_order_peak = std::max(in_order_peak, region_peak(f, region, acc, live_out[last], units));
       scheduled_peak =
           std::max(scheduled_peak, region_peak(f, schedule(f, region, acc), acc, live_out[last], units));
+      acc.resize(n);  // drop the unrolled copies
       b = last + 1;
     }
     // ptxas schedules for latency only while that costs no occupancy.
@@ -369,6 +394,100 @@ class Estimator {
     }
   }
 
+  /// ptxas unrolls an innermost loop kUnrollFactor times when it can count
+  /// its trips before entering it and its body is small: here, a scheduling
+  /// region that is the whole loop (one block, or one after if-conversion,
+  /// ending in the conditional branch back to its first instruction), not
+  /// marked `.pragma "nounroll"` (nvcc marks the remainder loops of its own
+  /// unrolling so), of at most kUnrollMaxCost machine instructions, whose
+  /// branch tests an induction variable (a register the loop changes only by
+  /// adding a constant to it) against a constant or a loop-invariant value.
+  /// Loops with an exit in the middle, a variable step (grid-stride loops)
+  /// or a bound derived from the counter in the loop are left alone.
+  bool unrollable(const Function& f, const std::vector<uint32_t>& region, const std::vector<RegAccess>& acc) const {
+    const Instruction& br = m_.code[f.entry_pc + acc[region.back()].origin];
+    if (br.op != Opcode::Bra || br.guard == kNoReg || br.target != f.entry_pc + acc[region.front()].origin) return false;
+    if (std::find(f.nounroll_pcs.begin(), f.nounroll_pcs.end(), br.target) != f.nounroll_pcs.end()) return false;
+    uint32_t cost = 0;
+    std::vector<uint32_t> writes;  // registers written, with repeats
+    const Instruction* test = nullptr;
+    for (uint32_t i : region) {
+      const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
+      if (in.op == Opcode::Call || in.op == Opcode::Ret || in.op == Opcode::Exit) return false;
+      cost += machine_instructions(in);
+      writes.insert(writes.end(), acc[i].defs.begin(), acc[i].defs.end());
+      if (std::find(acc[i].pred_defs.begin(), acc[i].pred_defs.end(), br.guard) != acc[i].pred_defs.end()) test = &in;
+    }
+    if (cost > kUnrollMaxCost || !test || test->op != Opcode::Setp || test->guard != kNoReg) return false;
+    auto written = [&](uint32_t r) { return uint32_t(std::count(writes.begin(), writes.end(), r)); };
+    auto invariant = [&](const Operand& o) {
+      return o.kind == OperandKind::Imm || (o.kind == OperandKind::Reg && written(o.reg) == 0);
+    };
+    auto induction = [&](const Operand& o) {
+      if (o.kind != OperandKind::Reg || written(o.reg) != 1) return false;
+      for (uint32_t i : region) {
+        const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
+        if (in.dst.kind != OperandKind::Reg || in.dst.reg != o.reg) continue;
+        if (in.guard != kNoReg || (in.op != Opcode::Add && in.op != Opcode::Sub)) return false;
+        const Operand &a = in.src[0], &b = in.src[1];
+        const bool self_a = a.kind == OperandKind::Reg && a.reg == o.reg;
+        const bool self_b = b.kind == OperandKind::Reg && b.reg == o.reg;
+        return (self_a && b.kind == OperandKind::Imm) || (in.op == Opcode::Add && self_b && a.kind == OperandKind::Imm);
+      }
+      return false;
+    };
+    return (induction(test->src[0]) && invariant(test->src[1])) || (induction(test->src[1]) && invariant(test->src[0]));
+  }
+
+  /// The loop `region` unrolled kUnrollFactor times as ptxas's main loop:
+  /// the copies in sequence without the intermediate branches (the trip
+  /// count is known, the remainder runs elsewhere), each copy's registers
+  /// and predicates renamed so that copies depend on one another only
+  /// through the values one iteration passes to the next. The last copy
+  /// keeps the original names, which are what is live around the loop.
+  /// Appends the copies' accesses to `acc`; returns their indices.
+  std::vector<uint32_t> unroll(const Function& f, const std::vector<uint32_t>& region,
+                               std::vector<RegAccess>& acc) const {
+    const auto slots = uint32_t(f.reg_units.size());
+    const uint32_t preds = std::max(f.num_preds, 1u);
+    std::vector<uint8_t> in_loop(slots, 0), pred_in_loop(preds, 0);
+    for (uint32_t i : region) {
+      for (uint32_t d : acc[i].defs) in_loop[d] = 1;
+      for (uint32_t d : acc[i].pred_defs)
+        if (d < preds) pred_in_loop[d] = 1;
+    }
+    std::vector<uint32_t> out;
+    for (uint32_t c = 0; c < kUnrollFactor; ++c) {
+      const bool last = c + 1 == kUnrollFactor;
+      // Version of a value: c for this copy's, c - 1 for the previous copy's
+      // (the original name before the first copy and in the last).
+      auto name = [&](uint32_t s, uint32_t n, uint32_t v) { return v + 1 >= kUnrollFactor ? s : s + n * (v + 1); };
+      std::vector<uint8_t> here(slots, 0), pred_here(preds, 0);
+      auto use = [&](uint32_t s, uint32_t n, const std::vector<uint8_t>& loop, const std::vector<uint8_t>& h) {
+        if (s >= loop.size() || !loop[s]) return s;               // loop-invariant
+        if (h[s]) return name(s, n, c);                            // defined earlier in this copy
+        return c == 0 ? s : name(s, n, c - 1);                     // from the previous iteration
+      };
+      for (size_t k = 0; k < region.size(); ++k) {
+        if (!last && k + 1 == region.size()) break;  // the intermediate back branches go
+        RegAccess a = acc[region[k]];
+        for (uint32_t& u : a.uses) u = use(u, slots, in_loop, here);
+        for (uint32_t& u : a.pred_uses) u = use(u, preds, pred_in_loop, pred_here);
+        for (uint32_t& d : a.defs) {
+          here[d] = 1;
+          d = name(d, slots, c);
+        }
+        for (uint32_t& d : a.pred_defs) {
+          if (d < preds) pred_here[d] = 1;
+          d = name(d, preds, c);
+        }
+        out.push_back(uint32_t(acc.size()));
+        acc.push_back(std::move(a));
+      }
+    }
+    return out;
+  }
+
   /// `@p bra L` ending block b jumps over block b + 1 alone, which is short,
   /// falls through to L and holds nothing that cannot be predicated.
   bool if_convertible(const ControlFlowGraph& g, uint32_t b) const {
@@ -390,13 +509,14 @@ class Estimator {
   uint32_t region_peak(const Function& f, const std::vector<uint32_t>& order, const std::vector<RegAccess>& acc,
                        const SlotSet& live_after, Units units) {
     SlotSet live = live_after;
+    live.grow(uint32_t(f.reg_units.size()) * kUnrollFactor);
     uint32_t live_units = 0;
     live.for_each([&](uint32_t s) { live_units += units(s); });
     uint32_t peak = live_units;
     for (size_t k = order.size(); k-- > 0;) {
       const uint32_t i = order[k];
-      const Instruction& in = m_.code[f.entry_pc + i];
       const RegAccess& a = acc[i];
+      const Instruction& in = m_.code[f.entry_pc + a.origin];
       // A result needs a register even when nothing reads it.
       uint32_t after = live_units;
       for (uint32_t s : a.defs)
@@ -431,7 +551,7 @@ class Estimator {
   std::vector<uint32_t> schedule(const Function& f, const std::vector<uint32_t>& region,
                                  const std::vector<RegAccess>& acc) const {
     auto is_load = [&](uint32_t i) {
-      const Motion mo = motion_of(m_.code[f.entry_pc + i]);
+      const Motion mo = motion_of(m_.code[f.entry_pc + acc[i].origin]);
       return mo == Motion::Load || mo == Motion::ReadOnly;
     };
     // What moves: the loads, and the arithmetic that computes their
@@ -440,7 +560,7 @@ class Estimator {
     std::vector<uint32_t> wanted, wanted_preds;  // registers and predicates the moved instructions read
     for (size_t k = region.size(); k-- > 0;) {
       const uint32_t i = region[k];
-      const Instruction& in = m_.code[f.entry_pc + i];
+      const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
       // Store and atomic addresses are computed early as well.
       const Operand* addr = in.op == Opcode::St ? &in.dst
                             : (in.op == Opcode::Atom || in.op == Opcode::Red) ? &in.src[0]
@@ -457,7 +577,7 @@ class Estimator {
     std::vector<uint32_t> order;
     for (size_t k = 0; k < region.size(); ++k) {
       const uint32_t i = region[k];
-      const uint32_t pc = f.entry_pc + i;
+      const uint32_t pc = f.entry_pc + acc[i].origin;
       const Motion motion = motion_of(m_.code[pc]);
       const bool load = is_load(i);
       size_t pos = order.size();
@@ -466,7 +586,7 @@ class Estimator {
         const uint32_t j = order[pos - 1];
         const RegAccess& a = acc[i];
         const RegAccess& p = acc[j];
-        if ((load && is_load(j)) || !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + j]) ||
+        if ((load && is_load(j)) || !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + acc[j].origin]) ||
             intersects(p.defs, a.uses) || intersects(p.defs, a.defs) || intersects(p.uses, a.defs) ||
             intersects(p.pred_defs, a.pred_uses) || intersects(p.pred_defs, a.pred_defs) ||
             intersects(p.pred_uses, a.pred_defs))

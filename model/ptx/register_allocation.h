@@ -40,6 +40,17 @@ constexpr size_t kSchedulingWindow = 256;
 /// (predicated instead of branched around).
 constexpr uint32_t kIfConversionInstructions = 12;
 
+/// ptxas unrolls small counted innermost loops this many times and schedules
+/// the copies together (their loads first), which is what makes loops over
+/// arrays take far more registers than one iteration needs.
+constexpr uint32_t kUnrollFactor = 4;
+
+/// The largest loop body (machine instructions as machine_instructions()
+/// counts them) ptxas unrolls: among the reference kernels of
+/// tests/test_register_allocation.cpp the largest body it unrolls counts 61
+/// (matmul_tile16), the smallest counted loop it leaves 64 (accumulators24).
+constexpr uint32_t kUnrollMaxCost = 62;
+
 /// Estimates every function of `m` (index as Module::functions): the peak
 /// number of simultaneously live general registers over the function's
 /// control-flow graph (a value of a 64-bit type takes two 32-bit registers,
@@ -52,6 +63,8 @@ constexpr uint32_t kIfConversionInstructions = 12;
 ///  - loop-invariant arithmetic is computed once before its loop;
 ///  - short then-blocks behind a forward branch are if-converted (predicated),
 ///    so scheduling crosses them;
+///  - small counted innermost loops are unrolled kUnrollFactor times, and the
+///    copies scheduled as one region;
 ///  - loads, and the arithmetic computing load and store addresses, are
 ///    scheduled as early as their dependencies allow (a load stays below
 ///    barriers, and below stores that may alias it; ld.global.nc only below
