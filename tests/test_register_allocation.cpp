@@ -86,9 +86,6 @@ struct KnownMiss {
   const char* why;
 };
 const KnownMiss kKnownMisses[] = {
-    {"sgemm_tiled", 12,
-     "ptxas merges the loop's four induction variables that step by 16 into one (strength reduction), which "
-     "liveness over the PTX does not see"},
     {"black_scholes", 6, "ptxas interleaves the two exp/log expansions less than the early-load schedule assumes"},
     {"pointer_chase", 9, "ptxas keeps more of the unrolled 64-bit pointer chain in registers than liveness needs"},
     {"transpose_tile", 6, "ptxas hoists the predicated global loads of all four if-converted blocks with their addresses"},

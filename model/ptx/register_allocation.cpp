@@ -1,6 +1,8 @@
 #include "model/ptx/register_allocation.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <cstdio>
 
 #include "model/ptx/cfg.h"
 
@@ -548,8 +550,9 @@ class Estimator {
   /// instruction as early as its register, predicate and memory
   /// dependencies allow (loads early to hide their latency, independent
   /// arithmetic early for parallelism). Their results stay live meanwhile.
-  std::vector<uint32_t> schedule(const Function& f, const std::vector<uint32_t>& region,
+  std::vector<uint32_t> schedule(const Function& f, const std::vector<uint32_t>& in_region,
                                  const std::vector<RegAccess>& acc) const {
+    const std::vector<uint32_t> region = sink_below_barriers(f, in_region, acc);
     auto is_load = [&](uint32_t i) {
       const Motion mo = motion_of(m_.code[f.entry_pc + acc[i].origin]);
       return mo == Motion::Load || mo == Motion::ReadOnly;
@@ -574,12 +577,29 @@ class Estimator {
       wanted.insert(wanted.end(), acc[i].uses.begin(), acc[i].uses.end());
       wanted_preds.insert(wanted_preds.end(), acc[i].pred_uses.begin(), acc[i].pred_uses.end());
     }
+    // Shared loads are short-latency: ptxas issues them at most
+    // kSharedLoadsAhead ahead of the instruction that consumes an earlier
+    // one, interleaving them with their consumers (global loads, whose
+    // latency is long, all go first).
     std::vector<uint32_t> order;
+    std::vector<int32_t> order_dep;               // per order entry: the latest shared load it reads (-1: none)
+    std::unordered_map<uint32_t, int32_t> loaded;  // register -> shared load that wrote it last
+    int32_t shared_loads = 0;
     for (size_t k = 0; k < region.size(); ++k) {
       const uint32_t i = region[k];
       const uint32_t pc = f.entry_pc + acc[i].origin;
       const Motion motion = motion_of(m_.code[pc]);
       const bool load = is_load(i);
+      const bool shared = load && m_.code[pc].space == StateSpace::Shared;
+      int32_t dep = -1;
+      for (uint32_t u : acc[i].uses) {
+        auto it = loaded.find(u);
+        if (it != loaded.end()) dep = std::max(dep, it->second);
+      }
+      const int32_t seq = shared ? shared_loads++ : -1;
+      for (uint32_t d : acc[i].defs) {
+        if (shared) loaded[d] = seq; else loaded.erase(d);
+      }
       size_t pos = order.size();
       const size_t earliest = pos > kSchedulingWindow ? pos - kSchedulingWindow : 0;
       while (moves[k] && pos > earliest) {
@@ -589,13 +609,59 @@ class Estimator {
         if ((load && is_load(j)) || !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + acc[j].origin]) ||
             intersects(p.defs, a.uses) || intersects(p.defs, a.defs) || intersects(p.uses, a.defs) ||
             intersects(p.pred_defs, a.pred_uses) || intersects(p.pred_defs, a.pred_defs) ||
-            intersects(p.pred_uses, a.pred_defs))
+            intersects(p.pred_uses, a.pred_defs) || (shared && order_dep[pos - 1] >= 0 && seq - order_dep[pos - 1] >= int32_t(kSharedLoadsAhead)))
           break;
         --pos;
       }
       order.insert(order.begin() + std::ptrdiff_t(pos), i);
+      order_dep.insert(order_dep.begin() + std::ptrdiff_t(pos), dep);
     }
     return order;
+  }
+
+  /// Register-only arithmetic before a barrier that a global load follows
+  /// in the region moves below the barrier (what it computes is needed only
+  /// later), so that the load issues right after the barrier: ptxas does
+  /// this in unrolled loops that stage tiles through shared memory, and it
+  /// keeps every shared-memory value of one copy live across the barrier.
+  std::vector<uint32_t> sink_below_barriers(const Function& f, const std::vector<uint32_t>& region,
+                                            const std::vector<RegAccess>& acc) const {
+    auto code = [&](uint32_t i) -> const Instruction& { return m_.code[f.entry_pc + acc[i].origin]; };
+    std::vector<uint32_t> out(region);
+    size_t from = 0;  // after the previous barrier
+    for (size_t b = 0; b < out.size(); ++b) {
+      if (code(out[b]).op != Opcode::Bar) continue;
+      bool load_follows = false;
+      for (size_t k = b + 1; k < out.size() && code(out[k]).op != Opcode::Bar && !load_follows; ++k)
+        load_follows = code(out[k]).op == Opcode::Ld && code(out[k]).space == StateSpace::Global;
+      if (load_follows) {
+        // Backwards: an instruction sinks unless something staying above reads what it writes.
+        std::vector<uint32_t> needed, needed_preds, stay, sink;
+        for (size_t k = b; k-- > from;) {
+          const uint32_t i = out[k];
+          const Instruction& in = code(i);
+          const bool register_only = motion_of(in) == Motion::Free && in.op != Opcode::Ld && in.op != Opcode::Shfl &&
+                                     in.op != Opcode::Vote && in.op != Opcode::Match && in.op != Opcode::Activemask;
+          if (register_only && !intersects(acc[i].defs, needed) && !intersects(acc[i].pred_defs, needed_preds)) {
+            sink.push_back(i);
+            continue;
+          }
+          stay.push_back(i);
+          needed.insert(needed.end(), acc[i].uses.begin(), acc[i].uses.end());
+          needed_preds.insert(needed_preds.end(), acc[i].pred_uses.begin(), acc[i].pred_uses.end());
+        }
+        std::vector<uint32_t> seq(out.begin(), out.begin() + std::ptrdiff_t(from));
+        seq.insert(seq.end(), stay.rbegin(), stay.rend());
+        seq.push_back(out[b]);
+        seq.insert(seq.end(), sink.rbegin(), sink.rend());
+        const size_t bar_at = seq.size() - sink.size() - 1;
+        seq.insert(seq.end(), out.begin() + std::ptrdiff_t(b) + 1, out.end());
+        out.swap(seq);
+        b = bar_at;
+      }
+      from = b + 1;
+    }
+    return out;
   }
 
   const Module& m_;

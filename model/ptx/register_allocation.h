@@ -51,6 +51,11 @@ constexpr uint32_t kUnrollFactor = 4;
 /// (matmul_tile16), the smallest counted loop it leaves 64 (accumulators24).
 constexpr uint32_t kUnrollMaxCost = 62;
 
+/// Shared-memory loads ptxas issues ahead of the first use of an earlier
+/// one: at the first multiply-add of sgemm_tiled's tile loop, 16 loaded
+/// values are outstanding (in the SASS of ptxas -arch=sm_75).
+constexpr uint32_t kSharedLoadsAhead = 16;
+
 /// Estimates every function of `m` (index as Module::functions): the peak
 /// number of simultaneously live general registers over the function's
 /// control-flow graph (a value of a 64-bit type takes two 32-bit registers,
@@ -68,8 +73,11 @@ constexpr uint32_t kUnrollMaxCost = 62;
 ///  - loads, and the arithmetic computing load and store addresses, are
 ///    scheduled as early as their dependencies allow (a load stays below
 ///    barriers, and below stores that may alias it; ld.global.nc only below
-///    barriers and fences), which keeps their results live longer, but only
+///    barriers and fences; a shared load at most kSharedLoadsAhead shared
+///    loads ahead of a use), which keeps their results live longer, but only
 ///    up to kSchedulingBudget;
+///  - arithmetic before a barrier that a global load follows sinks below the
+///    barrier, so the load issues early (tiles staged through shared memory);
 ///  - division, remainder, square root and reciprocal that ptxas expands
 ///    into sequences or a slow-path subroutine need scratch registers;
 ///  - a call needs what is live across it plus the callee's peak.
