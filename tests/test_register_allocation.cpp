@@ -86,7 +86,6 @@ struct KnownMiss {
   const char* why;
 };
 const KnownMiss kKnownMisses[] = {
-    {"black_scholes", 6, "ptxas interleaves the two exp/log expansions less than the early-load schedule assumes"},
     {"pointer_chase", 9, "ptxas keeps more of the unrolled 64-bit pointer chain in registers than liveness needs"},
     {"transpose_tile", 6, "ptxas hoists the predicated global loads of all four if-converted blocks with their addresses"},
     {"gather64", 5, "64-bit index arithmetic: ptxas keeps both 64-bit indices and addresses live at once"},

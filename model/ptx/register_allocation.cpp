@@ -561,17 +561,25 @@ class Estimator {
     // addresses (found backwards from the loads' operands).
     std::vector<uint8_t> moves(region.size(), 0);
     std::vector<uint32_t> wanted, wanted_preds;  // registers and predicates the moved instructions read
+    std::vector<uint32_t> store_wanted;          // registers store addresses are computed from
     for (size_t k = region.size(); k-- > 0;) {
       const uint32_t i = region[k];
       const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
-      // Store and atomic addresses are computed early as well.
+      // Store and atomic addresses are computed early as well, but not far
+      // (marked 2): their arithmetic has a short latency to hide.
       const Operand* addr = in.op == Opcode::St ? &in.dst
                             : (in.op == Opcode::Atom || in.op == Opcode::Red) ? &in.src[0]
                                                                               : nullptr;
-      if (addr && addr->kind == OperandKind::Address && addr->reg != kNoReg) wanted.push_back(addr->reg);
+      if (addr && addr->kind == OperandKind::Address && addr->reg != kNoReg) store_wanted.push_back(addr->reg);
       const bool load = is_load(i);
-      const bool feeds = !load && motion_of(in) == Motion::Free &&
-                         (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds));
+      const bool free = !load && motion_of(in) == Motion::Free;
+      const bool feeds = free && (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds));
+      const bool feeds_store = free && !feeds && intersects(acc[i].defs, store_wanted);
+      if (feeds_store) {
+        moves[k] = 2;
+        store_wanted.insert(store_wanted.end(), acc[i].uses.begin(), acc[i].uses.end());
+        continue;
+      }
       if (!load && !feeds) continue;
       moves[k] = 1;
       wanted.insert(wanted.end(), acc[i].uses.begin(), acc[i].uses.end());
@@ -601,7 +609,8 @@ class Estimator {
         if (shared) loaded[d] = seq; else loaded.erase(d);
       }
       size_t pos = order.size();
-      const size_t earliest = pos > kSchedulingWindow ? pos - kSchedulingWindow : 0;
+      const size_t window = moves[k] == 2 ? kStoreAddressWindow : kSchedulingWindow;
+      const size_t earliest = pos > window ? pos - window : 0;
       while (moves[k] && pos > earliest) {
         const uint32_t j = order[pos - 1];
         const RegAccess& a = acc[i];
