@@ -48,7 +48,9 @@ constexpr uint32_t kIfConversionInstructions = 12;
 
 /// ptxas unrolls small counted innermost loops this many times and schedules
 /// the copies together (their loads first), which is what makes loops over
-/// arrays take far more registers than one iteration needs.
+/// arrays take far more registers than one iteration needs (matmul_naive's
+/// SASS: 32 loads, then 16 multiply-adds, per trip of nvcc's loop already
+/// unrolled 4 times; 52 registers, 26 with `.pragma "nounroll"`).
 constexpr uint32_t kUnrollFactor = 4;
 
 /// The largest loop body (machine instructions as machine_instructions()
