@@ -67,6 +67,12 @@ const PtxasCount kFixtureCounts[] = {
     {"reduce.ptx", "reduce_unrolled8", 16},
     {"reduce.ptx", "reduce_shuffle", 12},
     {"reduce.ptx", "reduce_shared", 10},
+    {"loops.ptx", "dot_counted", 42},
+    {"loops.ptx", "dot_rolled", 11},
+    {"loops.ptx", "dot_grid_stride", 14},
+    {"loops.ptx", "find_first", 8},
+    {"loops.ptx", "long_body", 31},
+    {"loops.ptx", "tile_rolled", 38},
 };
 
 // Every kernel of every workloads/*/*.ptx, obtained the same way
