@@ -103,9 +103,6 @@ const KnownMiss kKnownMisses[] = {
     {"gather64", 5,
      "ptxas keeps the 64-bit offset i*8 for the final store and gives each 64-bit value its own pair up to R13 "
      "where ~6 registers' values are live at once"},
-    {"btree_find", 24,
-     "ptxas unrolls the 4-key search loop 4 times and loads all 16 keys first, as the estimate does, but gives "
-     "each key an odd register and leaves the even ones unused, twice what the values need"},
 };
 const KnownMiss* known_miss(const std::string& kernel) {
   for (const KnownMiss& k : kKnownMisses)

@@ -558,10 +558,16 @@ class Estimator {
       return mo == Motion::Load || mo == Motion::ReadOnly;
     };
     // What moves: the loads, and the arithmetic that computes their
-    // addresses (found backwards from the loads' operands).
+    // addresses (found backwards from the loads' operands), except
+    // arithmetic that reads a value loaded in the region: it waits for that
+    // load anyway, and ptxas issues the other loads first (btree_find: all
+    // 16 keys of its unrolled search loop before the first comparison).
     std::vector<uint8_t> moves(region.size(), 0);
     std::vector<uint32_t> wanted, wanted_preds;  // registers and predicates the moved instructions read
     std::vector<uint32_t> store_wanted;          // registers store addresses are computed from
+    std::vector<uint32_t> loaded_regs;  // registers the region's loads write
+    for (uint32_t i : region)
+      if (is_load(i)) loaded_regs.insert(loaded_regs.end(), acc[i].defs.begin(), acc[i].defs.end());
     for (size_t k = region.size(); k-- > 0;) {
       const uint32_t i = region[k];
       const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
@@ -573,7 +579,8 @@ class Estimator {
       if (addr && addr->kind == OperandKind::Address && addr->reg != kNoReg) store_wanted.push_back(addr->reg);
       const bool load = is_load(i);
       const bool free = !load && motion_of(in) == Motion::Free;
-      const bool feeds = free && (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds));
+      const bool feeds = free && (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds)) &&
+                         !intersects(acc[i].uses, loaded_regs);
       const bool feeds_store = free && !feeds && intersects(acc[i].defs, store_wanted);
       if (feeds_store) {
         moves[k] = 2;
@@ -615,7 +622,11 @@ class Estimator {
         const uint32_t j = order[pos - 1];
         const RegAccess& a = acc[i];
         const RegAccess& p = acc[j];
-        if ((load && is_load(j)) || !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + acc[j].origin]) ||
+        // Loads keep their order, but read-only ones (ld.global.nc) pass
+        // one another: nothing can order them.
+        const bool both_read_only = m_.code[pc].noncoherent && m_.code[f.entry_pc + acc[j].origin].noncoherent;
+        if ((load && is_load(j) && !both_read_only) ||
+            !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + acc[j].origin]) ||
             intersects(p.defs, a.uses) || intersects(p.defs, a.defs) || intersects(p.uses, a.defs) ||
             intersects(p.pred_defs, a.pred_uses) || intersects(p.pred_defs, a.pred_defs) ||
             intersects(p.pred_uses, a.pred_defs) || (shared && order_dep[pos - 1] >= 0 && seq - order_dep[pos - 1] >= int32_t(kSharedLoadsAhead)))

@@ -80,10 +80,11 @@ constexpr uint32_t kSharedLoadsAhead = 16;
 ///    copies scheduled as one region;
 ///  - loads, and the arithmetic computing load and store addresses, are
 ///    scheduled as early as their dependencies allow (a load stays below
-///    barriers, and below stores that may alias it; ld.global.nc only below
-///    barriers and fences; a shared load at most kSharedLoadsAhead shared
-///    loads ahead of a use), which keeps their results live longer, but only
-///    up to kSchedulingBudget;
+///    barriers, below stores that may alias it and below other loads;
+///    ld.global.nc only below barriers and fences; a shared load at most
+///    kSharedLoadsAhead shared loads ahead of a use; arithmetic reading a
+///    loaded value stays below the loads), which keeps their results live
+///    longer, but only up to kSchedulingBudget;
 ///  - arithmetic before a barrier that a global load follows sinks below the
 ///    barrier, so the load issues early (tiles staged through shared memory);
 ///  - division, remainder, square root and reciprocal that ptxas expands
