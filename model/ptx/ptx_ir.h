@@ -231,6 +231,9 @@ struct Function {
   uint32_t minnctapersm = 0;
   uint32_t maxnreg = 0;
   std::vector<std::string> pragmas;  ///< .pragma strings in the body, e.g. "nounroll"
+  /// PCs of the instructions that follow a `.pragma "nounroll"` (the loop
+  /// headers nvcc marks; the register estimate does not unroll those loops).
+  std::vector<uint32_t> nounroll_pcs;
   SourceLoc loc;
 };
 

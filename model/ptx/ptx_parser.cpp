@@ -319,7 +319,7 @@ struct Decl {
   uint32_t alignment() const { return align ? align : elem_bytes(); }
 };
 
-enum class ItemKind : uint8_t { Open, Close, Decl, Label, Instr };
+enum class ItemKind : uint8_t { Open, Close, Decl, Label, Instr, NoUnroll };
 
 struct Item {
   ItemKind kind = ItemKind::Instr;
@@ -986,6 +986,7 @@ class Parser {
         while (peek().kind == TokKind::String) {
           sv s = next().text;
           f.pragmas.emplace_back(s.substr(1, s.size() >= 2 ? s.size() - 2 : 0));
+          if (f.pragmas.back() == "nounroll") f.items.push_back(Item{ItemKind::NoUnroll, 0, 0, 0});
           accept(',');
         }
         expect(';', "after .pragma");
@@ -1272,6 +1273,9 @@ class Parser {
             error(t, "duplicate label '" + std::string(t.text) + "'");
           break;
         }
+        case ItemKind::NoUnroll:
+          fn.nounroll_pcs.push_back(uint32_t(mod_.code.size()));
+          break;
         case ItemKind::Instr:
           try {
             decode_instruction(it);

@@ -1,6 +1,8 @@
 #include "model/ptx/register_allocation.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <cstdio>
 
 #include "model/ptx/cfg.h"
 
@@ -11,6 +13,8 @@ namespace {
 class SlotSet {
  public:
   explicit SlotSet(uint32_t slots = 0) : words_((slots + 63) / 64, 0) {}
+  /// Makes room for `slots` slots (never shrinks).
+  void grow(uint32_t slots) { words_.resize(std::max(words_.size(), size_t(slots + 63) / 64), 0); }
   void insert(uint32_t s) { words_[s / 64] |= uint64_t(1) << (s % 64); }
   void erase(uint32_t s) { words_[s / 64] &= ~(uint64_t(1) << (s % 64)); }
   bool contains(uint32_t s) const { return (words_[s / 64] >> (s % 64)) & 1; }
@@ -37,6 +41,9 @@ class SlotSet {
 /// The general registers an instruction reads and writes. A guarded write
 /// may leave the old value, so it also counts as a read.
 struct RegAccess {
+  /// The instruction (index from the function's entry PC); a copy made by
+  /// unrolling keeps its original's.
+  uint32_t origin = 0;
   std::vector<uint32_t> uses, defs;
   /// Folded values (see folds_into_operand) this instruction needs in a
   /// register all the same: memory instructions take no constant operands.
@@ -78,6 +85,22 @@ RegAccess access_of(const Instruction& in) {
     a.pred_uses.push_back(in.guard);
   }
   return a;
+}
+
+/// Machine instructions ptxas turns a PTX instruction into, roughly: 64-bit
+/// integer arithmetic takes two (carry chains, or a wide multiply-add),
+/// expansions of division and the like a sequence; the size limit of
+/// unrolling counts these.
+uint32_t machine_instructions(const Instruction& in) {
+  switch (in.op) {
+    case Opcode::Div: case Opcode::Rem: case Opcode::Sqrt: case Opcode::Rcp:
+      return in.approx ? 2 : 20;
+    case Opcode::Ld: case Opcode::St: case Opcode::Atom: case Opcode::Red: case Opcode::Mov: case Opcode::Bra:
+    case Opcode::Setp: case Opcode::Cvta:
+      return 1;
+    default:
+      return type_bytes(in.type) == 8 && !type_is_float(in.type) ? 2 : 1;
+  }
 }
 
 /// Registers ptxas needs beside the operands while an instruction runs that
@@ -206,11 +229,13 @@ class Estimator {
     if (f.end_pc <= f.entry_pc) return 0;
     const uint32_t n = f.end_pc - f.entry_pc;
     const auto slots = uint32_t(f.reg_units.size());
-    auto units = [&](uint32_t s) -> uint32_t { return s < slots ? f.reg_units[s] : 1; };
+    // Slots past `slots` are an unrolled copy's renamed registers (see unroll()).
+    auto units = [&](uint32_t s) -> uint32_t { return slots ? f.reg_units[s % slots] : 1; };
 
     std::vector<RegAccess> acc(n);
     for (uint32_t i = 0; i < n; ++i) {
       acc[i] = access_of(m_.code[f.entry_pc + i]);
+      acc[i].origin = i;
       for (auto* v : {&acc[i].uses, &acc[i].defs})
         v->erase(std::remove_if(v->begin(), v->end(), [&](uint32_t s) { return s >= slots || units(s) == 0; }),
                  v->end());
@@ -300,9 +325,11 @@ class Estimator {
         last += 2;
         for (uint32_t pc = g.blocks[last].begin; pc < g.blocks[last].end; ++pc) region.push_back(pc - f.entry_pc);
       }
+      if (unrollable(f, region, acc)) region = unroll(f, region, acc);
       in_order_peak = std::max(in_order_peak, region_peak(f, region, acc, live_out[last], units));
       scheduled_peak =
           std::max(scheduled_peak, region_peak(f, schedule(f, region, acc), acc, live_out[last], units));
+      acc.resize(n);  // drop the unrolled copies
       b = last + 1;
     }
     // ptxas schedules for latency only while that costs no occupancy.
@@ -369,6 +396,100 @@ class Estimator {
     }
   }
 
+  /// ptxas unrolls an innermost loop kUnrollFactor times when it can count
+  /// its trips before entering it and its body is small: here, a scheduling
+  /// region that is the whole loop (one block, or one after if-conversion,
+  /// ending in the conditional branch back to its first instruction), not
+  /// marked `.pragma "nounroll"` (nvcc marks the remainder loops of its own
+  /// unrolling so), of at most kUnrollMaxCost machine instructions, whose
+  /// branch tests an induction variable (a register the loop changes only by
+  /// adding a constant to it) against a constant or a loop-invariant value.
+  /// Loops with an exit in the middle, a variable step (grid-stride loops)
+  /// or a bound derived from the counter in the loop are left alone.
+  bool unrollable(const Function& f, const std::vector<uint32_t>& region, const std::vector<RegAccess>& acc) const {
+    const Instruction& br = m_.code[f.entry_pc + acc[region.back()].origin];
+    if (br.op != Opcode::Bra || br.guard == kNoReg || br.target != f.entry_pc + acc[region.front()].origin) return false;
+    if (std::find(f.nounroll_pcs.begin(), f.nounroll_pcs.end(), br.target) != f.nounroll_pcs.end()) return false;
+    uint32_t cost = 0;
+    std::vector<uint32_t> writes;  // registers written, with repeats
+    const Instruction* test = nullptr;
+    for (uint32_t i : region) {
+      const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
+      if (in.op == Opcode::Call || in.op == Opcode::Ret || in.op == Opcode::Exit) return false;
+      cost += machine_instructions(in);
+      writes.insert(writes.end(), acc[i].defs.begin(), acc[i].defs.end());
+      if (std::find(acc[i].pred_defs.begin(), acc[i].pred_defs.end(), br.guard) != acc[i].pred_defs.end()) test = &in;
+    }
+    if (cost > kUnrollMaxCost || !test || test->op != Opcode::Setp || test->guard != kNoReg) return false;
+    auto written = [&](uint32_t r) { return uint32_t(std::count(writes.begin(), writes.end(), r)); };
+    auto invariant = [&](const Operand& o) {
+      return o.kind == OperandKind::Imm || (o.kind == OperandKind::Reg && written(o.reg) == 0);
+    };
+    auto induction = [&](const Operand& o) {
+      if (o.kind != OperandKind::Reg || written(o.reg) != 1) return false;
+      for (uint32_t i : region) {
+        const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
+        if (in.dst.kind != OperandKind::Reg || in.dst.reg != o.reg) continue;
+        if (in.guard != kNoReg || (in.op != Opcode::Add && in.op != Opcode::Sub)) return false;
+        const Operand &a = in.src[0], &b = in.src[1];
+        const bool self_a = a.kind == OperandKind::Reg && a.reg == o.reg;
+        const bool self_b = b.kind == OperandKind::Reg && b.reg == o.reg;
+        return (self_a && b.kind == OperandKind::Imm) || (in.op == Opcode::Add && self_b && a.kind == OperandKind::Imm);
+      }
+      return false;
+    };
+    return (induction(test->src[0]) && invariant(test->src[1])) || (induction(test->src[1]) && invariant(test->src[0]));
+  }
+
+  /// The loop `region` unrolled kUnrollFactor times as ptxas's main loop:
+  /// the copies in sequence without the intermediate branches (the trip
+  /// count is known, the remainder runs elsewhere), each copy's registers
+  /// and predicates renamed so that copies depend on one another only
+  /// through the values one iteration passes to the next. The last copy
+  /// keeps the original names, which are what is live around the loop.
+  /// Appends the copies' accesses to `acc`; returns their indices.
+  std::vector<uint32_t> unroll(const Function& f, const std::vector<uint32_t>& region,
+                               std::vector<RegAccess>& acc) const {
+    const auto slots = uint32_t(f.reg_units.size());
+    const uint32_t preds = std::max(f.num_preds, 1u);
+    std::vector<uint8_t> in_loop(slots, 0), pred_in_loop(preds, 0);
+    for (uint32_t i : region) {
+      for (uint32_t d : acc[i].defs) in_loop[d] = 1;
+      for (uint32_t d : acc[i].pred_defs)
+        if (d < preds) pred_in_loop[d] = 1;
+    }
+    std::vector<uint32_t> out;
+    for (uint32_t c = 0; c < kUnrollFactor; ++c) {
+      const bool last = c + 1 == kUnrollFactor;
+      // Version of a value: c for this copy's, c - 1 for the previous copy's
+      // (the original name before the first copy and in the last).
+      auto name = [&](uint32_t s, uint32_t n, uint32_t v) { return v + 1 >= kUnrollFactor ? s : s + n * (v + 1); };
+      std::vector<uint8_t> here(slots, 0), pred_here(preds, 0);
+      auto use = [&](uint32_t s, uint32_t n, const std::vector<uint8_t>& loop, const std::vector<uint8_t>& h) {
+        if (s >= loop.size() || !loop[s]) return s;               // loop-invariant
+        if (h[s]) return name(s, n, c);                            // defined earlier in this copy
+        return c == 0 ? s : name(s, n, c - 1);                     // from the previous iteration
+      };
+      for (size_t k = 0; k < region.size(); ++k) {
+        if (!last && k + 1 == region.size()) break;  // the intermediate back branches go
+        RegAccess a = acc[region[k]];
+        for (uint32_t& u : a.uses) u = use(u, slots, in_loop, here);
+        for (uint32_t& u : a.pred_uses) u = use(u, preds, pred_in_loop, pred_here);
+        for (uint32_t& d : a.defs) {
+          here[d] = 1;
+          d = name(d, slots, c);
+        }
+        for (uint32_t& d : a.pred_defs) {
+          if (d < preds) pred_here[d] = 1;
+          d = name(d, preds, c);
+        }
+        out.push_back(uint32_t(acc.size()));
+        acc.push_back(std::move(a));
+      }
+    }
+    return out;
+  }
+
   /// `@p bra L` ending block b jumps over block b + 1 alone, which is short,
   /// falls through to L and holds nothing that cannot be predicated.
   bool if_convertible(const ControlFlowGraph& g, uint32_t b) const {
@@ -390,13 +511,14 @@ class Estimator {
   uint32_t region_peak(const Function& f, const std::vector<uint32_t>& order, const std::vector<RegAccess>& acc,
                        const SlotSet& live_after, Units units) {
     SlotSet live = live_after;
+    live.grow(uint32_t(f.reg_units.size()) * kUnrollFactor);
     uint32_t live_units = 0;
     live.for_each([&](uint32_t s) { live_units += units(s); });
     uint32_t peak = live_units;
     for (size_t k = order.size(); k-- > 0;) {
       const uint32_t i = order[k];
-      const Instruction& in = m_.code[f.entry_pc + i];
       const RegAccess& a = acc[i];
+      const Instruction& in = m_.code[f.entry_pc + a.origin];
       // A result needs a register even when nothing reads it.
       uint32_t after = live_units;
       for (uint32_t s : a.defs)
@@ -428,54 +550,138 @@ class Estimator {
   /// instruction as early as its register, predicate and memory
   /// dependencies allow (loads early to hide their latency, independent
   /// arithmetic early for parallelism). Their results stay live meanwhile.
-  std::vector<uint32_t> schedule(const Function& f, const std::vector<uint32_t>& region,
+  std::vector<uint32_t> schedule(const Function& f, const std::vector<uint32_t>& in_region,
                                  const std::vector<RegAccess>& acc) const {
+    const std::vector<uint32_t> region = sink_below_barriers(f, in_region, acc);
     auto is_load = [&](uint32_t i) {
-      const Motion mo = motion_of(m_.code[f.entry_pc + i]);
+      const Motion mo = motion_of(m_.code[f.entry_pc + acc[i].origin]);
       return mo == Motion::Load || mo == Motion::ReadOnly;
     };
     // What moves: the loads, and the arithmetic that computes their
-    // addresses (found backwards from the loads' operands).
+    // addresses (found backwards from the loads' operands), except
+    // arithmetic that reads a value loaded in the region: it waits for that
+    // load anyway, and ptxas issues the other loads first (btree_find: all
+    // 16 keys of its unrolled search loop before the first comparison).
     std::vector<uint8_t> moves(region.size(), 0);
     std::vector<uint32_t> wanted, wanted_preds;  // registers and predicates the moved instructions read
+    std::vector<uint32_t> store_wanted;          // registers store addresses are computed from
+    std::vector<uint32_t> loaded_regs;  // registers the region's loads write
+    for (uint32_t i : region)
+      if (is_load(i)) loaded_regs.insert(loaded_regs.end(), acc[i].defs.begin(), acc[i].defs.end());
     for (size_t k = region.size(); k-- > 0;) {
       const uint32_t i = region[k];
-      const Instruction& in = m_.code[f.entry_pc + i];
-      // Store and atomic addresses are computed early as well.
+      const Instruction& in = m_.code[f.entry_pc + acc[i].origin];
+      // Store and atomic addresses are computed early as well, but not far
+      // (marked 2): their arithmetic has a short latency to hide.
       const Operand* addr = in.op == Opcode::St ? &in.dst
                             : (in.op == Opcode::Atom || in.op == Opcode::Red) ? &in.src[0]
                                                                               : nullptr;
-      if (addr && addr->kind == OperandKind::Address && addr->reg != kNoReg) wanted.push_back(addr->reg);
+      if (addr && addr->kind == OperandKind::Address && addr->reg != kNoReg) store_wanted.push_back(addr->reg);
       const bool load = is_load(i);
-      const bool feeds = !load && motion_of(in) == Motion::Free &&
-                         (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds));
+      const bool free = !load && motion_of(in) == Motion::Free;
+      const bool feeds = free && (intersects(acc[i].defs, wanted) || intersects(acc[i].pred_defs, wanted_preds)) &&
+                         !intersects(acc[i].uses, loaded_regs);
+      const bool feeds_store = free && !feeds && intersects(acc[i].defs, store_wanted);
+      if (feeds_store) {
+        moves[k] = 2;
+        store_wanted.insert(store_wanted.end(), acc[i].uses.begin(), acc[i].uses.end());
+        continue;
+      }
       if (!load && !feeds) continue;
       moves[k] = 1;
       wanted.insert(wanted.end(), acc[i].uses.begin(), acc[i].uses.end());
       wanted_preds.insert(wanted_preds.end(), acc[i].pred_uses.begin(), acc[i].pred_uses.end());
     }
+    // Shared loads are short-latency: ptxas issues them at most
+    // kSharedLoadsAhead ahead of the instruction that consumes an earlier
+    // one, interleaving them with their consumers (global loads, whose
+    // latency is long, all go first).
     std::vector<uint32_t> order;
+    std::vector<int32_t> order_dep;               // per order entry: the latest shared load it reads (-1: none)
+    std::unordered_map<uint32_t, int32_t> loaded;  // register -> shared load that wrote it last
+    int32_t shared_loads = 0;
     for (size_t k = 0; k < region.size(); ++k) {
       const uint32_t i = region[k];
-      const uint32_t pc = f.entry_pc + i;
+      const uint32_t pc = f.entry_pc + acc[i].origin;
       const Motion motion = motion_of(m_.code[pc]);
       const bool load = is_load(i);
+      const bool shared = load && m_.code[pc].space == StateSpace::Shared;
+      int32_t dep = -1;
+      for (uint32_t u : acc[i].uses) {
+        auto it = loaded.find(u);
+        if (it != loaded.end()) dep = std::max(dep, it->second);
+      }
+      const int32_t seq = shared ? shared_loads++ : -1;
+      for (uint32_t d : acc[i].defs) {
+        if (shared) loaded[d] = seq; else loaded.erase(d);
+      }
       size_t pos = order.size();
-      const size_t earliest = pos > kSchedulingWindow ? pos - kSchedulingWindow : 0;
+      const size_t window = moves[k] == 2 ? kStoreAddressWindow : kSchedulingWindow;
+      const size_t earliest = pos > window ? pos - window : 0;
       while (moves[k] && pos > earliest) {
         const uint32_t j = order[pos - 1];
         const RegAccess& a = acc[i];
         const RegAccess& p = acc[j];
-        if ((load && is_load(j)) || !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + j]) ||
+        // Loads keep their order, but read-only ones (ld.global.nc) pass
+        // one another: nothing can order them.
+        const bool both_read_only = m_.code[pc].noncoherent && m_.code[f.entry_pc + acc[j].origin].noncoherent;
+        if ((load && is_load(j) && !both_read_only) ||
+            !may_pass(motion, m_.code[pc].space, m_.code[f.entry_pc + acc[j].origin]) ||
             intersects(p.defs, a.uses) || intersects(p.defs, a.defs) || intersects(p.uses, a.defs) ||
             intersects(p.pred_defs, a.pred_uses) || intersects(p.pred_defs, a.pred_defs) ||
-            intersects(p.pred_uses, a.pred_defs))
+            intersects(p.pred_uses, a.pred_defs) || (shared && order_dep[pos - 1] >= 0 && seq - order_dep[pos - 1] >= int32_t(kSharedLoadsAhead)))
           break;
         --pos;
       }
       order.insert(order.begin() + std::ptrdiff_t(pos), i);
+      order_dep.insert(order_dep.begin() + std::ptrdiff_t(pos), dep);
     }
     return order;
+  }
+
+  /// Register-only arithmetic before a barrier that a global load follows
+  /// in the region moves below the barrier (what it computes is needed only
+  /// later), so that the load issues right after the barrier: ptxas does
+  /// this in unrolled loops that stage tiles through shared memory, and it
+  /// keeps every shared-memory value of one copy live across the barrier.
+  std::vector<uint32_t> sink_below_barriers(const Function& f, const std::vector<uint32_t>& region,
+                                            const std::vector<RegAccess>& acc) const {
+    auto code = [&](uint32_t i) -> const Instruction& { return m_.code[f.entry_pc + acc[i].origin]; };
+    std::vector<uint32_t> out(region);
+    size_t from = 0;  // after the previous barrier
+    for (size_t b = 0; b < out.size(); ++b) {
+      if (code(out[b]).op != Opcode::Bar) continue;
+      bool load_follows = false;
+      for (size_t k = b + 1; k < out.size() && code(out[k]).op != Opcode::Bar && !load_follows; ++k)
+        load_follows = code(out[k]).op == Opcode::Ld && code(out[k]).space == StateSpace::Global;
+      if (load_follows) {
+        // Backwards: an instruction sinks unless something staying above reads what it writes.
+        std::vector<uint32_t> needed, needed_preds, stay, sink;
+        for (size_t k = b; k-- > from;) {
+          const uint32_t i = out[k];
+          const Instruction& in = code(i);
+          const bool register_only = motion_of(in) == Motion::Free && in.op != Opcode::Ld && in.op != Opcode::Shfl &&
+                                     in.op != Opcode::Vote && in.op != Opcode::Match && in.op != Opcode::Activemask;
+          if (register_only && !intersects(acc[i].defs, needed) && !intersects(acc[i].pred_defs, needed_preds)) {
+            sink.push_back(i);
+            continue;
+          }
+          stay.push_back(i);
+          needed.insert(needed.end(), acc[i].uses.begin(), acc[i].uses.end());
+          needed_preds.insert(needed_preds.end(), acc[i].pred_uses.begin(), acc[i].pred_uses.end());
+        }
+        std::vector<uint32_t> seq(out.begin(), out.begin() + std::ptrdiff_t(from));
+        seq.insert(seq.end(), stay.rbegin(), stay.rend());
+        seq.push_back(out[b]);
+        seq.insert(seq.end(), sink.rbegin(), sink.rend());
+        const size_t bar_at = seq.size() - sink.size() - 1;
+        seq.insert(seq.end(), out.begin() + std::ptrdiff_t(b) + 1, out.end());
+        out.swap(seq);
+        b = bar_at;
+      }
+      from = b + 1;
+    }
+    return out;
   }
 
   const Module& m_;

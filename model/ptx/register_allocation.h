@@ -36,9 +36,33 @@ constexpr uint32_t kSchedulingBudget = 64;
 /// scheduler's lookahead; also bounds the work on huge blocks).
 constexpr size_t kSchedulingWindow = 256;
 
+/// Instructions the arithmetic computing a store's (or atomic's) address
+/// moves up at most: ptxas computes it shortly before the store instead of
+/// keeping it live across a long body (black_scholes: 29 registers estimated
+/// with the load window, 25 with this one, ptxas 23).
+constexpr size_t kStoreAddressWindow = 32;
+
 /// Then-blocks of at most this many instructions are if-converted by ptxas
 /// (predicated instead of branched around).
 constexpr uint32_t kIfConversionInstructions = 12;
+
+/// ptxas unrolls small counted innermost loops this many times and schedules
+/// the copies together (their loads first), which is what makes loops over
+/// arrays take far more registers than one iteration needs (matmul_naive's
+/// SASS: 32 loads, then 16 multiply-adds, per trip of nvcc's loop already
+/// unrolled 4 times; 52 registers, 26 with `.pragma "nounroll"`).
+constexpr uint32_t kUnrollFactor = 4;
+
+/// The largest loop body (machine instructions as machine_instructions()
+/// counts them) ptxas unrolls: among the reference kernels of
+/// tests/test_register_allocation.cpp the largest body it unrolls counts 61
+/// (matmul_tile16), the smallest counted loop it leaves 64 (accumulators24).
+constexpr uint32_t kUnrollMaxCost = 62;
+
+/// Shared-memory loads ptxas issues ahead of the first use of an earlier
+/// one: at the first multiply-add of sgemm_tiled's tile loop, 16 loaded
+/// values are outstanding (in the SASS of ptxas -arch=sm_75).
+constexpr uint32_t kSharedLoadsAhead = 16;
 
 /// Estimates every function of `m` (index as Module::functions): the peak
 /// number of simultaneously live general registers over the function's
@@ -52,11 +76,17 @@ constexpr uint32_t kIfConversionInstructions = 12;
 ///  - loop-invariant arithmetic is computed once before its loop;
 ///  - short then-blocks behind a forward branch are if-converted (predicated),
 ///    so scheduling crosses them;
+///  - small counted innermost loops are unrolled kUnrollFactor times, and the
+///    copies scheduled as one region;
 ///  - loads, and the arithmetic computing load and store addresses, are
 ///    scheduled as early as their dependencies allow (a load stays below
-///    barriers, and below stores that may alias it; ld.global.nc only below
-///    barriers and fences), which keeps their results live longer, but only
-///    up to kSchedulingBudget;
+///    barriers, below stores that may alias it and below other loads;
+///    ld.global.nc only below barriers and fences; a shared load at most
+///    kSharedLoadsAhead shared loads ahead of a use; arithmetic reading a
+///    loaded value stays below the loads), which keeps their results live
+///    longer, but only up to kSchedulingBudget;
+///  - arithmetic before a barrier that a global load follows sinks below the
+///    barrier, so the load issues early (tiles staged through shared memory);
 ///  - division, remainder, square root and reciprocal that ptxas expands
 ///    into sequences or a slow-path subroutine need scratch registers;
 ///  - a call needs what is live across it plus the callee's peak.
