@@ -125,7 +125,11 @@ class SocMemory : public sc_core::sc_module {
 class MmioDriver : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<MmioDriver> socket{"socket"};
-  explicit MmioDriver(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+  explicit MmioDriver(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    socket.register_nb_transport_bw(this, &MmioDriver::nb_transport_bw);
+  }
+  /// The phases nb_transport_bw received (non-blocking accesses).
+  std::vector<tlm::tlm_phase> backward_phases;
 
   tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t offset, uint8_t* data, unsigned len,
                                   unsigned streaming_width = 0, uint8_t* byte_enables = nullptr,
@@ -157,6 +161,10 @@ class MmioDriver : public sc_core::sc_module {
   void write64(uint32_t lo_offset, uint64_t value) {
     write(lo_offset, uint32_t(value));
     write(lo_offset + 4, uint32_t(value >> 32));
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase& phase, sc_core::sc_time&) {
+    backward_phases.push_back(phase);
+    return tlm::TLM_ACCEPTED;
   }
   /// The ERROR_MESSAGE window as a string.
   std::string error_message() {
