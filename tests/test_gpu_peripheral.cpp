@@ -736,6 +736,26 @@ TEST(GpuPeripheral, ErrorMemoryResponseInAKernel) {
   expect_error_then_recover(soc, TLMGPU_ERROR_MEMORY);
 }
 
+TEST(GpuPeripheral, ErrorMemoryResponseToAWriteBack) {
+  // Memory without DMI: the store's staged copy reads fine, its write-back is refused.
+  Soc soc(small_gpu(), lt());
+  soc.memory.grant_dmi = false;
+  soc.setup_queue();
+  const uint64_t out = kDataBase + 0x200000;
+  soc.memory.read_only_ranges.push_back({out + 0x100, out + 0x200});
+  soc.memory.put(kParamBase + 0x800, &out, 1);
+  soc.queue(descriptor(soc.put_ptx(kStorePtx, 1), soc.put_name("store_ids", 1), 4, 64, kParamBase + 0x800, 8));
+  soc.doorbell();
+  soc.run_until_idle();
+  // Thread 64 (CTA 1, thread 0) writes the first refused word.
+  EXPECT_EQ(soc.cpu.read64(TLMGPU_REG_ERROR_ADDRESS_LO), out + 0x100);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CTA), 1u);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_THREAD), 0u);
+  EXPECT_NE(soc.cpu.error_message().find("refused a write"), std::string::npos) << soc.cpu.error_message();
+  soc.memory.read_only_ranges.clear();
+  expect_error_then_recover(soc, TLMGPU_ERROR_MEMORY);
+}
+
 TEST(GpuPeripheral, ErrorMemoryResponseForADescriptor) {
   Soc soc(small_gpu(), lt());
   soc.setup_queue();
