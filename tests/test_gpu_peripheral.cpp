@@ -601,6 +601,29 @@ TEST(GpuPeripheral, ErrorBadQueue) {
   soc.doorbell();
   soc.run_until_idle();
   EXPECT_NE(soc.cpu.error_message().find("QUEUE_TAIL"), std::string::npos) << soc.cpu.error_message();
+  // A misaligned ring, a ring that shrank below HEAD.
+  for (int kind = 0; kind < 2; ++kind) {
+    soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+    soc.setup_queue(4);
+    if (kind == 0) {
+      soc.cpu.write64(TLMGPU_REG_QUEUE_BASE_LO, kQueueBase + 4);
+      soc.doorbell();
+    } else {
+      launch_vector_add(soc, 0, 100);  // HEAD = 1
+      soc.cpu.write(TLMGPU_REG_QUEUE_SIZE, 1);
+      soc.cpu.write(TLMGPU_REG_QUEUE_TAIL, 0);
+      soc.doorbell();
+    }
+    soc.run_until_idle();
+    EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CODE), TLMGPU_ERROR_BAD_QUEUE) << kind;
+    EXPECT_NE(soc.cpu.error_message().find(kind == 0 ? "aligned" : "QUEUE_HEAD"), std::string::npos)
+        << soc.cpu.error_message();
+  }
+  soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+  soc.setup_queue(4);
+  soc.cpu.write(TLMGPU_REG_QUEUE_TAIL, 4);
+  soc.doorbell();
+  soc.run_until_idle();
   expect_error_then_recover(soc, TLMGPU_ERROR_BAD_QUEUE);
 }
 
