@@ -11,6 +11,10 @@ namespace tlmgpu::memory {
 
 enum class AccessKind : uint8_t { Load, Store, Atomic, InstructionFetch };
 
+/// Instruction fetches address the decoded program here: instruction i of a
+/// module is at kCodeWindowBase + 8 i (the model has no binary image).
+constexpr uint64_t kCodeWindowBase = 0x0000600000000000ull;
+
 /// One coalesced transaction of a warp memory instruction: a 128-byte line
 /// with the 32-byte sectors it touches.
 struct LineAccess {

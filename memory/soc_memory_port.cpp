@@ -63,9 +63,14 @@ uint64_t SocMemoryPort::transact(Stream& stream, const Request& request) {
   // One transaction over the requested sectors' span.
   const uint32_t first = uint32_t(__builtin_ctz(units));
   const uint32_t last = 31 - uint32_t(__builtin_clz(units));
-  const uint64_t address = from_l2.get_address() + uint64_t(first) * kSectorUnitBytes;
-  const uint32_t bytes = (last - first + 1) * kSectorUnitBytes;
+  uint64_t address = from_l2.get_address() + uint64_t(first) * kSectorUnitBytes;
+  uint32_t bytes = (last - first + 1) * kSectorUnitBytes;
   const bool write = from_l2.is_write();
+  if (address >= kCodeWindowBase && !write) {
+    ++code_reads_;
+    if (code_bytes_ < bytes) return current_cycle(period_) + 2;  // no image: no SoC traffic
+    address = code_address_ + (address - kCodeWindowBase) % (code_bytes_ - bytes + 1);
+  }
 
   tlm::tlm_generic_payload& p = stream.payload;
   p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -127,6 +132,7 @@ void SocMemoryPort::report_stats(stats::StatMap& out) const {
   out["writes"] = double(writes_);
   out["bytes"] = double(bytes_);
   out["error_responses"] = double(errors_);
+  out["code_reads"] = double(code_reads_);
   const uint64_t done = reads_ + writes_;
   out["avg_latency"] = done ? double(latency_sum_) / double(done) : 0.0;
   out["max_latency"] = double(latency_max_);

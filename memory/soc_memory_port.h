@@ -61,6 +61,15 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   void drive_from(CycleCalendar& calendar) {
     calendar.add(waker_, this, [](void* m) { static_cast<SocMemoryPort*>(m)->deliver(); });
   }
+  /// Where the running program lies in SoC memory: instruction-fetch lines
+  /// (memory::kCodeWindowBase + 8 x instruction index) are read from there,
+  /// wrapping within `bytes` (the decoded program has no binary image of its
+  /// own; the PTX image it came from stands in for it). Without one they
+  /// are answered at once, without SoC traffic.
+  void set_code_image(uint64_t address, uint64_t bytes) {
+    code_address_ = address;
+    code_bytes_ = bytes;
+  }
   /// Nothing queued, in flight or waiting to be answered.
   bool idle() const { return outstanding_ == 0; }
 
@@ -110,12 +119,13 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   CycleWaker waker_;
   SocMemoryIf* soc_ = nullptr;
   uint64_t outstanding_ = 0;
+  uint64_t code_address_ = 0, code_bytes_ = 0;
 
   bool failed_ = false;
   uint64_t failed_address_ = 0;
   std::string failed_response_;
 
-  uint64_t reads_ = 0, writes_ = 0, bytes_ = 0, errors_ = 0;
+  uint64_t reads_ = 0, writes_ = 0, bytes_ = 0, errors_ = 0, code_reads_ = 0;
   uint64_t latency_sum_ = 0, latency_max_ = 0;
 };
 

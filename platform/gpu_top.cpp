@@ -101,6 +101,8 @@ void CtaDispatcher::report_stats(stats::StatMap& out) const {
 
 // ------------------------------------------------------------------ GPU top
 
+memory::SocMemoryPort* GpuTop::soc_memory_port() { return memory_->soc_memory_port(); }
+
 void GpuTop::end_of_elaboration() {
   // Every module counts cycles of period_: a clock of another period (a
   // SoC's, say) would make their cycles disagree with SystemC time.

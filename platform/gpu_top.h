@@ -18,6 +18,7 @@
 
 namespace tlmgpu::memory {
 class MemorySystem;
+class SocMemoryPort;
 }
 
 namespace tlmgpu::platform {
@@ -120,6 +121,8 @@ class GpuTop : public sc_core::sc_module {
   sc_core::sc_time period() const { return period_; }
   void enable_vcd(const std::string& path);
   CtaDispatcher& dispatcher() { return *dispatcher_; }
+  /// soc.memory = soc: where L2 misses leave the GPU (the owner connects it); else nullptr.
+  memory::SocMemoryPort* soc_memory_port();
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
   const std::vector<std::unique_ptr<sm::StreamingMultiprocessor>>& sms() const { return sms_; }
   /// The next launch belongs to a new device context: what the previous one

@@ -33,6 +33,11 @@ class SocMemory : public sc_core::sc_module {
   std::vector<std::pair<uint64_t, uint64_t>> error_ranges;  // [start, end) answered with an error
   std::vector<std::pair<uint64_t, uint64_t>> read_only_ranges;  // [start, end): writes answered with an error
   uint64_t dmi_grants = 0, dmi_refusals = 0, debug_accesses = 0, transport_accesses = 0;
+  /// b_transport only: the latency it annotates, and ranges it refuses
+  /// while DMI and debug transport still serve them.
+  sc_core::sc_time latency = sc_core::SC_ZERO_TIME;
+  std::vector<std::pair<uint64_t, uint64_t>> timed_error_ranges;
+  uint64_t timed_reads = 0, timed_writes = 0;
 
   SocMemory(sc_core::sc_module_name name, uint64_t size) : sc_core::sc_module(name), bytes(size, 0) {
     socket.register_b_transport(this, &SocMemory::b_transport);
@@ -63,12 +68,17 @@ class SocMemory : public sc_core::sc_module {
   }
 
  private:
-  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
+  void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
     ++transport_accesses;
-    if (refused(t.get_address(), t.get_data_length(), t.is_write())) {
+    (t.is_write() ? timed_writes : timed_reads) += 1;
+    bool timed_refusal = false;
+    for (const auto& [s, e] : timed_error_ranges)
+      timed_refusal |= t.get_address() < e && s < t.get_address() + t.get_data_length();
+    if (timed_refusal || refused(t.get_address(), t.get_data_length(), t.is_write())) {
       t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
+    delay += latency;
     copy(t);
     t.set_dmi_allowed(grant_dmi);
     t.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -421,6 +421,50 @@ TEST(GpuPeripheral, TimingLaunchOfVectorAdd) {
   EXPECT_EQ(soc.cpu.read(TLMGPU_REG_LAUNCHES_DONE), 2u);
 }
 
+// soc.memory = soc: the GPU's L2 misses are timed by the SoC's memory.
+TEST(GpuPeripheral, SocMemoryTimesTheL2Misses) {
+  GpuConfig config = small_gpu();
+  config.soc_memory = "soc";
+  Soc soc(config, timing());
+  const sc_core::sc_time period(1e6 / config.core_clock_mhz, sc_core::SC_PS);
+  soc.memory.latency = period * 400.0;
+  soc.setup_queue();
+  VectorAdd v(soc, 1000, 0);
+  const uint64_t transport_before = soc.memory.timed_reads;
+  soc.queue(v.descriptor(soc));
+  soc.doorbell();
+  soc.run_until_idle();
+  ASSERT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_IDLE) << soc.cpu.error_message();
+  v.expect_done(soc);
+  // Every line of a and b (2 x 4000 bytes) missed the L2 and was read from the SoC.
+  EXPECT_GE(soc.memory.timed_reads - transport_before, 2u * 4000 / 128);
+  // A dependent miss costs the SoC's 400 cycles at least once.
+  EXPECT_GT(soc.cpu.read64(TLMGPU_REG_CYCLES_LO), 400u);
+}
+
+TEST(GpuPeripheral, SocMemoryRefusingTimedTrafficIsAMemoryError) {
+  GpuConfig config = small_gpu();
+  config.soc_memory = "soc";
+  Soc soc(config, timing());
+  soc.setup_queue();
+  VectorAdd v(soc, 1000, 0);
+  soc.memory.timed_error_ranges.push_back({v.b, v.b + 0x100});
+  soc.queue(v.descriptor(soc));
+  soc.doorbell();
+  soc.run_until_idle();
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_ERROR);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CODE), TLMGPU_ERROR_MEMORY);
+  const uint64_t at = soc.cpu.read64(TLMGPU_REG_ERROR_ADDRESS_LO);
+  EXPECT_GE(at, v.b);
+  EXPECT_LT(at, v.b + 0x100);
+  EXPECT_NE(soc.cpu.error_message().find("L2 traffic"), std::string::npos) << soc.cpu.error_message();
+  // Reset, the range answers again, and the next launch works.
+  soc.memory.timed_error_ranges.clear();
+  soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+  soc.setup_queue();
+  launch_vector_add(soc, 1);
+}
+
 TEST(GpuPeripheral, TimingModeOnTheSocClock) {
   tlmgpu::GpuPeripheralOptions o = timing();
   o.clock = ClockSource::Soc;

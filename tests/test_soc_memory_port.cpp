@@ -141,6 +141,27 @@ TEST(SocMemoryPort, ErrorResponsesAreRecordedWithTheAddress) {
   EXPECT_NE(b.slice0.response_ready[1], 0u);
 }
 
+TEST(SocMemoryPort, InstructionLinesAreReadFromTheCodeImage) {
+  PortBench b;
+  b.port.set_code_image(0x20000, 0x1000);
+  b.slice0.script = {{10, tlmgpu::memory::kCodeWindowBase + 0x180, 0xf, AccessKind::Load},
+                     {11, tlmgpu::memory::kCodeWindowBase + 0x1000 + 0x80, 0xf, AccessKind::Load}};
+  run_cycles(200);
+  ASSERT_EQ(b.soc.seen.size(), 2u);
+  EXPECT_EQ(b.soc.seen[0].address, 0x20000u + 0x180);
+  // Past the image: wraps within it (an offset the whole line fits after).
+  EXPECT_EQ(b.soc.seen[1].address, 0x20000u + (0x1080 % (0x1000 - 128 + 1)));
+  EXPECT_EQ(stat_of(b.port, "code_reads"), 2);
+}
+
+TEST(SocMemoryPort, InstructionLinesWithoutAnImageStayInside) {
+  PortBench b;
+  b.slice0.script = {{10, tlmgpu::memory::kCodeWindowBase, 0xf, AccessKind::Load}};
+  run_cycles(100);
+  EXPECT_TRUE(b.soc.seen.empty());
+  EXPECT_EQ(b.slice0.response_ready[0], 12u);
+}
+
 TEST(SocMemoryPort, L2MissesLeaveWithTheirGlobalAddresses) {
   tlmgpu::platform::GpuConfig c = unit_test_memory_config();
   c.soc_memory = "soc";

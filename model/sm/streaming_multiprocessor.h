@@ -72,7 +72,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// A buffered NOP (SWaS fills and refills instruction queues with them).
   static constexpr uint32_t kNopPc = 0xffffffffu;
   /// Instruction addresses for the L1I: PC * 8 above this base.
-  static constexpr uint64_t kCodeBase = 0x0000600000000000ull;
+  static constexpr uint64_t kCodeBase = memory::kCodeWindowBase;
   /// Entries of a warp's instruction buffer the model provides (sm.ibuffer_depth uses up to this many).
   static constexpr uint32_t kMaxInstructionBuffer = 16;
 

@@ -97,6 +97,7 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
     }
     runner_ = std::make_unique<TimingRunner>(*top_);
     device_->set_timing_backend(runner_.get());
+    if (memory::SocMemoryPort* port = top_->soc_memory_port()) port->connect(this);
   }
 
   SC_HAS_PROCESS(GpuPeripheral);
@@ -442,6 +443,7 @@ bool GpuPeripheral::load_image(const std::string& text, LoadedImage& image, Queu
 
 bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_on_done) {
   global_.clear_error();
+  if (memory::SocMemoryPort* port = top_ ? top_->soc_memory_port() : nullptr) port->clear_failure();
   const uint64_t at = queue_base_ + uint64_t(index) * TLMGPU_DESCRIPTOR_BYTES;
   tlmgpu_launch_descriptor d;
   if (!read_soc(at, &d, sizeof d, error, "launch descriptor")) return false;
@@ -496,6 +498,8 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
     return false;
   }
 
+  if (memory::SocMemoryPort* port = top_ ? top_->soc_memory_port() : nullptr)
+    port->set_code_image(d.ptx_address, text.size());
   const DeviceStats before = device_->stats();
   try {
     device_->launch_with_param_buffer(image.handle, name, {d.grid[0], d.grid[1], d.grid[2]},
@@ -523,6 +527,17 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
     error.message = e.what();
     return false;
   }
+  if (memory::SocMemoryPort* port = top_ ? top_->soc_memory_port() : nullptr; port && port->failed()) {
+    // A timed transaction of the launch was refused: the data the kernel
+    // used came through the functional path, but the SoC says the GPU may
+    // not have it.
+    error.code = TLMGPU_ERROR_MEMORY;
+    error.address = port->failed_address();
+    error.message = "SoC memory answered " + port->failed_response() + " to the GPU's L2 traffic at " +
+                    hex(port->failed_address()) + " (kernel " + name + ")";
+    port->clear_failure();
+    return false;
+  }
   const DeviceStats& after = device_->stats();
   warp_insts_ += after.warp_insts - before.warp_insts;
   uint64_t cycles = after.sim_cycles - before.sim_cycles;
@@ -535,6 +550,16 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
   }
   cycles_ += cycles;
   return true;
+}
+
+// ------------------------------------------------- soc.memory = soc traffic
+
+void GpuPeripheral::soc_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  mem->b_transport(payload, delay);
+}
+
+bool GpuPeripheral::soc_contents(uint64_t address, uint8_t* out, uint32_t bytes) {
+  return global_.read(address, out, bytes);
 }
 
 }  // namespace tlmgpu::platform::soc

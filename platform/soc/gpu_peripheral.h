@@ -17,6 +17,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "memory/soc_memory_port.h"
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_config.h"
 #include "platform/gpu_device.h"
@@ -51,7 +52,7 @@ struct GpuPeripheralOptions {
   uint64_t watchdog_instructions = 20'000'000;
 };
 
-class GpuPeripheral : public sc_core::sc_module {
+class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
  public:
   /// Registers (TLMGPU_REG_*): 4-byte aligned 4-byte accesses at offsets
   /// below TLMGPU_MMIO_BYTES. b_transport and transport_dbg; nb_transport_fw
@@ -103,6 +104,10 @@ class GpuPeripheral : public sc_core::sc_module {
   /// Writes register `offset`; the response (address error: none; command error: read-only).
   tlm::tlm_response_status write_register(uint32_t offset, uint32_t value);
   void soft_reset();
+  // soc.memory = soc (timing mode): the GPU's L2 misses and write-backs as
+  // timed transactions on `mem` (memory::SocMemoryPort).
+  void soc_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
+  bool soc_contents(uint64_t address, uint8_t* out, uint32_t bytes) override;
 
   void queue_thread();
   /// Runs the descriptors from HEAD to TAIL; stops at the first error.
