@@ -15,6 +15,35 @@ constexpr uint64_t kAllocationAlign = 256;
 constexpr uint64_t kGuardBytes = 256;
 }  // namespace
 
+bool GlobalMemoryIf::commit_staged(uint64_t*) {
+  has_staged_ = false;
+  return true;
+}
+
+bool GlobalMemoryIf::read(uint64_t addr, void* dst, uint64_t bytes) {
+  if (bytes == 0) return true;
+  const uint8_t* p = translate(addr, bytes);
+  if (p == nullptr || has_staged_) {
+    discard_staged();
+    return false;
+  }
+  std::memcpy(dst, p, bytes);
+  return true;
+}
+
+bool GlobalMemoryIf::write(uint64_t addr, const void* src, uint64_t bytes) {
+  if (bytes == 0) return true;
+  uint8_t* p = translate(addr, bytes);
+  if (p == nullptr || has_staged_) {
+    discard_staged();
+    return false;
+  }
+  std::memcpy(p, src, bytes);
+  return true;
+}
+
+std::string GlobalMemoryIf::describe(uint64_t) const { return {}; }
+
 void DeviceMemory::CallocFree::operator()(uint8_t* p) const { std::free(p); }
 
 uint64_t DeviceMemory::allocate(uint64_t bytes, const std::string& label) {

@@ -12,13 +12,37 @@ namespace tlmgpu::memory {
 
 /// Functional access to device (global) memory. The executor asks for a host
 /// pointer to a byte range (as TLM DMI would give); nullptr means the range is
-/// not inside one allocation. A SoC build implements this over an initiator
-/// socket; the stand-alone GPU uses DeviceMemory.
+/// not accessible (outside every allocation, or refused by a SoC's memory).
+/// The stand-alone GPU uses DeviceMemory; a SoC build implements this over an
+/// initiator socket (platform/soc/tlm_global_memory.h).
+///
+/// Memory without a direct host pointer (a SoC target that refuses DMI) may
+/// answer translate() with a staged copy: it then sets has_staged(), and the
+/// executor calls commit_staged() after the instruction (or discard_staged()
+/// when the instruction faulted), so the copy's pointer lives for one warp
+/// instruction only.
 class GlobalMemoryIf {
  public:
   virtual ~GlobalMemoryIf() = default;
-  /// Host pointer to [addr, addr+bytes) or nullptr when not wholly inside one allocation.
+  /// Host pointer to [addr, addr+bytes) or nullptr when not accessible as one range.
   virtual uint8_t* translate(uint64_t addr, uint64_t bytes) = 0;
+
+  /// True while translate() has handed out staged copies.
+  const bool& has_staged() const { return has_staged_; }
+  /// Writes back what the instruction changed in staged copies; false, with
+  /// the address, when the memory refused a write.
+  virtual bool commit_staged(uint64_t* failed_address);
+  virtual void discard_staged() { has_staged_ = false; }
+
+  /// Host-side copies (module variables, a driver's data): false when some
+  /// byte of the range is not accessible.
+  virtual bool read(uint64_t addr, void* dst, uint64_t bytes);
+  virtual bool write(uint64_t addr, const void* src, uint64_t bytes);
+  /// What a fault report should add about addr ("" when nothing).
+  virtual std::string describe(uint64_t addr) const;
+
+ protected:
+  bool has_staged_ = false;
 };
 
 /// Generic-address windows: global addresses are identity-mapped; shared,
@@ -51,7 +75,7 @@ class DeviceMemory : public GlobalMemoryIf {
 
   /// Where addr lies relative to the nearest allocation at or below it
   /// ("12 bytes past the end of 'c' (64 bytes at 0x...)"): for fault messages.
-  std::string describe(uint64_t addr) const;
+  std::string describe(uint64_t addr) const override;
   uint64_t bytes_allocated() const { return bytes_allocated_; }
 
  private:

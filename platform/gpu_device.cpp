@@ -27,22 +27,62 @@ uint64_t next_device_id() {
 }
 }  // namespace
 
-GpuDevice::GpuDevice() : id_(next_device_id()) {}
-GpuDevice::GpuDevice(const DeviceOptions& options) : options_(options), id_(next_device_id()) {}
+GpuDevice::GpuDevice() : GpuDevice(DeviceOptions{}) {}
+GpuDevice::GpuDevice(const DeviceOptions& options)
+    : options_(options),
+      id_(next_device_id()),
+      own_memory_(std::make_unique<memory::DeviceMemory>()),
+      global_(own_memory_.get()) {}
+GpuDevice::GpuDevice(const DeviceOptions& options, memory::GlobalMemoryIf& external)
+    : options_(options), id_(next_device_id()), global_(&external) {}
 GpuDevice::~GpuDevice() = default;
 
-uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) { return memory_.allocate(bytes, label); }
-void GpuDevice::free(uint64_t device_address) { memory_.free(device_address); }
+memory::DeviceMemory& GpuDevice::own_memory(const char* what) {
+  if (!own_memory_)
+    throw LaunchError(std::string(what) + ": this device's global memory is external (its owner allocates)");
+  return *own_memory_;
+}
+memory::DeviceMemory& GpuDevice::memory() { return own_memory("memory()"); }
+
+void GpuDevice::set_global_heap(uint64_t base, uint64_t bytes) {
+  if (own_memory_) throw LaunchError("set_global_heap: this device allocates from its own memory");
+  heap_next_ = base;
+  heap_end_ = base + bytes < base ? ~0ull : base + bytes;
+}
+
+uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) {
+  return own_memory("allocate").allocate(bytes, label);
+}
+void GpuDevice::free(uint64_t device_address) { own_memory("free").free(device_address); }
 void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) {
-  memory_.copy_to_device(dst, src, bytes);
+  if (own_memory_) {
+    own_memory_->copy_to_device(dst, src, bytes);
+  } else if (!global_->write(dst, src, bytes)) {
+    throw std::out_of_range("copy to device: " + std::to_string(bytes) + " bytes at " + std::to_string(dst) +
+                            " refused by memory " + global_->describe(dst));
+  }
   note_host_copy(dst, bytes);
 }
 void GpuDevice::note_host_copy(uint64_t dst, uint64_t bytes) {
   if (options_.mode == SimulationMode::Timing && options_.config.l2_fill_on_host_copy && bytes)
     host_copies_.push_back({dst, bytes});
 }
-void GpuDevice::copy_from_device(void* dst, uint64_t src, uint64_t bytes) { memory_.copy_from_device(dst, src, bytes); }
-void GpuDevice::memset(uint64_t dst, uint8_t value, uint64_t bytes) { memory_.memset(dst, value, bytes); }
+void GpuDevice::copy_from_device(void* dst, uint64_t src, uint64_t bytes) {
+  if (own_memory_) {
+    own_memory_->copy_from_device(dst, src, bytes);
+  } else if (!global_->read(src, dst, bytes)) {
+    throw std::out_of_range("copy from device: " + std::to_string(bytes) + " bytes at " + std::to_string(src) +
+                            " refused by memory " + global_->describe(src));
+  }
+}
+void GpuDevice::memset(uint64_t dst, uint8_t value, uint64_t bytes) {
+  if (own_memory_) {
+    own_memory_->memset(dst, value, bytes);
+  } else {
+    const std::vector<uint8_t> fill(bytes, value);
+    copy_to_device(dst, fill.data(), bytes);
+  }
+}
 
 ModuleHandle GpuDevice::load_module_file(const std::string& path) {
   return add_module(ptx::parse_ptx_file(path));
@@ -60,10 +100,24 @@ ModuleHandle GpuDevice::add_module(ptx::Module&& parsed) {
   // Link: place the .global variables in device memory, initialise them, and
   // turn every reference to one into an absolute address.
   if (!mod.globals.empty()) {
-    lm->global_segment = memory_.allocate(std::max<uint32_t>(mod.global_segment_bytes, 1),
-                                          mod.file + " .global variables");
+    const uint64_t bytes = std::max<uint32_t>(mod.global_segment_bytes, 1);
+    if (own_memory_) {
+      lm->global_segment = own_memory_->allocate(bytes, mod.file + " .global variables");
+    } else {
+      // The heap carve-out, handed out upwards in 256-byte aligned pieces.
+      const uint64_t base = (heap_next_ + 255) & ~uint64_t(255);
+      if (heap_end_ <= heap_next_ || base < heap_next_ || base > heap_end_ || heap_end_ - base < bytes)
+        throw LaunchError("module '" + mod.file + "' has " + std::to_string(bytes) +
+                          " bytes of .global variables and the global heap has no room for them (" +
+                          std::to_string(heap_end_ > heap_next_ ? heap_end_ - heap_next_ : 0) + " bytes left)");
+      lm->global_segment = base;
+      heap_next_ = base + bytes;
+      // Variables without an initialiser start as zero, as the loader clears them.
+      const std::vector<uint8_t> zero(bytes, 0);
+      copy_to_device(base, zero.data(), bytes);
+    }
     for (const ptx::ModuleVariable& v : mod.globals) {
-      if (!v.init.empty()) memory_.copy_to_device(lm->global_segment + v.offset, v.init.data(), v.init.size());
+      if (!v.init.empty()) copy_to_device(lm->global_segment + v.offset, v.init.data(), v.init.size());
     }
   }
   auto patch = [&](ptx::Operand& o) {
@@ -113,8 +167,7 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
   LoadedModule& lm = loaded(m);
   if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) {
     check_symbol_range(*v, bytes, offset);
-    memory_.copy_to_device(lm.global_segment + v->offset + offset, src, bytes);
-    note_host_copy(lm.global_segment + v->offset + offset, bytes);
+    copy_to_device(lm.global_segment + v->offset + offset, src, bytes);
   } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
     check_symbol_range(*c, bytes, offset);
     std::memcpy(lm.const_bank.data() + c->offset + offset, src, bytes);
@@ -127,7 +180,7 @@ void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst
   LoadedModule& lm = loaded(m);
   if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) {
     check_symbol_range(*v, bytes, offset);
-    memory_.copy_from_device(dst, lm.global_segment + v->offset + offset, bytes);
+    copy_from_device(dst, lm.global_segment + v->offset + offset, bytes);
   } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
     check_symbol_range(*c, bytes, offset);
     std::memcpy(dst, lm.const_bank.data() + c->offset + offset, bytes);
@@ -194,12 +247,7 @@ void GpuDevice::set_kernel_registers(ModuleHandle m, const std::string& kernel, 
   lm.kernel_registers[kernel] = regs_per_thread;
 }
 
-void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
-                       uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
-  LoadedModule& lm = loaded(m);
-  if (regs_per_thread == 0)
-    if (auto recorded = lm.kernel_registers.find(kernel); recorded != lm.kernel_registers.end())
-      regs_per_thread = recorded->second;
+const ptx::Function& GpuDevice::entry(const LoadedModule& lm, const std::string& kernel) const {
   const ptx::Module& mod = lm.module;
   auto it = mod.function_index.find(kernel);
   if (it == mod.function_index.end() || !mod.functions[it->second].is_entry) {
@@ -208,21 +256,50 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
       if (f.is_entry) names += (names.empty() ? "" : ", ") + f.name;
     throw LaunchError("module '" + mod.file + "' has no kernel '" + kernel + "' (kernels: " + names + ")");
   }
-  const ptx::Function& k = mod.functions[it->second];
+  return mod.functions[it->second];
+}
+
+void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                       uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
+  LoadedModule& lm = loaded(m);
+  if (regs_per_thread == 0)
+    if (auto recorded = lm.kernel_registers.find(kernel); recorded != lm.kernel_registers.end())
+      regs_per_thread = recorded->second;
+  const ptx::Function& k = entry(lm, kernel);
   check_launch_shape(k, grid, block);
+  run_launch(lm, k, grid, block, dynamic_shared_bytes, pack_arguments(k, args), regs_per_thread);
+}
+
+void GpuDevice::launch_with_param_buffer(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                         uint32_t dynamic_shared_bytes, const std::vector<uint8_t>& params) {
+  LoadedModule& lm = loaded(m);
+  uint32_t regs_per_thread = 0;
+  if (auto recorded = lm.kernel_registers.find(kernel); recorded != lm.kernel_registers.end())
+    regs_per_thread = recorded->second;
+  const ptx::Function& k = entry(lm, kernel);
+  check_launch_shape(k, grid, block);
+  if (params.size() != k.param_bytes)
+    throw LaunchError("kernel '" + k.name + "' has " + std::to_string(k.param_bytes) +
+                      " bytes of parameters, the launch gives " + std::to_string(params.size()));
+  run_launch(lm, k, grid, block, dynamic_shared_bytes, params, regs_per_thread);
+}
+
+void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, Dim3 block,
+                           uint32_t dynamic_shared_bytes, const std::vector<uint8_t>& params,
+                           uint32_t regs_per_thread) {
+  const ptx::Module& mod = lm.module;
   const uint64_t shared = uint64_t(mod.static_shared_bytes) + dynamic_shared_bytes;
   if (shared > options_.max_shared_bytes_per_cta) {
-    throw LaunchError("launch of '" + kernel + "': " + std::to_string(shared) + " bytes of shared memory (" +
+    throw LaunchError("launch of '" + k.name + "': " + std::to_string(shared) + " bytes of shared memory (" +
                       std::to_string(mod.static_shared_bytes) + " static + " + std::to_string(dynamic_shared_bytes) +
                       " dynamic) exceed the " + std::to_string(options_.max_shared_bytes_per_cta) + " per CTA");
   }
-  const std::vector<uint8_t> params = pack_arguments(k, args);
 
   exec::KernelContext ctx;
   ctx.module = &mod;
   ctx.kernel = &k;
   ctx.params = params.data();
-  ctx.global = &memory_;
+  ctx.global = global_;
   ctx.const_bank = lm.const_bank.data();
   ctx.const_bytes = uint32_t(lm.const_bank.size());
   ctx.grid = grid;
@@ -240,7 +317,10 @@ void GpuDevice::launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
   } else {
-    const TimingLaunchStats t = run_timing_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread);
+    const TimingLaunchStats t =
+        timing_backend_
+            ? timing_backend_->run_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread)
+            : run_timing_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread);
     host_copies_.clear();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;

@@ -105,15 +105,26 @@ struct ModuleHandle {
   uint32_t index = 0;
 };
 
+class TimingBackend;
+
 class GpuDevice {
  public:
   GpuDevice();
   explicit GpuDevice(const DeviceOptions& options);
+  /// A device whose global memory is `external` (a SoC's memory behind a TLM
+  /// socket): the owner of that memory allocates; allocate()/free() are
+  /// LaunchErrors, and modules' .global variables go into the heap given by
+  /// set_global_heap(). `external` must outlive the device.
+  GpuDevice(const DeviceOptions& options, memory::GlobalMemoryIf& external);
   ~GpuDevice();
   GpuDevice(const GpuDevice&) = delete;
   GpuDevice& operator=(const GpuDevice&) = delete;
 
   // --- memory (cudaMalloc / cudaMemcpy / cudaMemset) ---
+  /// External memory only: where modules loaded from now on place their
+  /// .global variables ([base, base + bytes), handed out upwards). A module
+  /// with variables that do not fit is a LaunchError.
+  void set_global_heap(uint64_t base, uint64_t bytes);
   uint64_t allocate(uint64_t bytes, const std::string& label = {});
   void free(uint64_t device_address);
   void copy_to_device(uint64_t dst, const void* src, uint64_t bytes);
@@ -137,6 +148,8 @@ class GpuDevice {
   /// Parses PTX; throws ptx::PtxError on errors.
   ModuleHandle load_module_file(const std::string& path);
   ModuleHandle load_module(const std::string& ptx_source, const std::string& name);
+  /// Loads a module parsed elsewhere (places its .global variables).
+  ModuleHandle load_parsed_module(ptx::Module&& parsed) { return add_module(std::move(parsed)); }
   const ptx::Module& module(ModuleHandle m) const;
   /// cudaMemcpyToSymbol / FromSymbol for a module's .global or .const variable.
   void write_symbol(ModuleHandle m, const std::string& symbol, const void* src, uint64_t bytes,
@@ -157,22 +170,41 @@ class GpuDevice {
   /// of their own use it instead of the PTX estimate. LaunchError for an
   /// unknown kernel.
   void set_kernel_registers(ModuleHandle m, const std::string& kernel, uint32_t regs_per_thread);
+  /// launch() with the kernel's parameter buffer as it is laid out in
+  /// memory (a launch descriptor's): LaunchError unless its size is the
+  /// kernel's parameter size.
+  void launch_with_param_buffer(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                uint32_t dynamic_shared_bytes, const std::vector<uint8_t>& params);
+  /// Timing-mode launches run on `backend` instead of the process-wide GPU
+  /// (nullptr: that GPU again). The backend must outlive its use.
+  void set_timing_backend(TimingBackend* backend) { timing_backend_ = backend; }
 
   const DeviceStats& stats() const { return stats_; }
   const DeviceOptions& options() const { return options_; }
-  memory::DeviceMemory& memory() { return memory_; }
+  /// The device's own memory; LaunchError for a device on external memory.
+  memory::DeviceMemory& memory();
+  memory::GlobalMemoryIf& global_memory() { return *global_; }
 
  private:
   struct LoadedModule;
   LoadedModule& loaded(ModuleHandle m);
   ModuleHandle add_module(ptx::Module&& parsed);
   std::vector<uint8_t> pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const;
+  /// The launch's kernel, checked to be an .entry of the module.
+  const ptx::Function& entry(const LoadedModule& lm, const std::string& kernel) const;
+  void run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared_bytes,
+                  const std::vector<uint8_t>& params, uint32_t regs_per_thread);
+  /// The owned memory, or a LaunchError naming `what` for a device on external memory.
+  memory::DeviceMemory& own_memory(const char* what);
 
   DeviceOptions options_;
   /// Unique per device in the process (addresses may repeat for devices
   /// created one after another): the timing GPU starts a new context per id.
   uint64_t id_;
-  memory::DeviceMemory memory_;
+  std::unique_ptr<memory::DeviceMemory> own_memory_;  // null on external memory
+  memory::GlobalMemoryIf* global_;
+  uint64_t heap_next_ = 0, heap_end_ = 0;  // external memory: the .global variables' heap
+  TimingBackend* timing_backend_ = nullptr;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   DeviceStats stats_;
   /// Timing mode with l2.fill_on_host_copy: host-to-device copies since the

@@ -169,7 +169,7 @@ void GpuTop::tick() {
       ticked_ = true;
       last_tick_cycle_ = now;
       draining_ = false;
-      sc_core::sc_pause();
+      done();
     }
     sleep(now, kNever);
     return;
@@ -223,7 +223,7 @@ void GpuTop::tick() {
   } catch (...) {
     failure_ = std::current_exception();
     running_ = false;
-    sc_core::sc_pause();
+    done();
     sleep(now, kNever);
     return;
   }
@@ -231,7 +231,7 @@ void GpuTop::tick() {
     running_ = false;
     end_cycle_ = now;
     for (auto& sm : sms_) sm->end_launch(now);
-    sc_core::sc_pause();
+    done();
     sleep(now, kNever);
     return;
   }
@@ -257,7 +257,7 @@ void GpuTop::tick() {
             ": no warp can issue and nothing is in flight (a barrier that can never complete?)" +
             describe_all_warps()));
     running_ = false;
-    sc_core::sc_pause();
+    done();
     sleep(now, kNever);
     return;
   }
@@ -319,29 +319,48 @@ void GpuTop::watchdog(uint64_t now) {
                               describe_all_warps());
 }
 
+void GpuTop::done() {
+  finished_.notify(sc_core::SC_ZERO_TIME);
+  if (pause_when_done_) sc_core::sc_pause();
+}
+
 TimingLaunchStats GpuTop::run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
                               uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
+  start(ctx, timing, regs_per_thread, regs_source, limits);
+  sc_core::sc_start();
+  return finish();
+}
+
+void GpuTop::start(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
+                   uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
   // %clock / %clock64 read the cycle the SMs are evaluating (set before
   // they run in each tick), as the hardware's per-SM cycle counter.
-  exec::KernelContext clocked = ctx;
-  clocked.clock = &last_tick_cycle_;
-  const sm::PtxKernelSource source(clocked, timing);
-  return run(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, source, regs_per_thread,
-             regs_source, limits);
+  clocked_ctx_ = ctx;
+  clocked_ctx_.clock = &last_tick_cycle_;
+  ptx_source_ = std::make_unique<sm::PtxKernelSource>(clocked_ctx_, timing);
+  start_source(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, *ptx_source_,
+               regs_per_thread, regs_source, limits);
 }
 
 TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                               uint32_t shared_bytes, const sm::KernelInstructionSource& source,
                               uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
+  start_source(kernel_name, grid, threads_per_cta, shared_bytes, source, regs_per_thread, regs_source, limits);
+  sc_core::sc_start();
+  return finish();
+}
+
+void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
+                          uint32_t shared_bytes, const sm::KernelInstructionSource& source,
+                          uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
   // Throws LaunchError when not even one CTA fits.
-  const Occupancy occupancy =
-      compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
+  occupancy_ = compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
   sm::SmLaunch launch;
   launch.source = &source;
   launch.timing = &source.timing();
   launch.threads_per_cta = threads_per_cta;
-  launch.warps_per_cta = occupancy.warps_per_cta;
-  launch.regs_per_cta = occupancy.regs_per_cta;
+  launch.warps_per_cta = occupancy_.warps_per_cta;
+  launch.regs_per_cta = occupancy_.regs_per_cta;
   launch.shared_per_cta = shared_bytes;
   // The L1s are not coherent: like GPUs between kernels, start them empty.
   for (auto& sm : sms_) {
@@ -357,10 +376,11 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
   sm_wake_.assign(sms_.size(), 0);
   asleep_ = false;
 
-  uint64_t insts_before = 0, thread_before = 0;
+  insts_before_ = 0;
+  thread_insts_before_ = 0;
   for (auto& sm : sms_) {
-    insts_before += sm->warp_insts();
-    thread_before += sm->thread_insts();
+    insts_before_ += sm->warp_insts();
+    thread_insts_before_ += sm->thread_insts();
   }
   kernel_name_ = kernel_name;
   watchdog_limit_ = limits.instructions;
@@ -371,17 +391,19 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
   running_ = true;
   failure_ = nullptr;
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) wake_.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
+}
+
+TimingLaunchStats GpuTop::finish() {
   if (failure_) std::rethrow_exception(failure_);
 
   TimingLaunchStats s;
   s.sim_cycles = end_cycle_ - start_cycle_ + 1;
   TimingLaunchRecord rec;
-  rec.kernel = kernel_name;
+  rec.kernel = kernel_name_;
   rec.start_cycle = start_cycle_;
   rec.cycles = s.sim_cycles;
   rec.last_cta_execution_time = dispatcher_->last_cta_execution_time();
-  rec.occupancy = occupancy;
+  rec.occupancy = occupancy_;
   for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
     rec.ctas.push_back({c.sm, c.start - start_cycle_, c.end - start_cycle_});
   launches_.push_back(std::move(rec));
@@ -389,8 +411,8 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
     s.warp_insts += sm->warp_insts();
     s.thread_insts += sm->thread_insts();
   }
-  s.warp_insts -= insts_before;
-  s.thread_insts -= thread_before;
+  s.warp_insts -= insts_before_;
+  s.thread_insts -= thread_insts_before_;
   return s;
 }
 
@@ -401,6 +423,17 @@ void GpuTop::begin_device() {
     sc_core::sc_start();
     draining_ = false;
   }
+  reset_for_device();
+}
+
+bool GpuTop::start_drain() {
+  if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) return false;
+  draining_ = true;
+  wake_.notify(sc_core::SC_ZERO_TIME);
+  return true;
+}
+
+void GpuTop::reset_for_device() {
   for (uint32_t s = 0; s < memory_->l2_slices(); ++s) memory_->l2_slice(s).invalidate_all();
   for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).begin_device();
   memory_->interconnect().reset_arbitration();

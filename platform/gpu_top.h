@@ -27,8 +27,11 @@ namespace tlmgpu::platform {
 /// fast phase) and `last_cta_dispatched` (seed 002's switch point).
 class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, public stats::StatsProvider {
  public:
-  sc_core::sc_signal<bool> ctas_waiting{"ctas_waiting"};
-  sc_core::sc_signal<bool> last_cta_dispatched{"last_cta_dispatched"};
+  // Written by whoever starts a launch (GpuTop::start: in a SoC, the
+  // peripheral's queue thread) and by the GPU's tick: two writers, never in
+  // the same delta cycle.
+  sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> ctas_waiting{"ctas_waiting"};
+  sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> last_cta_dispatched{"last_cta_dispatched"};
 
   CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms);
 
@@ -83,7 +86,8 @@ class GpuTop : public sc_core::sc_module {
     uint64_t starvation_cycles = 0;  ///< cycles a warp is held ready without being chosen (0: never)
   };
 
-  /// Runs one launch to completion (sc_start until the last CTA finishes).
+  /// Runs one launch to completion (start, sc_start until the last CTA
+  /// finishes, finish): for a program that owns the simulation (the CLI).
   /// Throws LaunchError when a CTA cannot fit in an SM, exec::DeviceFault
   /// on a fault, a deadlock or no forward progress.
   TimingLaunchStats run(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
@@ -93,6 +97,22 @@ class GpuTop : public sc_core::sc_module {
   TimingLaunchStats run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                         uint32_t shared_bytes, const sm::KernelInstructionSource& source, uint32_t regs_per_thread,
                         RegisterSource regs_source, const WatchdogLimits& limits);
+
+  /// Inside a running simulation (a SoC): start a launch at the next cycle
+  /// and return; `finished_event()` is notified when it ends, and finish()
+  /// then gives its statistics or rethrows its fault. `ctx` and `timing`
+  /// must live until then. Throws LaunchError when a CTA cannot fit.
+  void start(const exec::KernelContext& ctx, const std::vector<sm::InstructionTiming>& timing,
+             uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits);
+  TimingLaunchStats finish();
+  /// A started launch (or a drain begun by start_new_device) has not ended yet.
+  bool busy() const { return running_ || draining_; }
+  /// Notified when a started launch or a drain ends.
+  const sc_core::sc_event& finished_event() const { return finished_; }
+  /// Whether the end of a launch or drain pauses the simulation (sc_pause):
+  /// true (the default) where this GPU owns the simulation and its run()
+  /// returns from sc_start; false inside a SoC, which must not be paused.
+  void set_pause_when_done(bool pause) { pause_when_done_ = pause; }
 
   /// Every module's statistics by hierarchical name.
   stats::StatMap collect_stats() const;
@@ -107,6 +127,13 @@ class GpuTop : public sc_core::sc_module {
   /// the arbiters and warp scheduler policies start afresh, so the new
   /// device's results are those of a freshly built GPU.
   void begin_device();
+  /// begin_device in two halves for a running simulation (a SoC): when
+  /// start_drain() returns true, wait for finished_event() (what was in
+  /// flight has drained), then call reset_for_device().
+  bool start_drain();
+  /// Empties the L2, closes DRAM rows, restarts arbitration and the SMs'
+  /// device state at the next launch.
+  void reset_for_device();
   /// A host-to-device copy passed through the L2 (memory::MemorySystem::fill_l2_from_host_copy).
   void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
   /// The last launch ended in a device fault (its traffic may still be in flight).
@@ -114,6 +141,12 @@ class GpuTop : public sc_core::sc_module {
 
  private:
   void tick();
+  /// A launch or drain ended: tell whoever waits.
+  void done();
+  /// The launch state set up for a source (both run() overloads and start()).
+  void start_source(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta, uint32_t shared_bytes,
+                    const sm::KernelInstructionSource& source, uint32_t regs_per_thread, RegisterSource regs_source,
+                    const WatchdogLimits& limits);
   /// Waits for cycle min(until, the memory modules' next), or an event.
   void sleep(uint64_t now, uint64_t until);
   void watchdog(uint64_t now);
@@ -139,6 +172,12 @@ class GpuTop : public sc_core::sc_module {
   std::vector<uint8_t> sm_woken_;  // each SM's wake-up flag (SM::set_wake_flag): something arrived for it
   uint64_t last_tick_cycle_ = 0;
   std::exception_ptr failure_;
+  sc_core::sc_event finished_;
+  bool pause_when_done_ = true;
+  exec::KernelContext clocked_ctx_;                 // start(): the context with %clock wired to the tick cycle
+  std::unique_ptr<sm::KernelInstructionSource> ptx_source_;  // start(): the launch's PTX source
+  Occupancy occupancy_;                             // of the running launch
+  uint64_t insts_before_ = 0, thread_insts_before_ = 0;
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;
   uint64_t watchdog_last_insts_ = 0, watchdog_issue_cycle_ = 0;

@@ -56,23 +56,30 @@ TimingLaunchStats run_timing_launch(const DeviceOptions& options, const exec::Ke
     g.last_device = device_id;
   }
   for (const HostCopy& copy : host_copies) top.fill_l2_from_host_copy(copy.address, copy.bytes);
+  const TimingLaunchSetup setup = prepare_timing_launch(options, ctx, module_cache, launch_regs_per_thread);
+  return top.run(ctx, *setup.timing, setup.regs_per_thread, setup.regs_source,
+                 {options.watchdog_instructions, options.starvation_cycles});
+}
+
+TimingLaunchSetup prepare_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                                        std::shared_ptr<void>& module_cache, uint32_t launch_regs_per_thread) {
   if (!module_cache) {
     module_cache = std::make_shared<std::vector<sm::InstructionTiming>>(
         sm::analyse_module(*ctx.module, ctx.kernel->num_regs));
   }
-  const auto& timing = *static_cast<const std::vector<sm::InstructionTiming>*>(module_cache.get());
+  TimingLaunchSetup setup;
+  setup.timing = static_cast<const std::vector<sm::InstructionTiming>*>(module_cache.get());
   // The PTX estimate of what ptxas allocates; past the architecture's
   // per-thread limit ptxas would spill instead.
-  uint32_t regs = std::clamp(ctx.kernel->regs_per_thread, 1u, options.config.sm.max_regs_per_thread);
-  RegisterSource source = RegisterSource::Estimate;
+  setup.regs_per_thread = std::clamp(ctx.kernel->regs_per_thread, 1u, options.config.sm.max_regs_per_thread);
   if (options.regs_per_thread) {
-    regs = options.regs_per_thread;
-    source = RegisterSource::Override;
+    setup.regs_per_thread = options.regs_per_thread;
+    setup.regs_source = RegisterSource::Override;
   } else if (launch_regs_per_thread) {
-    regs = launch_regs_per_thread;
-    source = RegisterSource::Launch;
+    setup.regs_per_thread = launch_regs_per_thread;
+    setup.regs_source = RegisterSource::Launch;
   }
-  return top.run(ctx, timing, regs, source, {options.watchdog_instructions, options.starvation_cycles});
+  return setup;
 }
 
 TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::WarpTrace& trace, uint32_t ctas) {

@@ -15,6 +15,9 @@
 namespace tlmgpu::trace {
 struct WarpTrace;
 }
+namespace tlmgpu::sm {
+struct InstructionTiming;
+}
 
 namespace tlmgpu::platform {
 
@@ -27,6 +30,28 @@ struct TimingLaunchStats {
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
 };
+
+/// Where a GpuDevice's timing-mode launches run (GpuDevice::set_timing_backend):
+/// by default the process-wide GPU below; a SoC peripheral runs them on its
+/// own GpuTop inside the running simulation. The arguments are those of
+/// run_timing_launch.
+class TimingBackend {
+ public:
+  virtual ~TimingBackend() = default;
+  virtual TimingLaunchStats run_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                                       std::shared_ptr<void>& module_cache, uint64_t device_id,
+                                       const std::vector<HostCopy>& host_copies, uint32_t launch_regs_per_thread) = 0;
+};
+
+/// The per-module analysis (cached in `module_cache`) and the registers per
+/// thread a timing launch runs with (see run_timing_launch).
+struct TimingLaunchSetup {
+  const std::vector<sm::InstructionTiming>* timing = nullptr;
+  uint32_t regs_per_thread = 0;
+  RegisterSource regs_source = RegisterSource::Estimate;
+};
+TimingLaunchSetup prepare_timing_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                                        std::shared_ptr<void>& module_cache, uint32_t launch_regs_per_thread);
 
 /// Runs one launch on the process-wide GPU for options.config (elaborated at
 /// the first call). `module_cache` keeps per-module analysis between launches;

@@ -40,14 +40,26 @@ struct KernelContext {
 
 enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported };
 
+/// Where a fault of one thread happened (a peripheral's error registers).
+struct FaultSite {
+  bool known = false;    ///< false for faults of the whole kernel (deadlock, watchdog)
+  uint64_t address = 0;  ///< the faulting address (0 when the fault has none)
+  uint32_t pc = 0;       ///< instruction index x 8, as reports print it
+  uint64_t cta = 0;      ///< linear CTA id in the grid
+  uint32_t thread = 0;   ///< linear thread id in the CTA
+};
+
 /// A fault that ends the kernel (exit code 1). what() is the full report.
 class DeviceFault : public std::runtime_error {
  public:
-  DeviceFault(FaultKind kind, const std::string& report) : std::runtime_error(report), kind_(kind) {}
+  DeviceFault(FaultKind kind, const std::string& report, const FaultSite& site = {})
+      : std::runtime_error(report), kind_(kind), site_(site) {}
   FaultKind kind() const { return kind_; }
+  const FaultSite& site() const { return site_; }
 
  private:
   FaultKind kind_;
+  FaultSite site_;
 };
 
 }  // namespace tlmgpu::exec

@@ -37,10 +37,15 @@ const char* space_word(StateSpace s) {
 
 }  // namespace
 
+namespace {
+const bool kNeverStaged = false;
+}  // namespace
+
 Warp::Warp(const KernelContext& ctx, Cta& cta, uint32_t warp_in_cta)
     : ctx_(ctx),
       cta_(cta),
       ipdom_(ctx.divergence == DivergenceMode::Ipdom),
+      global_staged_(ctx.global ? &ctx.global->has_staged() : &kNeverStaged),
       code_(ctx.module->code.data()),
       kernel_begin_(ctx.kernel->entry_pc),
       kernel_end_(ctx.kernel->end_pc),
@@ -106,14 +111,29 @@ StepStatus Warp::step() {
   if (live_mask_ == 0) return StepStatus::Finished;
   if (barrier_id_ >= 0) return StepStatus::AtBarrier;
   try {
-    if (ipdom_) return step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
-    const StepStatus status = step_its();
-    refresh_next();
+    StepStatus status;
+    if (ipdom_) {
+      status = step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
+    } else {
+      status = step_its();
+      refresh_next();
+    }
+    if (__builtin_expect(*global_staged_, false)) commit_staged_memory();
     return status;
   } catch (...) {
+    if (*global_staged_) ctx_.global->discard_staged();  // the faulting instruction's writes do not land
     refresh_next();  // a fault may leave the stack or groups half-updated; pc() must still tell
     throw;
   }
+}
+
+void Warp::commit_staged_memory() {
+  uint64_t failed = 0;
+  if (ctx_.global->commit_staged(&failed)) return;
+  // The write-back follows the whole instruction, so the lane is not known:
+  // name the first active one.
+  const unsigned lane = last_.active_mask ? unsigned(__builtin_ctz(last_.active_mask)) : 0;
+  fault(FaultKind::OutOfBounds, "global write refused by memory", lane, failed);
 }
 
 // ---------------------------------------------------------------- IPDOM stack
@@ -644,12 +664,18 @@ void Warp::fault(FaultKind kind, const std::string& what, unsigned lane, uint64_
     if (pc < ctx_.module->text.size()) os << ": " << ctx_.module->text[pc];
     os << ")";
   }
-  if (kind == FaultKind::OutOfBounds || kind == FaultKind::Misaligned) {
-    if (auto* dm = dynamic_cast<memory::DeviceMemory*>(ctx_.global)) {
-      if (address < memory::kConstWindowBase) os << "\n  that is " << dm->describe(address);
-    }
+  if ((kind == FaultKind::OutOfBounds || kind == FaultKind::Misaligned) && ctx_.global &&
+      address < memory::kConstWindowBase) {
+    const std::string where = ctx_.global->describe(address);
+    if (!where.empty()) os << "\n  that is " << where;
   }
-  throw DeviceFault(kind, os.str());
+  FaultSite site;
+  site.known = true;
+  site.address = address;
+  site.pc = pc * 8;
+  site.cta = c.x + uint64_t(c.y) * ctx_.grid.x + uint64_t(c.z) * ctx_.grid.x * ctx_.grid.y;
+  site.thread = tid_[lane][0] + tid_[lane][1] * ctx_.block.x + tid_[lane][2] * ctx_.block.x * ctx_.block.y;
+  throw DeviceFault(kind, os.str(), site);
 }
 
 std::string Warp::describe() const {

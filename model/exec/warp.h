@@ -118,6 +118,9 @@ class Warp {
 
   StepStatus step_ipdom();
   StepStatus step_its();
+  /// Writes back the staged copies of global memory this step used
+  /// (GlobalMemoryIf: memory without DMI); a refused write is a fault.
+  void commit_staged_memory();
   /// Recomputes next_pc_ / next_mask_ from the stack (IPDOM) or the groups (ITS).
   void refresh_next();
   uint32_t guard_mask(const ptx::Instruction& in, uint32_t mask) const;
@@ -144,6 +147,7 @@ class Warp {
   const KernelContext& ctx_;
   Cta& cta_;
   const bool ipdom_;                    // ctx_.divergence == Ipdom, without the indirection
+  const bool* global_staged_;           // ctx_.global->has_staged(), checked after every step
   bool record_accesses_ = false;
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;
