@@ -32,28 +32,9 @@ constexpr uint32_t kLoad = 1;
   throw std::runtime_error("firmware '" + path + "': " + why);
 }
 
-void write_memory(Bus& bus, uint64_t address, uint8_t* data, uint64_t bytes,
-                  const std::string& path) {
-  constexpr uint64_t kChunk = 1u << 16;
-  for (uint64_t done = 0; done < bytes; done += kChunk) {
-    const auto length = static_cast<unsigned>(std::min(kChunk, bytes - done));
-    tlm::tlm_generic_payload trans;
-    trans.set_command(tlm::TLM_WRITE_COMMAND);
-    trans.set_address(address + done);
-    trans.set_data_ptr(data + done);
-    trans.set_data_length(length);
-    trans.set_streaming_width(length);
-    if (bus.debug_transport(trans) != length) {
-      std::ostringstream msg;
-      msg << "segment bytes at 0x" << std::hex << address + done << " fall outside the platform's memory";
-      fail(path, msg.str());
-    }
-  }
-}
-
 } // namespace
 
-LoadedElf load_elf(const std::string& path, Bus& bus) {
+LoadedElf load_elf(const std::string& path, const MemoryWriter& write_memory) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     fail(path, "cannot be opened");
@@ -88,7 +69,12 @@ LoadedElf load_elf(const std::string& path, Bus& bus) {
     // File bytes, then zeros up to the segment's memory size (.bss).
     std::vector<uint8_t> segment(ph.memsz, 0);
     std::memcpy(segment.data(), image.data() + ph.offset, ph.filesz);
-    write_memory(bus, ph.paddr, segment.data(), segment.size(), path);
+    if (!write_memory(ph.paddr, segment.data(), segment.size())) {
+      std::ostringstream msg;
+      msg << "the segment at 0x" << std::hex << ph.paddr << " (0x" << ph.memsz
+          << " bytes) does not fit in the platform's RAM";
+      fail(path, msg.str());
+    }
     loaded.bytes_loaded += ph.memsz;
   }
   if (loaded.bytes_loaded == 0) {

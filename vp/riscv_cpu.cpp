@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <cstring>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,6 +19,8 @@ constexpr uint64_t kMstatusMpp = 3u << 11;
 constexpr uint64_t kMieMeie = 1u << 11;
 constexpr uint64_t kMachineExternalInterrupt = 11;
 constexpr uint64_t kInterruptBit = 1ull << 63;
+constexpr uint64_t kLoadAccessFault = 5;
+constexpr uint64_t kStoreAccessFault = 7;
 constexpr uint32_t kWfiEncoding = 0x10500073;
 // Unicorn's thread runs TCG translation and the generated code on this stack.
 constexpr std::size_t kThreadStackBytes = 8u << 20;
@@ -340,8 +343,13 @@ bool RiscvCpu::transport(tlm::tlm_command command, uint64_t address, unsigned si
     transport_delay_ += delay - issued;
   }
   if (payload_.is_response_error()) {
-    stop_request_ = StopReason::fault;
-    fault_ = std::string("CPU bus error: ") + (command == tlm::TLM_READ_COMMAND ? "load from " : "store to ") +
+    if (stop_request_ == StopReason::none || stop_request_ == StopReason::sync_after_write) {
+      stop_request_ = StopReason::bus_error;
+      bus_error_cause_ = command == tlm::TLM_READ_COMMAND ? kLoadAccessFault : kStoreAccessFault;
+      bus_error_address_ = address;
+    }
+    ++bus_errors_;
+    last_bus_error_ = std::string("CPU bus error: ") + (command == tlm::TLM_READ_COMMAND ? "load from " : "store to ") +
              hex(address) + " (" + std::to_string(size) + " bytes) at PC " + hex(pc) + ": " +
              payload_.get_response_string();
     return false;
@@ -410,19 +418,22 @@ bool RiscvCpu::executed_wfi() const {
 }
 
 void RiscvCpu::take_interrupt() {
+  take_trap(kInterruptBit | kMachineExternalInterrupt, 0);
+  ++interrupts_taken_;
+}
+
+void RiscvCpu::take_trap(uint64_t mcause, uint64_t mtval) {
   uint64_t mstatus = read_register(UC_RISCV_REG_MSTATUS);
   const uint64_t mtvec = read_register(UC_RISCV_REG_MTVEC);
-  uint64_t mcause = kInterruptBit | kMachineExternalInterrupt;
-  uint64_t mtval = 0;
   mstatus = (mstatus & ~(kMstatusMpie | kMstatusMie | kMstatusMpp)) | ((mstatus & kMstatusMie) ? kMstatusMpie : 0) |
             kMstatusMpp; // previous privilege: machine
   uc_reg_write(uc_, UC_RISCV_REG_MEPC, &pc_);
   uc_reg_write(uc_, UC_RISCV_REG_MCAUSE, &mcause);
   uc_reg_write(uc_, UC_RISCV_REG_MTVAL, &mtval);
   uc_reg_write(uc_, UC_RISCV_REG_MSTATUS, &mstatus);
-  // Vectored mode (mtvec[1:0] == 1) enters at base + 4 * cause.
-  pc_ = (mtvec & ~uint64_t{3}) + ((mtvec & 3) == 1 ? 4 * kMachineExternalInterrupt : 0);
-  ++interrupts_taken_;
+  // Vectored mode (mtvec[1:0] == 1) enters interrupts at base + 4 * cause.
+  const bool vectored = (mtvec & 3) == 1 && (mcause & kInterruptBit) != 0;
+  pc_ = (mtvec & ~uint64_t{3}) + (vectored ? 4 * (mcause & 0xFF) : 0);
 }
 
 void RiscvCpu::wait_for_interrupt() {
@@ -473,6 +484,18 @@ void RiscvCpu::run() {
     quantum_keeper_.inc(config_.clock_period * static_cast<double>(instructions_ - instructions_at_call_) +
                         transport_delay_);
 
+    if (stop_reason_ == StopReason::bus_error || (stop_request_ == StopReason::bus_error && !fault_)) {
+      // An error response: reported here, and delivered to the firmware as
+      // an access fault when it has a trap vector; without one it halts.
+      if (read_register(UC_RISCV_REG_MTVEC) == 0) {
+        fault_ = last_bus_error_;
+      } else {
+        std::cerr << name() << ": " << last_bus_error_ << "; delivered as "
+                  << exception_name(static_cast<uint32_t>(bus_error_cause_)) << " at mepc " << hex(pc_) << "\n";
+        take_trap(bus_error_cause_, bus_error_address_);
+        continue;
+      }
+    }
     if (fault_) {
       quantum_keeper_.sync();
       halt(*fault_);

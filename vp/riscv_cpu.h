@@ -7,7 +7,11 @@
 // set; the interrupt is taken as a machine external interrupt (mcause
 // 0x8000000000000000 | 11, mepc, mstatus.MPIE/MIE/MPP, pc = mtvec) when
 // mstatus.MIE and mie.MEIE allow, at the next translated-block boundary.
-// An error response, a fetch outside DMI memory, or a synchronous exception
+// An error response to a load or store is reported (with the access's PC)
+// and, when mtvec is set, delivered as a load/store access fault (mcause 5 /
+// 7, mtval = the address) at the end of the translated block: imprecisely,
+// mepc is where execution resumes and the load read 0. Without a trap vector
+// it halts the hart. A fetch outside memory or a synchronous exception
 // (Unicorn does not deliver them to the guest) halts the hart with a report
 // naming the PC; the simulation then stops.
 #ifndef TLMGPU_VP_RISCV_CPU_H
@@ -53,11 +57,12 @@ public:
   uint64_t instructions() const { return instructions_; }
   uint64_t interrupts_taken() const { return interrupts_taken_; }
   uint64_t mmio_accesses() const { return mmio_accesses_; }
+  uint64_t bus_errors() const { return bus_errors_; }
   // A Unicorn register (UC_RISCV_REG_*), for tests and reports.
   uint64_t read_register(int unicorn_register) const;
 
 private:
-  enum class StopReason { none, quantum_end, interrupt, sync_after_write, dmi_invalidated, fault };
+  enum class StopReason { none, quantum_end, interrupt, sync_after_write, dmi_invalidated, bus_error, fault };
   struct DmiMapping {
     uint64_t start; // page aligned
     uint64_t end;   // exclusive, page aligned
@@ -71,6 +76,7 @@ private:
 
   void run();
   void take_interrupt();
+  void take_trap(uint64_t mcause, uint64_t mtval);
   // The call just made ended on a wfi (the PC is right after one it executed).
   bool executed_wfi() const;
   bool interrupt_enabled() const;
@@ -122,6 +128,10 @@ private:
   bool waiting_for_interrupt_ = false;
   uint64_t interrupts_taken_ = 0;
   uint64_t mmio_accesses_ = 0;
+  uint64_t bus_errors_ = 0;
+  std::string last_bus_error_;
+  uint64_t bus_error_cause_ = 0;
+  uint64_t bus_error_address_ = 0;
   tlm::tlm_generic_payload payload_;
 };
 

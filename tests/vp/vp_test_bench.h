@@ -66,7 +66,7 @@ struct Bench {
   explicit Bench(const std::vector<uint32_t>& program, uint64_t max_instructions = 100000)
       : soc("soc", config(uart_output, max_instructions)) {
     soc.bus.downstream.bind(source.socket);
-    soc.bus.map_target("interrupt_source", kInterruptSourceBase, 0x1000, VirtualPlatform::kFirstFreePort);
+    soc.bus.map_target("interrupt_source", kInterruptSourceBase, 0x1000, soc.first_free_port());
     source.irq.bind(soc.interrupt_line);
     load(VP_RAM_BASE, program);
   }
