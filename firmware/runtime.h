@@ -15,6 +15,11 @@ static inline void wait_for_interrupt(void) { __asm__ volatile("wfi" ::: "memory
 typedef void (*external_interrupt_handler)(void);
 void set_external_interrupt_handler(external_interrupt_handler handler);
 
+/* Reads a 32-bit word from `address`; returns 0, or -1 when the bus answered
+ * an error (the hart's access fault, mcause 5, reached the trap handler with
+ * mtval == address). */
+int probe_read32(uintptr_t address, uint32_t* value);
+
 /* A deterministic generator for test inputs (xorshift64*). */
 uint32_t test_random(uint64_t* state);
 

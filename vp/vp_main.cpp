@@ -152,7 +152,7 @@ int sc_main(int argc, char* argv[]) {
     return kExitBadInput;
   }
   // The finisher's sc_stop is the normal end, not news.
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC: Simulation stopped by user", sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   // Femtoseconds: the GPU's 1400 MHz clock period is then exact enough.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   tlmgpu::vp::VirtualPlatform::Config config;
