@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <set>
+#include <vector>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -51,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, FirmwareOnGpu,
                          ::testing::Combine(::testing::Values("vector_add", "sgemm", "histogram", "transactions",
                                                               "errors"),
                                             ::testing::Values("lt", "timing")),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+                         [](const auto& param_info) { return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param); });
 
 TEST(VpCommand, HelloRunsWithoutAGpu) {
   const RunResult r = run_vp("--firmware " + firmware("hello") + " --gpu-mode none");
@@ -93,6 +95,49 @@ TEST(VpCommand, VcdShowsThePlatformAndTheGpuSignals) {
                              "queue_depth"}) {
     EXPECT_NE(text.str().find(signal), std::string::npos) << signal;
   }
+}
+
+// Every signal the shipped GTKWave save file shows exists in a timing-mode
+// VCD under that hierarchical name, and the stall-class filter it names exists.
+TEST(VpCommand, GtkwaveSaveFileMatchesTheVcd) {
+  const std::string vcd = testing::TempDir() + "vp_histogram.vcd";
+  const RunResult r = run_vp("--firmware " + firmware("histogram") + " --gpu-mode timing --vcd " + vcd);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::set<std::string> names;
+  std::vector<std::string> scope;
+  std::ifstream in(vcd);
+  for (std::string word; in >> word;) {
+    if (word == "$scope") {
+      std::string kind, name;
+      in >> kind >> name;
+      scope.push_back(name);
+    } else if (word == "$upscope") {
+      scope.pop_back();
+    } else if (word == "$var") {
+      std::string kind, width, id, name;
+      in >> kind >> width >> id >> name;
+      std::string full;
+      for (const std::string& s : scope) full += s + ".";
+      names.insert(full + name);
+    } else if (word == "$enddefinitions") {
+      break;
+    }
+  }
+  std::ifstream save(std::string(TLMGPU_SOURCE_DIR) + "/vp/tlmgpu_vp.gtkw");
+  ASSERT_TRUE(save.good());
+  unsigned signals = 0, filters = 0;
+  for (std::string line; std::getline(save, line);) {
+    if (line.rfind("SystemC.", 0) == 0) {
+      const std::string name = line.substr(0, line.find('['));
+      EXPECT_EQ(names.count(name), 1u) << name;
+      ++signals;
+    } else if (line.rfind("^1 ", 0) == 0) {
+      EXPECT_TRUE(std::ifstream(std::string(TLMGPU_SOURCE_DIR) + "/" + line.substr(3)).good()) << line;
+      ++filters;
+    }
+  }
+  EXPECT_GE(signals, 10u);
+  EXPECT_GE(filters, 1u);
 }
 
 TEST(VpCommand, ReportGivesSpeeds) {
