@@ -185,7 +185,7 @@ uint64_t RiscvCpu::instruction_before(uint64_t end) const {
   return previous;
 }
 
-uint64_t RiscvCpu::access_pc(uint64_t address, unsigned size) {
+std::optional<RiscvCpu::AccessSite> RiscvCpu::find_access(uint64_t address, unsigned size) {
   // Unicorn keeps the PC at the block's start while a block runs, but the
   // registers are current at a memory access: find the block's load or
   // store that addresses `address`, after the one the previous access of
@@ -205,12 +205,12 @@ uint64_t RiscvCpu::access_pc(uint64_t address, unsigned size) {
       if (op && op->size == size &&
           read_register(UC_RISCV_REG_X0 + static_cast<int>(op->base)) + static_cast<uint64_t>(op->offset) == address) {
         next_access_search_ = a + length;
-        return a;
+        return AccessSite{a, length};
       }
     }
     a += length;
   }
-  return block_start_;
+  return std::nullopt;
 }
 
 uint64_t RiscvCpu::retired_before(uint64_t pc) const {
@@ -312,7 +312,11 @@ bool RiscvCpu::on_unmapped(uc_engine*, uc_mem_type type, uint64_t address, int s
   const char* what = type == UC_MEM_FETCH_UNMAPPED ? "instruction fetch from "
                      : type == UC_MEM_WRITE_UNMAPPED ? "store to "
                                                      : "load from ";
-  const uint64_t pc = type == UC_MEM_FETCH_UNMAPPED ? address : self->access_pc(address, static_cast<unsigned>(size));
+  uint64_t pc = address;
+  if (type != UC_MEM_FETCH_UNMAPPED) {
+    const std::optional<AccessSite> site = self->find_access(address, static_cast<unsigned>(size));
+    pc = site ? site->pc : self->block_start_;
+  }
   self->stop_reason_ = StopReason::fault;
   self->fault_ = std::string("CPU fault: ") + what + hex(address) + " (" + std::to_string(size) +
                  " bytes), outside the platform's address space, at PC " + hex(pc);
@@ -321,7 +325,9 @@ bool RiscvCpu::on_unmapped(uc_engine*, uc_mem_type type, uint64_t address, int s
 
 bool RiscvCpu::transport(tlm::tlm_command command, uint64_t address, unsigned size, uint64_t& value) {
   ++mmio_accesses_;
-  const uint64_t pc = access_pc(address, size);
+  const std::optional<AccessSite> site = find_access(address, size);
+  last_access_ = site;
+  const uint64_t pc = site ? site->pc : block_start_;
   uint8_t data[8] = {};
   if (command == tlm::TLM_WRITE_COMMAND) {
     std::memcpy(data, &value, size); // little-endian host and guest
@@ -343,10 +349,20 @@ bool RiscvCpu::transport(tlm::tlm_command command, uint64_t address, unsigned si
     transport_delay_ += delay - issued;
   }
   if (payload_.is_response_error()) {
-    if (stop_request_ == StopReason::none || stop_request_ == StopReason::sync_after_write) {
-      stop_request_ = StopReason::bus_error;
+    if (stop_reason_ == StopReason::none &&
+        (stop_request_ == StopReason::none || stop_request_ == StopReason::sync_after_write)) {
       bus_error_cause_ = command == tlm::TLM_READ_COMMAND ? kLoadAccessFault : kStoreAccessFault;
       bus_error_address_ = address;
+      if (site) {
+        // Stopped from a memory callback, Unicorn ends the call before this
+        // instruction completes (a load's register is not written): a
+        // precise fault at its PC.
+        stop_reason_ = StopReason::bus_error;
+        resume_pc_ = site->pc;
+        uc_emu_stop(uc_);
+      } else {
+        stop_request_ = StopReason::bus_error; // at the block's end, imprecise
+      }
     }
     ++bus_errors_;
     last_bus_error_ = std::string("CPU bus error: ") + (command == tlm::TLM_READ_COMMAND ? "load from " : "store to ") +
@@ -368,15 +384,22 @@ uint64_t RiscvCpu::on_mmio_read(uc_engine*, uint64_t offset, unsigned size, void
   return value;
 }
 
-void RiscvCpu::on_mmio_write(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* opaque) {
+void RiscvCpu::on_mmio_write(uc_engine* uc, uint64_t offset, unsigned size, uint64_t value, void* opaque) {
   auto* page = static_cast<MmioRange*>(opaque);
   RiscvCpu* self = page->cpu;
   if (self->transport(tlm::TLM_WRITE_COMMAND, page->base + offset, size, value) &&
-      self->stop_request_ == StopReason::none) {
+      self->stop_reason_ == StopReason::none && self->stop_request_ == StopReason::none) {
     // A store can change what the platform signals back (an acknowledged
-    // interrupt line falls, a doorbell starts the GPU): end the call at the
-    // block's end so the hart synchronizes and sees it.
-    self->stop_request_ = StopReason::sync_after_write;
+    // interrupt line falls, a doorbell starts the GPU): end the call right
+    // after it (at the block's end when the store was not found) so the hart
+    // synchronizes and sees it.
+    if (self->last_access_) {
+      self->stop_reason_ = StopReason::sync_after_write;
+      self->resume_pc_ = self->last_access_->pc + self->last_access_->length;
+      uc_emu_stop(uc);
+    } else {
+      self->stop_request_ = StopReason::sync_after_write;
+    }
   }
 }
 
@@ -477,7 +500,11 @@ void RiscvCpu::run() {
 
     const uc_err err = uc_emu_start(uc_, pc_, 0, 0, 0);
     pc_ = current_pc();
-    if (stop_reason_ == StopReason::none) {
+    if (stop_reason_ == StopReason::bus_error || stop_reason_ == StopReason::sync_after_write) {
+      // Stopped from a memory callback: Unicorn's PC is the block's start.
+      pc_ = resume_pc_;
+      instructions_ = retired_before(pc_);
+    } else if (stop_reason_ == StopReason::none) {
       // The call ended inside a block: count only what ran of it.
       instructions_ = retired_before(pc_);
     }

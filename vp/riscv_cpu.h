@@ -8,10 +8,9 @@
 // 0x8000000000000000 | 11, mepc, mstatus.MPIE/MIE/MPP, pc = mtvec) when
 // mstatus.MIE and mie.MEIE allow, at the next translated-block boundary.
 // An error response to a load or store is reported (with the access's PC)
-// and, when mtvec is set, delivered as a load/store access fault (mcause 5 /
-// 7, mtval = the address) at the end of the translated block: imprecisely,
-// mepc is where execution resumes and the load read 0. Without a trap vector
-// it halts the hart. A fetch outside memory or a synchronous exception
+// and, when mtvec is set, delivered as a precise load/store access fault
+// (mcause 5 / 7, mepc = the access, mtval = the address). Without a trap
+// vector it halts the hart. A fetch outside memory or a synchronous exception
 // (Unicorn does not deliver them to the guest) halts the hart with a report
 // naming the PC; the simulation then stops.
 #ifndef TLMGPU_VP_RISCV_CPU_H
@@ -101,8 +100,12 @@ private:
   // Start of the instruction that ends at `end`, within the current block.
   uint64_t instruction_before(uint64_t end) const;
   const uint8_t* host_address(uint64_t address) const;
-  // The PC of the load/store in the current block that accesses `address`.
-  uint64_t access_pc(uint64_t address, unsigned size);
+  struct AccessSite {
+    uint64_t pc;
+    unsigned length; // bytes of the instruction
+  };
+  // The load/store in the current block that accesses `address`, when found.
+  std::optional<AccessSite> find_access(uint64_t address, unsigned size);
   // Instructions retired so far, exact to the instruction at `pc` inside the current block.
   uint64_t retired_before(uint64_t pc) const;
   uint64_t current_pc() const;
@@ -120,7 +123,9 @@ private:
   uint64_t block_start_ = 0;
   uint32_t block_size_ = 0;
   uint64_t instructions_before_block_ = 0;
-  uint64_t next_access_search_ = 0; // access_pc looks from here in the current block
+  uint64_t next_access_search_ = 0; // find_access looks from here in the current block
+  std::optional<AccessSite> last_access_; // of the current MMIO access
+  uint64_t resume_pc_ = 0;          // after a stop from a memory callback
   sc_core::sc_time transport_delay_; // delay targets added during this call
   StopReason stop_reason_ = StopReason::none;  // why the last call ended
   StopReason stop_request_ = StopReason::none; // asked for inside a block, done at its end

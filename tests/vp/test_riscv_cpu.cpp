@@ -26,8 +26,8 @@ TEST(RiscvCpu, RunsInstructionsStoresToRamAndFinishes) {
   EXPECT_EQ(*bench.soc.finisher.exit_code(), 7u);
   EXPECT_EQ(bench.ram_word(0x80001000), 42u);
   EXPECT_EQ(bench.soc.cpu.read_register(UC_RISCV_REG_T1), 42u);
-  // Six instructions and the wfi that ends the block after the store.
-  EXPECT_EQ(bench.soc.cpu.instructions(), 7u);
+  // The hart stops right after the store to the finisher: six instructions.
+  EXPECT_EQ(bench.soc.cpu.instructions(), 6u);
   EXPECT_EQ(bench.soc.cpu.mmio_accesses(), 1u);
 }
 
@@ -64,6 +64,39 @@ TEST(RiscvCpu, UnmappedLoadIsReportedWithItsPc) {
   EXPECT_NE(fault.find("PC 0x80000008"), std::string::npos) << fault;
   EXPECT_NE(fault.find("ADDRESS_ERROR"), std::string::npos) << fault;
   EXPECT_FALSE(bench.soc.finisher.exit_code().has_value());
+}
+
+TEST(RiscvCpu, BusErrorWithATrapVectorIsAPreciseLoadAccessFault) {
+  std::vector<uint32_t> program = {
+      0x00000297, // 0x00 auipc t0, 0
+      0x10028293, // 0x04 addi t0, t0, 0x100   handler
+      0x30529073, // 0x08 csrw mtvec, t0
+      0x06300313, // 0x0c li t1, 99
+      0x300002b7, // 0x10 lui t0, 0x30000
+      0x0002a303, // 0x14 lw t1, 0(t0)        faults; t1 keeps 99
+      0x00130313, // 0x18 addi t1, t1, 1       never runs
+      kWfi,
+  };
+  program.resize(0x100 / 4, 0x00000013);
+  for (uint32_t word : {0x342025f3u,   // csrr a1, mcause
+                        0x34102673u,   // csrr a2, mepc
+                        0x343026f3u,   // csrr a3, mtval
+                        0x001003b7u,   // lui t2, 0x100
+                        0x00500513u,   // li a0, 5
+                        0x00a3a023u,   // sw a0, 0(t2)
+                        kWfi}) {
+    program.push_back(word);
+  }
+  Bench bench(program);
+  sc_core::sc_start();
+  EXPECT_FALSE(bench.soc.cpu.fault().has_value());
+  ASSERT_TRUE(bench.soc.finisher.exit_code().has_value());
+  EXPECT_EQ(*bench.soc.finisher.exit_code(), 5u);
+  EXPECT_EQ(bench.soc.cpu.bus_errors(), 1u);
+  EXPECT_EQ(bench.soc.cpu.read_register(UC_RISCV_REG_A1), 5u);           // load access fault
+  EXPECT_EQ(bench.soc.cpu.read_register(UC_RISCV_REG_A2), 0x80000014u);  // the lw
+  EXPECT_EQ(bench.soc.cpu.read_register(UC_RISCV_REG_A3), 0x30000000u);  // the address
+  EXPECT_EQ(bench.soc.cpu.read_register(UC_RISCV_REG_T1), 99u);          // not written
 }
 
 TEST(RiscvCpu, FetchOutsideMemoryIsReported) {
@@ -187,8 +220,7 @@ TEST(RiscvCpu, QuantaAdvanceSimulatedTimeByTheClockPeriod) {
   }, 0);
   sc_core::sc_start();
   ASSERT_TRUE(bench.soc.finisher.exit_code().has_value());
-  // The wfi after the store ends the same block and is counted too.
-  EXPECT_EQ(bench.soc.cpu.instructions(), 2u + 2'000'000u + 3u);
+  EXPECT_EQ(bench.soc.cpu.instructions(), 2u + 2'000'000u + 2u);
   // Time advanced one 1 ns period per instruction at each 10 us quantum; the
   // finisher stopped the simulation before the last partial quantum synced.
   EXPECT_EQ(sc_core::sc_time_stamp(), sc_core::sc_time(2, sc_core::SC_MS));
