@@ -531,10 +531,10 @@ void RiscvCpu::run() {
     if (err != UC_ERR_OK) {
       quantum_keeper_.sync();
       if (err == UC_ERR_FETCH_PROT || err == UC_ERR_FETCH_UNMAPPED) {
-      halt("CPU fault: instruction fetch from " + hex(pc_) + ", which is not memory");
-    } else {
-      halt(std::string("CPU fault: ") + uc_strerror(err) + " at PC " + hex(pc_));
-    }
+        halt("CPU fault: instruction fetch from " + hex(pc_) + ", which is not memory");
+      } else {
+        halt(std::string("CPU fault: ") + uc_strerror(err) + " at PC " + hex(pc_));
+      }
       return;
     }
     if (config_.max_instructions != 0 && instructions_ >= config_.max_instructions) {
@@ -543,8 +543,8 @@ void RiscvCpu::run() {
            " instructions was reached at PC " + hex(pc_));
       return;
     }
-    // Unicorn returns by itself after wfi (the PC is then past it); a call
-    // asked to stop after a store may also have run on into a wfi.
+    // Unicorn returns by itself after wfi (the PC is then past it); a stop
+    // deferred to the block's end may also have run on into a wfi.
     if (stop_reason_ == StopReason::none && executed_wfi()) {
       quantum_keeper_.sync();
       wait_for_interrupt();
