@@ -31,6 +31,7 @@ class SocMemory : public sc_core::sc_module {
   std::vector<uint8_t> bytes;
   bool grant_dmi = true;
   std::vector<std::pair<uint64_t, uint64_t>> error_ranges;  // [start, end) answered with an error
+  std::vector<std::pair<uint64_t, uint64_t>> read_only_ranges;  // [start, end): writes answered with an error
   uint64_t dmi_grants = 0, dmi_refusals = 0, debug_accesses = 0, transport_accesses = 0;
 
   SocMemory(sc_core::sc_module_name name, uint64_t size) : sc_core::sc_module(name), bytes(size, 0) {
@@ -39,10 +40,12 @@ class SocMemory : public sc_core::sc_module {
     socket.register_get_direct_mem_ptr(this, &SocMemory::get_direct_mem_ptr);
   }
 
-  bool refused(uint64_t addr, uint64_t len) const {
+  bool refused(uint64_t addr, uint64_t len, bool write = false) const {
     if (addr + len > bytes.size() || addr + len < addr) return true;
     for (const auto& [s, e] : error_ranges)
       if (addr < e && s < addr + len) return true;
+    for (const auto& [s, e] : read_only_ranges)
+      if (write && addr < e && s < addr + len) return true;
     return false;
   }
   /// Withdraws every DMI grant (as a memory that remaps would).
@@ -62,7 +65,7 @@ class SocMemory : public sc_core::sc_module {
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time&) {
     ++transport_accesses;
-    if (refused(t.get_address(), t.get_data_length())) {
+    if (refused(t.get_address(), t.get_data_length(), t.is_write())) {
       t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
@@ -72,7 +75,7 @@ class SocMemory : public sc_core::sc_module {
   }
   unsigned transport_dbg(tlm::tlm_generic_payload& t) {
     ++debug_accesses;
-    if (refused(t.get_address(), t.get_data_length())) return 0;
+    if (refused(t.get_address(), t.get_data_length(), t.is_write())) return 0;
     copy(t);
     return t.get_data_length();
   }
@@ -85,10 +88,13 @@ class SocMemory : public sc_core::sc_module {
   }
   bool get_direct_mem_ptr(tlm::tlm_generic_payload& t, tlm::tlm_dmi& dmi) {
     const uint64_t a = t.get_address();
-    // The largest range around `a` clear of error ranges.
+    // The largest range around `a` clear of error and read-only ranges
+    // (the GPU only takes read-write grants).
     uint64_t lo = 0, hi = bytes.size() - 1;
     bool in_error = a >= bytes.size();
-    for (const auto& [s, e] : error_ranges) {
+    std::vector<std::pair<uint64_t, uint64_t>> no_dmi = error_ranges;
+    no_dmi.insert(no_dmi.end(), read_only_ranges.begin(), read_only_ranges.end());
+    for (const auto& [s, e] : no_dmi) {
       if (a >= s && a < e) {
         in_error = true;
         lo = s;
@@ -125,7 +131,11 @@ class SocMemory : public sc_core::sc_module {
 class MmioDriver : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<MmioDriver> socket{"socket"};
-  explicit MmioDriver(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+  explicit MmioDriver(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    socket.register_nb_transport_bw(this, &MmioDriver::nb_transport_bw);
+  }
+  /// The phases nb_transport_bw received (non-blocking accesses).
+  std::vector<tlm::tlm_phase> backward_phases;
 
   tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t offset, uint8_t* data, unsigned len,
                                   unsigned streaming_width = 0, uint8_t* byte_enables = nullptr,
@@ -157,6 +167,10 @@ class MmioDriver : public sc_core::sc_module {
   void write64(uint32_t lo_offset, uint64_t value) {
     write(lo_offset, uint32_t(value));
     write(lo_offset + 4, uint32_t(value >> 32));
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase& phase, sc_core::sc_time&) {
+    backward_phases.push_back(phase);
+    return tlm::TLM_ACCEPTED;
   }
   /// The ERROR_MESSAGE window as a string.
   std::string error_message() {

@@ -358,6 +358,39 @@ TEST(GpuPeripheral, OtherCommandsAndDebugTransport) {
   EXPECT_EQ(soc.cpu.read(TLMGPU_REG_IRQ_ENABLE), 0u);
 }
 
+TEST(GpuPeripheral, NonBlockingAccessesGoThroughTheSocketsConversion) {
+  Soc soc(small_gpu(), lt());
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  auto nb = [&](tlm::tlm_command cmd, uint32_t offset, uint8_t* data) {
+    tlm::tlm_generic_payload t;
+    t.set_command(cmd);
+    t.set_address(offset);
+    t.set_data_ptr(data);
+    t.set_data_length(4);
+    t.set_streaming_width(4);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    soc.cpu.backward_phases.clear();
+    EXPECT_EQ(soc.cpu.socket->nb_transport_fw(t, phase, delay), tlm::TLM_ACCEPTED);
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_NS));
+    EXPECT_EQ(soc.cpu.backward_phases, std::vector<tlm::tlm_phase>{tlm::BEGIN_RESP});
+    phase = tlm::END_RESP;
+    EXPECT_EQ(soc.cpu.socket->nb_transport_fw(t, phase, delay), tlm::TLM_COMPLETED);
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_NS));
+    return t.get_response_status();
+  };
+  uint8_t d[4] = {};
+  EXPECT_EQ(nb(tlm::TLM_READ_COMMAND, TLMGPU_REG_ID, d), tlm::TLM_OK_RESPONSE);
+  uint32_t id = 0;
+  std::memcpy(&id, d, 4);
+  EXPECT_EQ(id, TLMGPU_ID_VALUE);
+  d[0] = TLMGPU_IRQ_ERROR;
+  EXPECT_EQ(nb(tlm::TLM_WRITE_COMMAND, TLMGPU_REG_IRQ_ENABLE, d), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_IRQ_ENABLE), TLMGPU_IRQ_ERROR);
+  EXPECT_EQ(nb(tlm::TLM_READ_COMMAND, 0x200, d), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+}
+
 // ------------------------------------------------------------------- launches
 
 TEST(GpuPeripheral, LtLaunchOfVectorAdd) {
@@ -437,6 +470,32 @@ TEST(GpuPeripheral, TimingModeRunsQueuedLaunchesInOrder) {
   EXPECT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_IDLE) << soc.cpu.error_message();
   for (unsigned i = 0; i < 3; ++i) runs[i].expect_done(soc);
   EXPECT_EQ(soc.cpu.read(TLMGPU_REG_LAUNCHES_DONE), 3u);
+}
+
+TEST(GpuPeripheral, QueuePlaceCannotMoveWhileBusyAndResetForgetsARunningLaunch) {
+  Soc soc(small_gpu(), timing());
+  soc.setup_queue(8);
+  VectorAdd v(soc, 4000, 0);
+  soc.queue(v.descriptor(soc));
+  soc.doorbell();
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_NS));
+  ASSERT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_BUSY);
+  soc.cpu.write(TLMGPU_REG_QUEUE_SIZE, 2);
+  soc.cpu.write64(TLMGPU_REG_QUEUE_BASE_LO, 0x7000);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_QUEUE_SIZE), 8u);
+  EXPECT_EQ(soc.cpu.read64(TLMGPU_REG_QUEUE_BASE_LO), kQueueBase);
+  // A reset while the launch runs: idle at once; the launch is not counted.
+  soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_IDLE);
+  soc.cpu.write(TLMGPU_REG_QUEUE_SIZE, 4);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_QUEUE_SIZE), 4u);
+  sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_LAUNCHES_DONE), 0u);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_QUEUE_HEAD), 0u);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_IRQ_STATUS), 0u);
+  // The GPU takes the next queue.
+  launch_vector_add(soc, 1);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_LAUNCHES_DONE), 1u);
 }
 
 TEST(GpuPeripheral, PtxImageIsParsedOncePerDistinctImage) {
@@ -542,6 +601,29 @@ TEST(GpuPeripheral, ErrorBadQueue) {
   soc.doorbell();
   soc.run_until_idle();
   EXPECT_NE(soc.cpu.error_message().find("QUEUE_TAIL"), std::string::npos) << soc.cpu.error_message();
+  // A misaligned ring, a ring that shrank below HEAD.
+  for (int kind = 0; kind < 2; ++kind) {
+    soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+    soc.setup_queue(4);
+    if (kind == 0) {
+      soc.cpu.write64(TLMGPU_REG_QUEUE_BASE_LO, kQueueBase + 4);
+      soc.doorbell();
+    } else {
+      launch_vector_add(soc, 0, 100);  // HEAD = 1
+      soc.cpu.write(TLMGPU_REG_QUEUE_SIZE, 1);
+      soc.cpu.write(TLMGPU_REG_QUEUE_TAIL, 0);
+      soc.doorbell();
+    }
+    soc.run_until_idle();
+    EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CODE), TLMGPU_ERROR_BAD_QUEUE) << kind;
+    EXPECT_NE(soc.cpu.error_message().find(kind == 0 ? "aligned" : "QUEUE_HEAD"), std::string::npos)
+        << soc.cpu.error_message();
+  }
+  soc.cpu.write(TLMGPU_REG_RESET, TLMGPU_RESET_MAGIC);
+  soc.setup_queue(4);
+  soc.cpu.write(TLMGPU_REG_QUEUE_TAIL, 4);
+  soc.doorbell();
+  soc.run_until_idle();
   expect_error_then_recover(soc, TLMGPU_ERROR_BAD_QUEUE);
 }
 
@@ -674,6 +756,26 @@ TEST(GpuPeripheral, ErrorMemoryResponseInAKernel) {
   EXPECT_LT(addr, v.c + 0x800);
   EXPECT_NE(soc.cpu.error_message().find("refused"), std::string::npos) << soc.cpu.error_message();
   soc.memory.error_ranges.clear();
+  expect_error_then_recover(soc, TLMGPU_ERROR_MEMORY);
+}
+
+TEST(GpuPeripheral, ErrorMemoryResponseToAWriteBack) {
+  // Memory without DMI: the store's staged copy reads fine, its write-back is refused.
+  Soc soc(small_gpu(), lt());
+  soc.memory.grant_dmi = false;
+  soc.setup_queue();
+  const uint64_t out = kDataBase + 0x200000;
+  soc.memory.read_only_ranges.push_back({out + 0x100, out + 0x200});
+  soc.memory.put(kParamBase + 0x800, &out, 1);
+  soc.queue(descriptor(soc.put_ptx(kStorePtx, 1), soc.put_name("store_ids", 1), 4, 64, kParamBase + 0x800, 8));
+  soc.doorbell();
+  soc.run_until_idle();
+  // Thread 64 (CTA 1, thread 0) writes the first refused word.
+  EXPECT_EQ(soc.cpu.read64(TLMGPU_REG_ERROR_ADDRESS_LO), out + 0x100);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CTA), 1u);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_THREAD), 0u);
+  EXPECT_NE(soc.cpu.error_message().find("refused a write"), std::string::npos) << soc.cpu.error_message();
+  soc.memory.read_only_ranges.clear();
   expect_error_then_recover(soc, TLMGPU_ERROR_MEMORY);
 }
 

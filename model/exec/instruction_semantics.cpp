@@ -1436,6 +1436,7 @@ inline uint64_t sext(uint64_t v, unsigned bytes) {
     }
     if (is_signed && es < 8) for_lanes(mask, [&](unsigned l) { d[l] = sext(d[l], es); });
   }
+  w.end_global_access();  // memory without DMI: staged copies end with the instruction
 }
 
 template <typename U>
@@ -1492,6 +1493,7 @@ bool store_lanes(const LanePtrs& lp, const uint64_t* addr, uint32_t mask, unsign
     }
   }
   if (changed) w.note_progress();
+  w.end_global_access();
 }
 
 /// New memory value of an atomic: `b` is the operand (cas: the new value),
@@ -1572,6 +1574,7 @@ inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
   else if (!with_any(in.type, run)) unsupported(in, mask, w, "");
   if (!ok) unsupported(in, mask, w, "atomic operation for this type");
   if (changed) w.note_progress();
+  w.end_global_access();
 }
 
 // ------------------------------------------------------------ warp-level

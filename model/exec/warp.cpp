@@ -111,14 +111,9 @@ StepStatus Warp::step() {
   if (live_mask_ == 0) return StepStatus::Finished;
   if (barrier_id_ >= 0) return StepStatus::AtBarrier;
   try {
-    StepStatus status;
-    if (ipdom_) {
-      status = step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
-    } else {
-      status = step_its();
-      refresh_next();
-    }
-    if (__builtin_expect(*global_staged_, false)) commit_staged_memory();
+    if (ipdom_) return step_ipdom();  // keeps next_pc_ / next_mask_ up to date itself
+    const StepStatus status = step_its();
+    refresh_next();
     return status;
   } catch (...) {
     if (*global_staged_) ctx_.global->discard_staged();  // the faulting instruction's writes do not land

@@ -90,6 +90,11 @@ class Warp {
   /// bytes); throws DeviceFault naming kernel, CTA, thread, PC and address.
   uint8_t* resolve(ptx::StateSpace space, uint64_t addr, unsigned bytes, unsigned align,
                    unsigned lane, ptx::StateSpace* resolved_space = nullptr);
+  /// After a load, store or atomic: writes back the staged copies of global
+  /// memory it used (GlobalMemoryIf: memory without DMI); a refused write is a fault.
+  void end_global_access() {
+    if (__builtin_expect(*global_staged_, false)) commit_staged_memory();
+  }
   /// A store or atomic changed memory: the watchdog's notion of forward progress.
   void note_progress();
   MemAccess& access() { return access_; }
@@ -118,8 +123,6 @@ class Warp {
 
   StepStatus step_ipdom();
   StepStatus step_its();
-  /// Writes back the staged copies of global memory this step used
-  /// (GlobalMemoryIf: memory without DMI); a refused write is a fault.
   void commit_staged_memory();
   /// Recomputes next_pc_ / next_mask_ from the stack (IPDOM) or the groups (ITS).
   void refresh_next();
@@ -147,7 +150,7 @@ class Warp {
   const KernelContext& ctx_;
   Cta& cta_;
   const bool ipdom_;                    // ctx_.divergence == Ipdom, without the indirection
-  const bool* global_staged_;           // ctx_.global->has_staged(), checked after every step
+  const bool* global_staged_;           // ctx_.global->has_staged(), checked after every memory instruction
   bool record_accesses_ = false;
   const ptx::Instruction* code_;
   uint32_t kernel_begin_, kernel_end_;

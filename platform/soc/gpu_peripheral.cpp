@@ -333,6 +333,9 @@ void GpuPeripheral::run_queue() {
     if (queue_base_ & 7) return "QUEUE_BASE " + hex(queue_base_) + " is not 8-byte aligned";
     if (queue_tail_ >= queue_size_)
       return "QUEUE_TAIL " + std::to_string(queue_tail_) + " is not below QUEUE_SIZE " + std::to_string(queue_size_);
+    if (queue_head_ >= queue_size_)
+      return "QUEUE_HEAD " + std::to_string(queue_head_) + " is not below QUEUE_SIZE " + std::to_string(queue_size_) +
+             " (the ring shrank; a soft reset restarts it at 0)";
     return {};
   };
   if (std::string problem = queue_problem(); !problem.empty()) {

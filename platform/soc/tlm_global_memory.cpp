@@ -51,6 +51,7 @@ uint8_t* TlmGlobalMemory::dmi_pointer(uint64_t addr, uint64_t last) {
   // Asked before for this address (granted elsewhere or refused): no new request.
   for (const DmiRegion& r : granted_)
     if (addr >= r.start && addr <= r.end) return nullptr;
+  if (dmi_given_up_) return nullptr;
   for (const auto& [s, e] : refused_)
     if (addr >= s && addr <= e) return nullptr;
   tlm::tlm_generic_payload trans;
@@ -76,6 +77,7 @@ uint8_t* TlmGlobalMemory::dmi_pointer(uint64_t addr, uint64_t last) {
     refused_.emplace_back(s, e);
   else
     refused_.emplace_back(addr, addr);
+  if (refused_.size() >= kMaxRefusals) dmi_given_up_ = true;
   return nullptr;
 }
 
@@ -214,12 +216,14 @@ void TlmGlobalMemory::invalidate_direct_mem_ptr(uint64_t start, uint64_t end) {
   refused_.erase(std::remove_if(refused_.begin(), refused_.end(),
                                 [&](const auto& r) { return overlaps(r.first, r.second, start, end); }),
                  refused_.end());
+  dmi_given_up_ = false;  // the target's map changed: ask again
   last_region_ = 0;
 }
 
 void TlmGlobalMemory::invalidate_all() {
   granted_.clear();
   refused_.clear();
+  dmi_given_up_ = false;
   last_region_ = 0;
 }
 

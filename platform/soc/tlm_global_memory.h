@@ -74,6 +74,9 @@ class TlmGlobalMemory : public memory::GlobalMemoryIf {
   /// Largest range staged at once: a warp's whole range is staged when it is
   /// small; a larger one makes the executor go lane by lane.
   static constexpr uint64_t kMaxStagedBytes = 4096;
+  /// Refusals remembered before the GPU stops asking for DMI at all (a
+  /// target that refuses address by address would make every lookup slow).
+  static constexpr size_t kMaxRefusals = 64;
 
   uint8_t* translate_slow(uint64_t addr, uint64_t last);
   /// Host pointer for [addr, last] from a cached or newly granted DMI region.
@@ -85,6 +88,7 @@ class TlmGlobalMemory : public memory::GlobalMemoryIf {
   std::vector<DmiRegion> granted_;
   size_t last_region_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> refused_;  // inclusive ranges without DMI
+  bool dmi_given_up_ = false;                           // kMaxRefusals reached: no more requests
   std::vector<Staged> staged_;
   size_t staged_count_ = 0;  // entries of staged_ in use (their buffers are reused)
   Error last_error_;
