@@ -267,13 +267,13 @@ void RiscvCpu::on_exception(uc_engine* uc, uint32_t cause, void* opaque) {
   uc_emu_stop(uc);
 }
 
-void RiscvCpu::map_address_space() {
-  // Walk the low 4 GiB with DMI requests: the bus answers each with the
-  // extent of the region (or hole) holding the address. DMI memory is mapped
-  // by host pointer; every other stretch becomes one MMIO mapping whose
+void RiscvCpu::map_range(uint64_t from, uint64_t to) {
+  // Walk [from, to) with DMI requests: the bus answers each with the extent
+  // of the region (or hole) holding the address. DMI memory is mapped by
+  // host pointer; every other stretch becomes one MMIO mapping whose
   // accesses are transactions, so holes answer the bus's address error.
-  uint64_t mmio_start = 0;
-  uint64_t address = 0;
+  uint64_t mmio_start = from;
+  uint64_t address = from;
   auto map_mmio = [this](uint64_t from, uint64_t to) {
     if (to <= from) {
       return;
@@ -283,13 +283,13 @@ void RiscvCpu::map_address_space() {
                       &mmio_ranges_.back()),
           "mapping MMIO");
   };
-  while (address < kMappedSpaceEnd) {
+  while (address < to) {
     tlm::tlm_generic_payload request;
     tlm::tlm_dmi dmi;
     request.set_address(address);
     request.set_command(tlm::TLM_READ_COMMAND);
     const bool granted = socket->get_direct_mem_ptr(request, dmi);
-    uint64_t next = std::min<uint64_t>(dmi.get_end_address(), kMappedSpaceEnd - 1) + 1;
+    uint64_t next = std::min<uint64_t>(dmi.get_end_address(), to - 1) + 1;
     if (dmi.get_end_address() < address) {
       next = address + kPageBytes; // a target that answered nonsense
     }
@@ -304,7 +304,7 @@ void RiscvCpu::map_address_space() {
     }
     address = (next + kPageBytes - 1) & ~(kPageBytes - 1);
   }
-  map_mmio(mmio_start, kMappedSpaceEnd);
+  map_mmio(mmio_start, to);
 }
 
 bool RiscvCpu::on_unmapped(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* opaque) {
@@ -417,14 +417,20 @@ void RiscvCpu::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end)
   }
 }
 
-void RiscvCpu::unmap_stale_dmi() {
+void RiscvCpu::remap_stale_dmi() {
+  std::vector<std::pair<uint64_t, uint64_t>> stale;
   for (auto it = dmi_.begin(); it != dmi_.end();) {
     if (it->stale) {
       uc_mem_unmap(uc_, it->start, it->end - it->start);
+      stale.emplace_back(it->start, it->end);
       it = dmi_.erase(it);
     } else {
       ++it;
     }
+  }
+  // Ask again: the target may grant a new pointer, else the range is MMIO.
+  for (const auto& [start, end] : stale) {
+    map_range(start, end);
   }
 }
 
@@ -475,10 +481,10 @@ void RiscvCpu::halt(const std::string& message) {
 }
 
 void RiscvCpu::run() {
-  map_address_space();
+  map_range(0, kMappedSpaceEnd);
   quantum_keeper_.reset();
   for (;;) {
-    unmap_stale_dmi();
+    remap_stale_dmi();
     if (external_interrupt.read() && interrupt_enabled()) {
       take_interrupt();
     }

@@ -81,7 +81,8 @@ private:
   bool interrupt_enabled() const;
   void wait_for_interrupt();
   void halt(const std::string& message);
-  void unmap_stale_dmi();
+  // Unmaps DMI ranges the target invalidated and maps them again.
+  void remap_stale_dmi();
 
   // Unicorn callbacks.
   static void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* self);
@@ -90,7 +91,8 @@ private:
   static uint64_t on_mmio_read(uc_engine* uc, uint64_t offset, unsigned size, void* page);
   static void on_mmio_write(uc_engine* uc, uint64_t offset, unsigned size, uint64_t value, void* page);
 
-  void map_address_space();
+  // Maps [from, to) into Unicorn: DMI memory by pointer, the rest as MMIO.
+  void map_range(uint64_t from, uint64_t to);
   // One TLM access for an MMIO load or store; false after an error response.
   bool transport(tlm::tlm_command command, uint64_t address, unsigned size, uint64_t& value);
   void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
