@@ -274,12 +274,12 @@ void RiscvCpu::map_range(uint64_t from, uint64_t to) {
   // accesses are transactions, so holes answer the bus's address error.
   uint64_t mmio_start = from;
   uint64_t address = from;
-  auto map_mmio = [this](uint64_t from, uint64_t to) {
-    if (to <= from) {
+  auto map_mmio = [this](uint64_t first, uint64_t end) {
+    if (end <= first) {
       return;
     }
-    mmio_ranges_.push_back({this, from});
-    check(uc_mmio_map(uc_, from, to - from, &RiscvCpu::on_mmio_read, &mmio_ranges_.back(), &RiscvCpu::on_mmio_write,
+    mmio_ranges_.push_back({this, first});
+    check(uc_mmio_map(uc_, first, end - first, &RiscvCpu::on_mmio_read, &mmio_ranges_.back(), &RiscvCpu::on_mmio_write,
                       &mmio_ranges_.back()),
           "mapping MMIO");
   };
