@@ -207,6 +207,63 @@ TEST(RiscvCpu, InstructionLimitStopsAnEndlessLoop) {
   EXPECT_EQ(bench.soc.cpu.instructions(), 5000u);
 }
 
+// A memory that grants DMI to one of two buffers and, when told, switches to
+// the other and invalidates the pointer it gave out.
+class SwitchingMemory : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<SwitchingMemory> socket{"socket"};
+  std::vector<uint8_t> first = std::vector<uint8_t>(4096, 0), second = std::vector<uint8_t>(4096, 0);
+  bool use_second = false;
+  unsigned grants = 0;
+
+  explicit SwitchingMemory(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+    socket.register_b_transport(this, &SwitchingMemory::b_transport);
+    socket.register_get_direct_mem_ptr(this, &SwitchingMemory::get_direct_mem_ptr);
+  }
+  void switch_buffers() {
+    use_second = true;
+    socket->invalidate_direct_mem_ptr(0, 4095);
+  }
+
+private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE); // DMI only
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    ++grants;
+    dmi.set_dmi_ptr((use_second ? second : first).data());
+    dmi.set_start_address(0);
+    dmi.set_end_address(4095);
+    dmi.set_granted_access(tlm::tlm_dmi::DMI_ACCESS_READ_WRITE);
+    return true;
+  }
+};
+
+TEST(RiscvCpu, DmiInvalidationMapsTheNewPointer) {
+  Bench bench({
+      0x500002b7, // lui t0, 0x50000
+      0x0002a303, // 1: lw t1, 0(t0)      DMI
+      0xfe030ee3, // beqz t1, 1b
+      0x001003b7, // lui t2, 0x100
+      0x0063a023, // sw t1, 0(t2)        exit code = what was read
+      kWfi,
+  }, 10'000'000);
+  SwitchingMemory memory("memory");
+  bench.soc.bus.downstream.bind(memory.socket);
+  bench.soc.bus.map_target("switching", 0x50000000, 4096, bench.soc.first_free_port() + 1);
+  memory.second[0] = 33;
+  sc_core::sc_spawn([&memory] {
+    sc_core::wait(50, sc_core::SC_US);
+    memory.switch_buffers();
+  });
+  sc_core::sc_start();
+  EXPECT_FALSE(bench.soc.cpu.fault().has_value()) << *bench.soc.cpu.fault();
+  ASSERT_TRUE(bench.soc.finisher.exit_code().has_value());
+  EXPECT_EQ(*bench.soc.finisher.exit_code(), 33u);
+  EXPECT_EQ(memory.grants, 2u);
+  EXPECT_GE(sc_core::sc_time_stamp(), sc_core::sc_time(50, sc_core::SC_US));
+}
+
 TEST(RiscvCpu, QuantaAdvanceSimulatedTimeByTheClockPeriod) {
   // 1,000,000 iterations of a two-instruction loop, then exit.
   Bench bench({
