@@ -2,7 +2,9 @@
 # Installs the Debian packages tlmgpu needs, only those missing. Idempotent.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev
-          libboost-program-options-dev nlohmann-json3-dev googletest libgtest-dev)
+          libboost-program-options-dev nlohmann-json3-dev googletest libgtest-dev
+          # The RISC-V virtual platform (tlmgpu_vp) and its firmware:
+          libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,17 @@
+/* The workloads' committed PTX, embedded byte for byte. Each image is in its
+ * own section so that --gc-sections keeps only those a program uses.
+ * Paths are relative to the source root (the build passes -Wa,-I<root>). */
+  .macro ptx_image name
+  .section .rodata.ptx_\name, "a"
+  .globl ptx_\name\()_start
+  .globl ptx_\name\()_end
+ptx_\name\()_start:
+  .incbin "workloads/\name/\name\().ptx"
+ptx_\name\()_end:
+  .byte 0
+  .endm
+
+  ptx_image vector_add
+  ptx_image sgemm
+  ptx_image histogram
+  ptx_image transactions

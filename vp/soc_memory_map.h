@@ -1,0 +1,14 @@
+/* The virtual platform's address map, shared by the SystemC platform (vp/)
+ * and the firmware (firmware/), so it is plain C. */
+#ifndef TLMGPU_VP_SOC_MEMORY_MAP_H
+#define TLMGPU_VP_SOC_MEMORY_MAP_H
+
+#define VP_FINISHER_BASE 0x00100000u /* vp/test_finisher.h */
+#define VP_FINISHER_SIZE 0x1000u
+#define VP_UART_BASE 0x10000000u     /* vp/uart.h, 16550 byte registers */
+#define VP_UART_SIZE 0x1000u
+#define VP_GPU_BASE 0x20000000u      /* platform/soc/gpu_registers.h */
+#define VP_RAM_BASE 0x80000000u      /* firmware is linked and loaded here */
+#define VP_RAM_SIZE 0x04000000u      /* 64 MiB */
+
+#endif
