@@ -1,10 +1,13 @@
 #include "platform/functional_engine.h"
 
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
+#include "memory/coalescer.h"
 #include "model/exec/cta.h"
+#include "model/sm/instruction_timing.h"
 
 namespace tlmgpu::platform {
 
@@ -26,10 +29,67 @@ std::string warp_states(const std::vector<std::unique_ptr<exec::Cta>>& ctas) {
   return os.str();
 }
 
+/// LT mode's counting after each executed warp instruction: its pipeline
+/// from a per-PC table, and for a memory instruction with an active lane what
+/// the SM's LD/ST unit would make of its addresses.
+class LtCounter {
+ public:
+  LtCounter(const ptx::Module& module, const GpuConfig& config, LtLaunchCounts& counts)
+      : counts_(counts), line_bytes_(config.l1d.line_bytes), shared_banks_(config.sm.shared_banks) {
+    pipes_.reserve(module.code.size());
+    for (const ptx::Instruction& in : module.code) pipes_.push_back(uint8_t(sm::pipe_of(in)));
+  }
+
+  void count(const exec::Warp& warp) {
+    const exec::StepInfo& s = warp.last();
+    const uint8_t pipe = pipes_[s.pc];
+    ++counts_.warp_insts[pipe];
+    if (pipe != uint8_t(sm::Pipe::Mem) || s.active_mask == 0) return;
+    const ptx::Opcode op = s.inst->op;
+    if (op != ptx::Opcode::Ld && op != ptx::Opcode::St && op != ptx::Opcode::Atom && op != ptx::Opcode::Red) return;
+    const exec::MemAccess& a = warp.last_access();
+    switch (a.space) {
+      case ptx::StateSpace::Global:
+      case ptx::StateSpace::Local: {
+        lines_.clear();
+        const memory::CoalescerResult r = memory::coalesce(a, line_bytes_, 32, lines_);
+        counts_.global_lines += r.lines;
+        counts_.global_sectors += r.sectors;
+        // A load or an atom returns data the warp waits for; st and red (is_store) do not.
+        if (a.is_store) ++counts_.global_stores;
+        else ++counts_.global_loads;
+        break;
+      }
+      case ptx::StateSpace::Shared:
+        ++counts_.shared_accesses;
+        counts_.shared_bank_cycles += memory::shared_bank_cycles(a, shared_banks_);
+        break;
+      default:
+        break;  // param and const: the constant cache
+    }
+  }
+
+ private:
+  LtLaunchCounts& counts_;
+  uint32_t line_bytes_, shared_banks_;
+  std::vector<uint8_t> pipes_;
+  std::vector<memory::LineAccess> lines_;
+};
+
 }  // namespace
 
 FunctionalEngine::Totals FunctionalEngine::run() {
+  if (lt_counts_ == nullptr) return run_ctas<false>();
+  lt_counts_->ctas = ctx_.grid.count();
+  lt_counts_->warps_per_cta = uint32_t((ctx_.block.count() + ptx::kWarpSize - 1) / ptx::kWarpSize);
+  return run_ctas<true>();
+}
+
+template <bool kCount>
+FunctionalEngine::Totals FunctionalEngine::run_ctas() {
   Totals totals;
+  std::optional<LtCounter> counter;
+  if constexpr (kCount) counter.emplace(*ctx_.module, options_.config, *lt_counts_);
   const uint64_t num_ctas = ctx_.grid.count();
   const uint32_t window = std::max<uint32_t>(options_.resident_ctas, 1);
   std::vector<std::unique_ptr<exec::Cta>> resident;
@@ -45,6 +105,8 @@ FunctionalEngine::Totals FunctionalEngine::run() {
       const uint32_t sm = uint32_t(i % ctx_.num_sms);
       if (spare.empty()) {
         resident.push_back(std::make_unique<exec::Cta>(ctx_, id, sm));
+        if constexpr (kCount)
+          for (uint32_t w = 0; w < resident.back()->num_warps(); ++w) resident.back()->warp(w).set_record_accesses(true);
       } else {
         spare.back()->restart(id, sm);
         resident.push_back(std::move(spare.back()));
@@ -63,6 +125,7 @@ FunctionalEngine::Totals FunctionalEngine::run() {
         const uint64_t progress_before = warp.progress_events();
         for (int k = 0; k < kSliceInstructions; ++k) {
           if (warp.step() != exec::StepStatus::Executed) break;
+          if constexpr (kCount) counter->count(warp);
         }
         const uint64_t ran = warp.instructions() - insts_before;
         stepped |= ran != 0;

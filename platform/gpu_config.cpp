@@ -250,6 +250,20 @@ std::vector<KeySpec> build_key_table() {
                     "requests the channel's scheduler can hold"));
   t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),
                    "consecutive bytes mapped to one channel"));
+
+  // LT mode's cost model (docs/LT_MODE.md): fitted against timing mode.
+  const auto lt = [](double LtConfig::*member) { return at(&GpuConfig::lt, member); };
+  t.push_back({"lt.launch_cycles", "LT mode: fixed cycles per launch (start-up and drain)", "cycles",
+               lt(&LtConfig::launch_cycles), Rule::kReal, 0, 1e9, {}});
+  t.push_back({"lt.wave_cycles", "LT mode: cycles per wave of resident CTAs on the busiest SM", "cycles",
+               lt(&LtConfig::wave_cycles), Rule::kReal, 0, 1e9, {}});
+  t.push_back({"lt.issue_scale", "LT mode: factor on the issue-throughput bound (warp instructions over issue slots)",
+               "", lt(&LtConfig::issue_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.latency_scale",
+               "LT mode: factor on the latency bound (one warp's instructions, each waiting for the last)", "",
+               lt(&LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.bandwidth_scale", "LT mode: factor on the DRAM-bandwidth bound (sectors over peak bytes per cycle)",
+               "", lt(&LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
   return t;
 }
 
@@ -447,7 +461,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram"};
+const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram", "lt"};
 
 std::string unknown_key_message(const std::string& key) {
   const std::string wanted = lower(key);

@@ -105,6 +105,17 @@ struct DramConfig {
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };
 
+/// LT mode's cost model (platform/lt_cost_model.h): the coefficients that
+/// turn a launch's counts into cycles. Fitted per preset against timing mode
+/// by scripts/calibrate_lt.py (docs/LT_MODE.md); the defaults are gtx480's.
+struct LtConfig {
+  double launch_cycles = 0;      ///< fixed cycles per launch (start-up and drain)
+  double wave_cycles = 0;        ///< cycles per wave of CTAs on the busiest SM
+  double issue_scale = 1;        ///< multiplies the issue-throughput bound
+  double latency_scale = 1;      ///< multiplies the one-warp dependence-chain bound
+  double bandwidth_scale = 1;    ///< multiplies the DRAM-bandwidth bound
+};
+
 struct GpuConfig {
   std::string preset = "gtx480";
   /// One warp instruction per scheduler per cycle: for Fermi that is half the
@@ -128,6 +139,7 @@ struct GpuConfig {
   InterconnectConfig icnt;
   DramConfig dram;
   std::string scheduler = "lrr";     ///< policy with parameters, e.g. "two_level:group=8"
+  LtConfig lt;
 };
 
 /// A configuration key: "section.name", its description and allowed range.

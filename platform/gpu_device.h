@@ -13,6 +13,7 @@
 #include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_ir.h"
 #include "platform/gpu_config.h"
+#include "platform/lt_cost_model.h"
 
 namespace tlmgpu::platform {
 
@@ -57,6 +58,9 @@ class KernelArgs {
 enum class SimulationMode : uint8_t {
   Functional,  ///< instructions execute in order per warp; no timing
   Timing,      ///< the cycle-level GPU in SystemC (GpuConfig)
+  /// Loosely timed: functional execution, with each launch's cycles
+  /// estimated by the cost model (platform/lt_cost_model.h, lt.* keys)
+  Lt,
 };
 
 struct DeviceOptions {
@@ -96,7 +100,7 @@ struct DeviceStats {
   /// Host time spent inside launch(): the simulator's own speed, without
   /// input generation or reference checks.
   double kernel_host_seconds = 0;
-  /// Timing mode: core cycles of all launches.
+  /// Timing mode: core cycles of all launches; LT mode: their estimate.
   uint64_t sim_cycles = 0;
 };
 
@@ -159,6 +163,12 @@ class GpuDevice {
   void set_kernel_registers(ModuleHandle m, const std::string& kernel, uint32_t regs_per_thread);
 
   const DeviceStats& stats() const { return stats_; }
+  /// Core cycles of the last launch (timing mode: simulated; LT mode: the
+  /// cost model's estimate; functional mode: 0). A SoC peripheral advances
+  /// SystemC time by them (cycles / gpu.core_clock_mhz microseconds).
+  uint64_t last_launch_cycles() const { return last_launch_cycles_; }
+  /// LT mode: every launch's counts and estimate, in launch order.
+  const std::vector<LtLaunchRecord>& lt_launches() const { return lt_launches_; }
   const DeviceOptions& options() const { return options_; }
   memory::DeviceMemory& memory() { return memory_; }
 
@@ -175,6 +185,8 @@ class GpuDevice {
   memory::DeviceMemory memory_;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   DeviceStats stats_;
+  uint64_t last_launch_cycles_ = 0;
+  std::vector<LtLaunchRecord> lt_launches_;
   /// Timing mode with l2.fill_on_host_copy: host-to-device copies since the
   /// last launch, in order; the next launch leaves them in the L2 first.
   std::vector<HostCopy> host_copies_;

@@ -1,0 +1,71 @@
+// LT mode's cost model: the cycles a launch would take on the cycle-level GPU,
+// estimated from what the functional engine counted while it ran the launch
+// and from the configuration. A roofline: the launch is bound by issue
+// throughput, by one warp's chain of dependent latencies, or by DRAM
+// bandwidth, whichever is largest; the lt.* keys scale each bound and add
+// fixed costs per launch and per wave of CTAs (docs/LT_MODE.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "platform/gpu_config.h"
+#include "platform/occupancy.h"
+
+namespace tlmgpu::platform {
+
+/// What the functional engine counts for one launch in LT mode.
+struct LtLaunchCounts {
+  /// Warp instructions by pipeline (index: sm::Pipe), guard-false ones
+  /// included, as the timing model issues them.
+  static constexpr size_t kPipes = 8;
+  std::array<uint64_t, kPipes> warp_insts{};
+  /// Global and local loads and atomics with an active lane (the warp waits
+  /// for their data), and stores and reductions (it does not).
+  uint64_t global_loads = 0;
+  uint64_t global_stores = 0;
+  /// Lines and 32-byte sectors those instructions touch, as the SM's
+  /// coalescer forms them (l1d.line_bytes lines).
+  uint64_t global_lines = 0;
+  uint64_t global_sectors = 0;
+  uint64_t shared_accesses = 0;
+  /// Cycles the shared-memory banks are busy (bank-conflict degree per access).
+  uint64_t shared_bank_cycles = 0;
+  uint64_t ctas = 0;
+  uint32_t warps_per_cta = 0;
+
+  uint64_t total_warp_insts() const;
+};
+
+/// The bounds and the estimate for one launch.
+struct LtEstimate {
+  Occupancy occupancy;
+  uint64_t ctas_on_busiest_sm = 0;  ///< ceil(CTAs / SMs)
+  uint64_t waves = 0;               ///< ceil(ctas_on_busiest_sm / CTAs per SM)
+  /// Unscaled bounds in cycles (the model's features; the calibration fits
+  /// the lt.* keys against timing mode's cycles from them).
+  double issue_bound = 0;
+  double latency_bound = 0;
+  double bandwidth_bound = 0;
+  uint64_t cycles = 0;              ///< the estimate
+};
+
+/// Cycles of a global load that misses everywhere and finds its DRAM row
+/// closed, from the configuration's latencies (the latency bound's unit cost).
+double lt_global_load_latency(const GpuConfig& config);
+
+/// DRAM bytes per core cycle at peak over all channels.
+double lt_dram_bytes_per_cycle(const GpuConfig& config);
+
+/// The estimate for a launch with `counts` at `occupancy` on `config`.
+LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const GpuConfig& config);
+
+/// One LT launch as GpuDevice records it (for --stats).
+struct LtLaunchRecord {
+  std::string kernel;
+  LtLaunchCounts counts;
+  LtEstimate estimate;
+};
+
+}  // namespace tlmgpu::platform

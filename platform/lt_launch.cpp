@@ -1,0 +1,31 @@
+#include "platform/lt_launch.h"
+
+#include <algorithm>
+
+namespace tlmgpu::platform {
+
+LtLaunchRecord run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                             uint32_t launch_regs_per_thread, FunctionalEngine::Totals& totals) {
+  // The same registers per thread as timing mode (platform/timing_gpu.cpp),
+  // so that both see the same occupancy.
+  uint32_t regs = std::clamp(ctx.kernel->regs_per_thread, 1u, options.config.sm.max_regs_per_thread);
+  RegisterSource source = RegisterSource::Estimate;
+  if (options.regs_per_thread) {
+    regs = options.regs_per_thread;
+    source = RegisterSource::Override;
+  } else if (launch_regs_per_thread) {
+    regs = launch_regs_per_thread;
+    source = RegisterSource::Launch;
+  }
+  // Checked before running, as timing mode does: a CTA that fits no SM is a LaunchError.
+  const Occupancy occupancy = compute_occupancy(options.config.sm, ctx.kernel->name, uint32_t(ctx.block.count()),
+                                                ctx.shared_bytes, regs, source);
+  LtLaunchRecord record;
+  record.kernel = ctx.kernel->name;
+  FunctionalEngine engine(ctx, options, &record.counts);
+  totals = engine.run();
+  record.estimate = estimate_lt_cycles(record.counts, occupancy, options.config);
+  return record;
+}
+
+}  // namespace tlmgpu::platform
