@@ -1,5 +1,6 @@
 #include "platform/functional_engine.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -31,16 +32,24 @@ std::string warp_states(const std::vector<std::unique_ptr<exec::Cta>>& ctas) {
 
 /// LT mode's counting after each executed warp instruction: its pipeline
 /// from a per-PC table, and for a memory instruction with an active lane what
-/// the SM's LD/ST unit would make of its addresses.
+/// the SM's LD/ST unit would make of its addresses, with direct-mapped tag
+/// arrays of the L1Ds' and the L2's sizes telling hits from misses.
 class LtCounter {
  public:
   LtCounter(const ptx::Module& module, const GpuConfig& config, LtLaunchCounts& counts)
-      : counts_(counts), line_bytes_(config.l1d.line_bytes), shared_banks_(config.sm.shared_banks) {
+      : counts_(counts),
+        line_bytes_(config.l1d.line_bytes),
+        shared_banks_(config.sm.shared_banks),
+        fill_on_host_copy_(config.l2_fill_on_host_copy),
+        l1_lines_(std::max<uint64_t>(config.l1d.size_bytes / config.l1d.line_bytes, 1)),
+        l2_lines_(std::max<uint64_t>(uint64_t(config.l2.size_bytes) * config.l2_slices / config.l1d.line_bytes, 1)),
+        l1_tags_(size_t(l1_lines_) * config.num_sms, 0),
+        l2_tags_(size_t(l2_lines_), 0) {
     pipes_.reserve(module.code.size());
     for (const ptx::Instruction& in : module.code) pipes_.push_back(uint8_t(sm::pipe_of(in)));
   }
 
-  void count(const exec::Warp& warp) {
+  void count(exec::Warp& warp) {
     const exec::StepInfo& s = warp.last();
     const uint8_t pipe = pipes_[s.pc];
     ++counts_.warp_insts[pipe];
@@ -58,6 +67,7 @@ class LtCounter {
         // A load or an atom returns data the warp waits for; st and red (is_store) do not.
         if (a.is_store) ++counts_.global_stores;
         else ++counts_.global_loads;
+        caches(warp.cta().sm_id(), a);
         break;
       }
       case ptx::StateSpace::Shared:
@@ -70,8 +80,40 @@ class LtCounter {
   }
 
  private:
+  /// Looks the coalesced lines up: loads allocate in the L1D and the L2,
+  /// stores evict from the L1D (write-through, no allocate, as Fermi's) and
+  /// allocate in the L2 (write-back), atomics go to the L2.
+  void caches(uint32_t sm, const exec::MemAccess& a) {
+    uint64_t* l1 = &l1_tags_[size_t(sm) * l1_lines_];
+    bool all_l1 = !a.is_atomic && !a.is_store, all_l2 = true;
+    for (const memory::LineAccess& line : lines_) {
+      const uint64_t tag = line.line_addr / line_bytes_ + 1;  // 0: empty
+      uint64_t& e1 = l1[(tag - 1) % l1_lines_];
+      if (a.is_store || a.is_atomic) {
+        if (e1 == tag) e1 = 0;
+      } else {
+        all_l1 &= e1 == tag;
+        e1 = tag;
+      }
+      uint64_t& e2 = l2_tags_[(tag - 1) % l2_lines_];
+      // A line never seen was left in the L2 by the host's copies (when they fill it).
+      const bool l2_hit = e2 == tag || (e2 == 0 && fill_on_host_copy_);
+      if (!l2_hit && !a.is_store) {
+        all_l2 = false;
+        counts_.dram_sectors += uint64_t(__builtin_popcount(line.sector_mask));
+      }
+      e2 = tag;
+    }
+    if (a.is_store) return;
+    if (all_l1) ++counts_.loads_l1_hit;
+    else if (all_l2) ++counts_.loads_l2_hit;
+  }
+
   LtLaunchCounts& counts_;
   uint32_t line_bytes_, shared_banks_;
+  bool fill_on_host_copy_;
+  uint64_t l1_lines_, l2_lines_;
+  std::vector<uint64_t> l1_tags_, l2_tags_;
   std::vector<uint8_t> pipes_;
   std::vector<memory::LineAccess> lines_;
 };
@@ -82,6 +124,8 @@ FunctionalEngine::Totals FunctionalEngine::run() {
   if (lt_counts_ == nullptr) return run_ctas<false>();
   lt_counts_->ctas = ctx_.grid.count();
   lt_counts_->warps_per_cta = uint32_t((ctx_.block.count() + ptx::kWarpSize - 1) / ptx::kWarpSize);
+  lt_counts_->cta_warp_insts.assign(lt_counts_->ctas, 0);
+  lt_counts_->cta_longest_warp.assign(lt_counts_->ctas, 0);
   return run_ctas<true>();
 }
 
@@ -139,9 +183,18 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
     size_t kept = 0;
     for (auto& cta : resident) {
       if (cta->finished()) {
+        uint64_t cta_insts = 0, longest = 0;
         for (uint32_t w = 0; w < cta->num_warps(); ++w) {
-          totals.warp_insts += cta->warp(w).instructions();
+          cta_insts += cta->warp(w).instructions();
+          longest = std::max(longest, cta->warp(w).instructions());
           totals.thread_insts += cta->warp(w).thread_instructions();
+        }
+        totals.warp_insts += cta_insts;
+        if constexpr (kCount) {
+          const exec::Dim3 id = cta->ctaid();
+          const uint64_t index = id.x + uint64_t(ctx_.grid.x) * (id.y + uint64_t(ctx_.grid.y) * id.z);
+          lt_counts_->cta_warp_insts[index] = cta_insts;
+          lt_counts_->cta_longest_warp[index] = longest;
         }
         progressed = true;
         spare.push_back(std::move(cta));

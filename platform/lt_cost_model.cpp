@@ -13,13 +13,15 @@ uint64_t LtLaunchCounts::total_warp_insts() const {
   return n;
 }
 
-double lt_global_load_latency(const GpuConfig& c) {
-  // The path a missing load takes in timing mode: L1D, crossbar there and
-  // back, the ROP pipeline, the L2 lookup, then DRAM activate and CAS in
-  // DRAM clocks.
-  const double dram_to_core = c.core_clock_mhz / c.dram.clock_mhz;
-  return double(c.l1d.hit_latency) + 2.0 * c.icnt.latency + c.l2_rop_latency + c.l2.hit_latency +
-         c.dram.latency + double(c.dram.tRCD + c.dram.tCL) * dram_to_core;
+LtLoadLatencies lt_load_latencies(const GpuConfig& c) {
+  // The path a load takes in timing mode: the L1D; on a miss the crossbar
+  // there and back, the ROP pipeline and the L2 lookup; on an L2 miss the
+  // DRAM's fixed latency, activate and CAS (in DRAM clocks).
+  LtLoadLatencies l;
+  l.l1_hit = c.l1d.hit_latency;
+  l.l2_hit = l.l1_hit + 2.0 * c.icnt.latency + c.l2_rop_latency + c.l2.hit_latency;
+  l.dram = l.l2_hit + c.dram.latency + double(c.dram.tRCD + c.dram.tCL) * c.core_clock_mhz / c.dram.clock_mhz;
+  return l;
 }
 
 double lt_dram_bytes_per_cycle(const GpuConfig& c) {
@@ -30,15 +32,19 @@ double lt_dram_bytes_per_cycle(const GpuConfig& c) {
 LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const GpuConfig& config) {
   LtEstimate e;
   e.occupancy = occupancy;
-  if (counts.ctas == 0) return e;
+  const uint64_t total = counts.total_warp_insts();
+  if (counts.ctas == 0 || total == 0) return e;
   const SmConfig& sm = config.sm;
-  e.ctas_on_busiest_sm = (counts.ctas + config.num_sms - 1) / config.num_sms;
+  const uint32_t num_sms = config.num_sms;
   const uint64_t per_sm = std::max<uint32_t>(occupancy.ctas_per_sm, 1);
+  e.ctas_on_busiest_sm = (counts.ctas + num_sms - 1) / num_sms;
   e.waves = (e.ctas_on_busiest_sm + per_sm - 1) / per_sm;
 
-  // Issue: the busiest SM's share of the instructions over its issue slots,
-  // each taking its pipeline's initiation interval; or its LD/ST unit, which
-  // sends one line (or one shared-memory bank cycle) per cycle.
+  // Per warp instruction, on average: issue slots (each instruction takes its
+  // pipeline's initiation interval; the LD/ST unit sends one line or one
+  // shared-memory bank cycle per cycle), and cycles of latency when every
+  // instruction waits for the one before.
+  const LtLoadLatencies lat = lt_load_latencies(config);
   double slots = 0, chain = 0;
   for (size_t p = 0; p < LtLaunchCounts::kPipes; ++p) {
     const UnitTiming t = sm::pipe_timing(sm::Pipe(p), sm);
@@ -46,21 +52,43 @@ LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occ
     if (sm::Pipe(p) != sm::Pipe::Mem) chain += double(counts.warp_insts[p]) * t.latency;
   }
   slots /= double(sm.num_schedulers) * sm.issue_width;
-  const double ldst = double(counts.global_lines + counts.shared_bank_cycles);
-  const double share = double(e.ctas_on_busiest_sm) / double(counts.ctas);
-  e.issue_bound = share * std::max(slots, ldst);
-
-  // Latency: one warp's instructions run back to back, each waiting for the
-  // one before; once per wave.
+  slots = std::max(slots, double(counts.global_lines + counts.shared_bank_cycles));
   const uint64_t mem = counts.warp_insts[size_t(sm::Pipe::Mem)];
   const uint64_t other_mem = mem - std::min(mem, counts.global_loads + counts.shared_accesses);
-  chain += double(counts.global_loads) * lt_global_load_latency(config) +
-           double(counts.shared_accesses) * sm.shared_latency + double(other_mem) * sm.ldst.latency;
-  const double warps = double(counts.ctas) * std::max<uint32_t>(counts.warps_per_cta, 1);
-  e.latency_bound = double(e.waves) * chain / warps;
+  const uint64_t hits = std::min(counts.global_loads, counts.loads_l1_hit + counts.loads_l2_hit);
+  chain += double(counts.loads_l1_hit) * lat.l1_hit + double(hits - std::min(hits, counts.loads_l1_hit)) * lat.l2_hit +
+           double(counts.global_loads - hits) * lat.dram + double(counts.shared_accesses) * sm.shared_latency +
+           double(other_mem) * sm.ldst.latency;
+  const double slots_per_inst = slots / double(total), chain_per_inst = chain / double(total);
 
-  // Bandwidth: every sector once through DRAM at peak.
-  e.bandwidth_bound = double(counts.global_sectors) * 32.0 / lt_dram_bytes_per_cycle(config);
+  // Per SM (CTA i runs on SM i mod SMs): issue is its CTAs' instructions;
+  // latency is a wave's longest warp, once per wave of resident CTAs (or the
+  // longest CTA alone, when one CTA outlasts the rest).
+  std::vector<double> sm_insts(num_sms, 0), sm_chain(num_sms, 0), sm_longest(num_sms, 0);
+  std::vector<uint64_t> sm_ctas(num_sms, 0);
+  const bool per_cta = counts.cta_warp_insts.size() == counts.ctas && counts.cta_longest_warp.size() == counts.ctas;
+  const double warps_per_cta = std::max<uint32_t>(counts.warps_per_cta, 1);
+  for (uint64_t i = 0; i < counts.ctas; ++i) {
+    const double insts = per_cta ? double(counts.cta_warp_insts[i]) : double(total) / double(counts.ctas);
+    const double longest = per_cta ? double(counts.cta_longest_warp[i]) : insts / warps_per_cta;
+    const size_t s = size_t(i % num_sms);
+    sm_insts[s] += insts;
+    sm_chain[s] += longest * chain_per_inst;
+    sm_longest[s] = std::max(sm_longest[s], longest * chain_per_inst);
+    ++sm_ctas[s];
+  }
+  for (uint32_t s = 0; s < num_sms; ++s) {
+    if (sm_ctas[s] == 0) continue;
+    e.issue_bound = std::max(e.issue_bound, sm_insts[s] * slots_per_inst);
+    const double waves = double((sm_ctas[s] + per_sm - 1) / per_sm);
+    e.latency_bound = std::max({e.latency_bound, sm_longest[s], waves * sm_chain[s] / double(sm_ctas[s])});
+  }
+
+  // Bandwidth: the L2 misses' sectors through DRAM, or every sector through
+  // the L2 slices' crossbar ports, at peak.
+  const double l2_bytes_per_cycle = double(config.l2_slices) * config.icnt.bytes_per_cycle;
+  e.bandwidth_bound = std::max(double(counts.dram_sectors) * 32.0 / lt_dram_bytes_per_cycle(config),
+                               double(counts.global_sectors) * 32.0 / l2_bytes_per_cycle);
 
   const LtConfig& k = config.lt;
   const double bound = std::max({k.issue_scale * e.issue_bound, k.latency_scale * e.latency_bound,

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "platform/gpu_config.h"
 #include "platform/occupancy.h"
@@ -29,11 +30,22 @@ struct LtLaunchCounts {
   /// coalescer forms them (l1d.line_bytes lines).
   uint64_t global_lines = 0;
   uint64_t global_sectors = 0;
+  /// Loads whose lines all hit a direct-mapped tag array of the SM's L1D's
+  /// size (ld only: atomics go to the L2), and those whose lines all hit
+  /// one of the L2's size; the rest wait for DRAM.
+  uint64_t loads_l1_hit = 0;
+  uint64_t loads_l2_hit = 0;
+  /// Sectors of lines the L2 tag array missed (a line never seen counts
+  /// as a hit when l2.fill_on_host_copy: the host's copies left it there).
+  uint64_t dram_sectors = 0;
   uint64_t shared_accesses = 0;
   /// Cycles the shared-memory banks are busy (bank-conflict degree per access).
   uint64_t shared_bank_cycles = 0;
   uint64_t ctas = 0;
   uint32_t warps_per_cta = 0;
+  /// Per CTA in launch order: its warp instructions and those of its longest warp.
+  std::vector<uint64_t> cta_warp_insts;
+  std::vector<uint64_t> cta_longest_warp;
 
   uint64_t total_warp_insts() const;
 };
@@ -41,7 +53,7 @@ struct LtLaunchCounts {
 /// The bounds and the estimate for one launch.
 struct LtEstimate {
   Occupancy occupancy;
-  uint64_t ctas_on_busiest_sm = 0;  ///< ceil(CTAs / SMs)
+  uint64_t ctas_on_busiest_sm = 0;  ///< ceil(CTAs / SMs) (CTA i runs on SM i mod SMs)
   uint64_t waves = 0;               ///< ceil(ctas_on_busiest_sm / CTAs per SM)
   /// Unscaled bounds in cycles (the model's features; the calibration fits
   /// the lt.* keys against timing mode's cycles from them).
@@ -51,9 +63,12 @@ struct LtEstimate {
   uint64_t cycles = 0;              ///< the estimate
 };
 
-/// Cycles of a global load that misses everywhere and finds its DRAM row
-/// closed, from the configuration's latencies (the latency bound's unit cost).
-double lt_global_load_latency(const GpuConfig& config);
+/// Load-to-use cycles of a global load that hits the L1D, hits the L2, or
+/// goes to DRAM and finds its row closed, from the configuration's latencies.
+struct LtLoadLatencies {
+  double l1_hit = 0, l2_hit = 0, dram = 0;
+};
+LtLoadLatencies lt_load_latencies(const GpuConfig& config);
 
 /// DRAM bytes per core cycle at peak over all channels.
 double lt_dram_bytes_per_cycle(const GpuConfig& config);

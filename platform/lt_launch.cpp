@@ -22,7 +22,10 @@ LtLaunchRecord run_lt_launch(const DeviceOptions& options, const exec::KernelCon
                                                 ctx.shared_bytes, regs, source);
   LtLaunchRecord record;
   record.kernel = ctx.kernel->name;
-  FunctionalEngine engine(ctx, options, &record.counts);
+  // CTA i runs on SM i mod gpu.num_sms, as the cost model and the L1D tag arrays assume.
+  exec::KernelContext on_config = ctx;
+  on_config.num_sms = options.config.num_sms;
+  FunctionalEngine engine(on_config, options, &record.counts);
   totals = engine.run();
   record.estimate = estimate_lt_cycles(record.counts, occupancy, options.config);
   return record;
