@@ -168,8 +168,15 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
         const uint64_t insts_before = warp.instructions();
         const uint64_t progress_before = warp.progress_events();
         for (int k = 0; k < kSliceInstructions; ++k) {
-          if (warp.step() != exec::StepStatus::Executed) break;
-          if constexpr (kCount) counter->count(warp);
+          if constexpr (kCount) {
+            // A bar or an exit ends the slice after it ran; a blocked ITS group ran nothing.
+            const uint64_t before = warp.instructions();
+            const exec::StepStatus status = warp.step();
+            if (warp.instructions() != before) counter->count(warp);
+            if (status != exec::StepStatus::Executed) break;
+          } else {
+            if (warp.step() != exec::StepStatus::Executed) break;
+          }
         }
         const uint64_t ran = warp.instructions() - insts_before;
         stepped |= ran != 0;

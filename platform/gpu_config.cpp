@@ -262,7 +262,7 @@ std::vector<KeySpec> build_key_table() {
   t.push_back({"lt.latency_scale",
                "LT mode: factor on the latency bound (one warp's instructions, each waiting for the last)", "",
                lt(&LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
-  t.push_back({"lt.bandwidth_scale", "LT mode: factor on the DRAM-bandwidth bound (sectors over peak bytes per cycle)",
+  t.push_back({"lt.bandwidth_scale", "LT mode: factor on the bandwidth bound (L2-missing sectors over peak DRAM bytes per cycle, or all sectors over the L2 ports)",
                "", lt(&LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
   return t;
 }

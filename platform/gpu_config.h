@@ -109,11 +109,11 @@ struct DramConfig {
 /// turn a launch's counts into cycles. Fitted per preset against timing mode
 /// by scripts/calibrate_lt.py (docs/LT_MODE.md); the defaults are gtx480's.
 struct LtConfig {
-  double launch_cycles = 0;      ///< fixed cycles per launch (start-up and drain)
+  double launch_cycles = 757;    ///< fixed cycles per launch (start-up and drain)
   double wave_cycles = 0;        ///< cycles per wave of CTAs on the busiest SM
-  double issue_scale = 1;        ///< multiplies the issue-throughput bound
-  double latency_scale = 1;      ///< multiplies the one-warp dependence-chain bound
-  double bandwidth_scale = 1;    ///< multiplies the DRAM-bandwidth bound
+  double issue_scale = 0.827;    ///< multiplies the issue-throughput bound
+  double latency_scale = 1.39;   ///< multiplies the one-warp dependence-chain bound
+  double bandwidth_scale = 4.25; ///< multiplies the DRAM / L2-port bandwidth bound
 };
 
 struct GpuConfig {
