@@ -61,7 +61,7 @@ class LtCounter {
       case ptx::StateSpace::Global:
       case ptx::StateSpace::Local: {
         lines_.clear();
-        const memory::CoalescerResult r = memory::coalesce(a, line_bytes_, 32, lines_);
+        const memory::CoalescerResult r = coalescer_.coalesce(a, line_bytes_, lines_);
         counts_.global_lines += r.lines;
         counts_.global_sectors += r.sectors;
         // A load or an atom returns data the warp waits for; st and red (is_store) do not.
@@ -116,6 +116,7 @@ class LtCounter {
   std::vector<uint64_t> l1_tags_, l2_tags_;
   std::vector<uint8_t> pipes_;
   std::vector<memory::LineAccess> lines_;
+  memory::UnorderedCoalescer coalescer_;
 };
 
 }  // namespace

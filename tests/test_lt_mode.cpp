@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memory/coalescer.h"
 #include "platform/gpu_config.h"
 #include "platform/gpu_device.h"
 #include "platform/lt_cost_model.h"
@@ -130,6 +133,40 @@ TEST(LtDevice, LastLaunchCyclesAreEachLaunchsEstimate) {
   }
   EXPECT_EQ(device.last_launch_cycles(), launches.back().estimate.cycles);
   EXPECT_EQ(device.stats().sim_cycles, sum);
+}
+
+// LT mode's coalescer forms the lines and sectors the timing model's does,
+// in any order, for patterns from one line to 32 scattered ones.
+TEST(LtCoalescer, SameLinesAndSectorsAsTheTimingModelsCoalescer) {
+  std::mt19937_64 rng(7);
+  memory::UnorderedCoalescer unordered;
+  std::vector<memory::LineAccess> expected, got;
+  for (int i = 0; i < 4000; ++i) {
+    exec::MemAccess a;
+    a.bytes = uint8_t(1u << (rng() % 6));  // 1..32 bytes, naturally aligned
+    a.mask = uint32_t(rng()) | (i % 3 == 0 ? 0xffffffffu : 0u);
+    a.is_store = i % 5 == 1;
+    a.is_atomic = i % 7 == 2;
+    const uint64_t spread = uint64_t(1) << (rng() % 24);  // 1 byte .. 16 MB
+    const uint64_t base = (rng() % (uint64_t(1) << 40)) & ~uint64_t(31);
+    for (uint32_t lane = 0; lane < 32; ++lane) a.addr[lane] = (base + rng() % spread) & ~uint64_t(a.bytes - 1);
+    for (uint32_t line_bytes : {128u, 32u}) {
+      const memory::CoalescerResult e = memory::coalesce(a, line_bytes, 32, expected);
+      const memory::CoalescerResult g = unordered.coalesce(a, line_bytes, got);
+      ASSERT_EQ(g.lines, e.lines) << i;
+      ASSERT_EQ(g.sectors, e.sectors) << i;
+      const auto by_line = [](const memory::LineAccess& x, const memory::LineAccess& y) {
+        return x.line_addr < y.line_addr;
+      };
+      std::sort(got.begin(), got.end(), by_line);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        EXPECT_EQ(got[k].line_addr, expected[k].line_addr) << i;
+        EXPECT_EQ(got[k].sector_mask, expected[k].sector_mask) << i;
+        EXPECT_EQ(got[k].kind, expected[k].kind) << i;
+      }
+    }
+  }
 }
 
 // ------------------------------------------------------------ the cost model
