@@ -33,7 +33,7 @@ using platform::LtLaunchCounts;
 // size: the worst workload's factor between LT and timing cycles and the
 // geometric mean of the factors, each rounded up.
 constexpr double kWorstFactor = 2.6;
-constexpr double kGeomeanFactor = 1.40;
+constexpr double kGeomeanFactor = 1.35;
 
 platform::DeviceOptions lt_options(const std::string& preset = "gtx480") {
   platform::DeviceOptions o;
