@@ -1,6 +1,7 @@
 #include "platform/functional_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -72,7 +73,7 @@ class LtCounter {
       }
       case ptx::StateSpace::Shared:
         ++counts_.shared_accesses;
-        counts_.shared_bank_cycles += memory::shared_bank_cycles(a, shared_banks_);
+        counts_.shared_bank_cycles += bank_cycles(s.pc, a);
         break;
       default:
         break;  // param and const: the constant cache
@@ -80,6 +81,46 @@ class LtCounter {
   }
 
  private:
+  /// memory::shared_bank_cycles, remembered per PC: an access whose lanes
+  /// keep the previous one's offsets from the first lane, moved by whole
+  /// bank words, maps its words onto the banks the same way up to a rotation,
+  /// so it has the same conflict degree (a tiled loop's shared loads do).
+  uint32_t bank_cycles(uint32_t pc, const exec::MemAccess& a) {
+    if (shared_memo_index_.empty()) shared_memo_index_.assign(pipes_.size(), -1);
+    int32_t& index = shared_memo_index_[pc];
+    if (index < 0) {
+      index = int32_t(shared_memos_.size());
+      shared_memos_.emplace_back();
+    }
+    SharedMemo& memo = shared_memos_[size_t(index)];
+    const uint64_t first = a.addr[uint32_t(__builtin_ctz(a.mask))];
+    if (memo.valid && memo.mask == a.mask && memo.bytes == a.bytes && ((first - memo.first) & 3) == 0) {
+      uint64_t differ = 0;
+      if (a.mask == 0xffffffffu) {
+        for (uint32_t lane = 0; lane < 32; ++lane) differ |= (a.addr[lane] - first) ^ memo.offset[lane];
+      } else {
+        for (uint32_t m = a.mask; m; m &= m - 1) {
+          const uint32_t lane = uint32_t(__builtin_ctz(m));
+          differ |= (a.addr[lane] - first) ^ memo.offset[lane];
+        }
+      }
+      if (differ == 0) {
+        memo.first = first;
+        return memo.cycles;
+      }
+    }
+    memo.valid = true;
+    memo.mask = a.mask;
+    memo.bytes = a.bytes;
+    memo.first = first;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(__builtin_ctz(m));
+      memo.offset[lane] = a.addr[lane] - first;
+    }
+    memo.cycles = memory::shared_bank_cycles(a, shared_banks_);
+    return memo.cycles;
+  }
+
   /// Looks the coalesced lines up: loads allocate in the L1D and the L2,
   /// stores evict from the L1D (write-through, no allocate, as Fermi's) and
   /// allocate in the L2 (write-back), atomics go to the L2.
@@ -117,6 +158,15 @@ class LtCounter {
   std::vector<uint8_t> pipes_;
   std::vector<memory::LineAccess> lines_;
   memory::UnorderedCoalescer coalescer_;
+  struct SharedMemo {
+    bool valid = false;
+    uint8_t bytes = 0;
+    uint32_t mask = 0, cycles = 0;
+    uint64_t first = 0;
+    std::array<uint64_t, ptx::kWarpSize> offset{};
+  };
+  std::vector<int32_t> shared_memo_index_;  // per PC: its entry in shared_memos_, or -1
+  std::vector<SharedMemo> shared_memos_;
 };
 
 }  // namespace
