@@ -274,6 +274,7 @@ void add_lt_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu:
                          {"global_stores", c.global_stores},
                          {"global_lines", c.global_lines},
                          {"global_sectors", c.global_sectors},
+                         {"hottest_line_atomics", c.hottest_line_atomics},
                          {"shared_accesses", c.shared_accesses},
                          {"shared_bank_cycles", c.shared_bank_cycles},
                          {"ctas", c.ctas},
@@ -291,6 +292,7 @@ void add_lt_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu:
                         {"issue_bound", e.issue_bound},
                         {"latency_bound", e.latency_bound},
                         {"bandwidth_bound", e.bandwidth_bound},
+                        {"contention_bound", e.contention_bound},
                         {"occupancy", occupancy},
                         {"counts", counts}});
   }

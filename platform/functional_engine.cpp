@@ -145,6 +145,14 @@ class LtCounter {
       }
       e2 = tag;
     }
+    if (a.is_atomic) {
+      // Requests per line, in a direct-mapped table (lines that share an
+      // entry add up: a slight overestimate, never an underestimate).
+      for (const memory::LineAccess& line : lines_) {
+        uint64_t& n = atomic_requests_[size_t((line.line_addr / line_bytes_ * 0x9E3779B97F4A7C15ull) >> 52)];
+        counts_.hottest_line_atomics = std::max(counts_.hottest_line_atomics, ++n);
+      }
+    }
     if (a.is_store) return;
     if (all_l1) ++counts_.loads_l1_hit;
     else if (all_l2) ++counts_.loads_l2_hit;
@@ -158,6 +166,7 @@ class LtCounter {
   std::vector<uint8_t> pipes_;
   std::vector<memory::LineAccess> lines_;
   memory::UnorderedCoalescer coalescer_;
+  std::vector<uint64_t> atomic_requests_ = std::vector<uint64_t>(4096, 0);
   struct SharedMemo {
     bool valid = false;
     uint8_t bytes = 0;

@@ -264,6 +264,9 @@ std::vector<KeySpec> build_key_table() {
                lt(&LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
   t.push_back({"lt.bandwidth_scale", "LT mode: factor on the bandwidth bound (L2-missing sectors over peak DRAM bytes per cycle, or all sectors over the L2 ports)",
                "", lt(&LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.contention_scale",
+               "LT mode: factor on the contention bound (atomics on the busiest line, one L2 round trip each)", "",
+               lt(&LtConfig::contention_scale), Rule::kReal, 0, 1000, {}});
   return t;
 }
 

@@ -90,9 +90,13 @@ LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occ
   e.bandwidth_bound = std::max(double(counts.dram_sectors) * 32.0 / lt_dram_bytes_per_cycle(config),
                                double(counts.global_sectors) * 32.0 / l2_bytes_per_cycle);
 
+  // Contention: atomics on one line are served one after another by its L2
+  // slice, each a round trip for the warp that waits on it (spin locks).
+  e.contention_bound = double(counts.hottest_line_atomics) * lat.l2_hit;
+
   const LtConfig& k = config.lt;
   const double bound = std::max({k.issue_scale * e.issue_bound, k.latency_scale * e.latency_bound,
-                                 k.bandwidth_scale * e.bandwidth_bound});
+                                 k.bandwidth_scale * e.bandwidth_bound, k.contention_scale * e.contention_bound});
   const double cycles = k.launch_cycles + k.wave_cycles * double(e.waves) + bound;
   e.cycles = std::max<uint64_t>(1, uint64_t(std::llround(cycles)));
   return e;

@@ -1,8 +1,8 @@
 // LT mode's cost model: the cycles a launch would take on the cycle-level GPU,
 // estimated from what the functional engine counted while it ran the launch
 // and from the configuration. A roofline: the launch is bound by issue
-// throughput, by one warp's chain of dependent latencies, or by DRAM
-// bandwidth, whichever is largest; the lt.* keys scale each bound and add
+// throughput, by one warp's chain of dependent latencies, by DRAM
+// bandwidth, or by atomics serialising on one line, whichever is largest; the lt.* keys scale each bound and add
 // fixed costs per launch and per wave of CTAs (docs/LT_MODE.md).
 #pragma once
 
@@ -38,6 +38,9 @@ struct LtLaunchCounts {
   /// Sectors of lines the L2 tag array missed (a line never seen counts
   /// as a hit when l2.fill_on_host_copy: the host's copies left it there).
   uint64_t dram_sectors = 0;
+  /// Atomic warp requests (one per line of an atom / red) on the line that
+  /// received the most: they serialise at its L2 slice.
+  uint64_t hottest_line_atomics = 0;
   uint64_t shared_accesses = 0;
   /// Cycles the shared-memory banks are busy (bank-conflict degree per access).
   uint64_t shared_bank_cycles = 0;
@@ -60,6 +63,7 @@ struct LtEstimate {
   double issue_bound = 0;
   double latency_bound = 0;
   double bandwidth_bound = 0;
+  double contention_bound = 0;  ///< hottest_line_atomics x the L2 round trip
   uint64_t cycles = 0;              ///< the estimate
 };
 

@@ -115,7 +115,7 @@ GpuConfig gtx480() {
   d.interleave_bytes = 256;  // dramid@8
   // LT mode's cost model, fitted against this preset's timing mode by
   // scripts/calibrate_lt.py --size small (docs/LT_MODE.md).
-  c.lt = {757, 0, 0.827, 1.39, 4.25};
+  c.lt = {1325, 0, 0.603, 1.02, 3.93, 0.231};
   return c;
 }
 
@@ -191,7 +191,7 @@ GpuConfig titanx_pascal() {
   d.tRTPL = 3;
   d.turnaround = 2;          // tRTW = CL + BL / 4 + 2 - WL
   d.queue_depth = 64;        // -gpgpu_frfcfs_dram_sched_queue_size 64
-  c.lt = {393, 390, 1, 1.27, 6.72};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
+  c.lt = {792, 506, 1, 0.972, 5.89, 0.206};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
   return c;
 }
 
@@ -230,7 +230,7 @@ GpuConfig vortex_1sm() {
   // The DRAM stays gtx480's GDDR5 (924 MHz, GPGPU-Sim's timing and mapping):
   // seed 003 describes no memory side, and its caches and crossbar are
   // gtx480's too, so the memory hierarchy stays one calibrated whole.
-  c.lt = {1390, 0, 1.19, 1.91, 1};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
+  c.lt = {782, 0, 1.23, 1.15, 1, 0.326};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
   return c;
 }
 

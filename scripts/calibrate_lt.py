@@ -2,15 +2,16 @@
 """Calibrates LT mode's cost model (platform/lt_cost_model.h) against timing mode.
 
 For each preset and size, runs every workload in timing mode (their cycle
-counts) and in LT mode (each launch's waves and unscaled issue, latency and
-bandwidth bounds, which do not depend on the lt.* keys), fits the five lt.*
+counts) and in LT mode (each launch's waves and unscaled issue, latency,
+bandwidth and contention bounds, which do not depend on the lt.* keys), fits the six lt.*
 coefficients of the preset, and prints the docs/LT_MODE.md tables: timing
 cycles, LT cycles with the fitted and with the preset's current coefficients,
 and the error per workload, with the geometric mean and the worst.
 
 The model of one launch is
     launch_cycles + wave_cycles * waves
-      + max(issue_scale * issue, latency_scale * latency, bandwidth_scale * bandwidth)
+      + max(issue_scale * issue, latency_scale * latency, bandwidth_scale * bandwidth,
+            contention_scale * contention)
 and a workload's cycles are the sum over its launches. The fit minimises the
 sum over workloads (every size given) of ln(LT / timing)^2, i.e. relative
 error in either direction, plus 0.01 ln(scale)^2 per scale (a bound that never
@@ -27,7 +28,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KEYS = ["lt.launch_cycles", "lt.wave_cycles", "lt.issue_scale", "lt.latency_scale", "lt.bandwidth_scale"]
+KEYS = ["lt.launch_cycles", "lt.wave_cycles", "lt.issue_scale", "lt.latency_scale", "lt.bandwidth_scale",
+        "lt.contention_scale"]
 
 
 def parse_args(argv):
@@ -74,20 +76,21 @@ def preset_coefficients(binary, preset):
 
 
 def measure(binary, preset, size):
-    """[(workload, timing cycles, [(waves, issue, latency, bandwidth) per launch])]"""
+    """[(workload, timing cycles, [(waves, issue, latency, bandwidth, contention) per launch])]"""
     timing = run_stats(binary, ["--workload", "all", "--mode", "timing", "--preset", preset, "--size", size])
     cycles = {r["workload"]: r["sim_cycles"] for r in timing["runs"] if r["verified"]}
     rows = []
     for name in sorted(cycles):
         lt = run_stats(binary, ["--workload", name, "--mode", "lt", "--preset", preset, "--size", size])
-        launches = [(l["waves"], l["issue_bound"], l["latency_bound"], l["bandwidth_bound"]) for l in lt["launches"]]
+        launches = [(l["waves"], l["issue_bound"], l["latency_bound"], l["bandwidth_bound"], l["contention_bound"])
+                    for l in lt["launches"]]
         rows.append((name, cycles[name], launches))
     return rows
 
 
 def model(theta, launches):
-    c0, cw, si, sl, sb = theta
-    return sum(c0 + cw * w + max(si * i, sl * l, sb * b) for w, i, l, b in launches)
+    c0, cw, si, sl, sb, sc = theta
+    return sum(c0 + cw * w + max(si * i, sl * l, sb * b, sc * c) for w, i, l, b, c in launches)
 
 
 # A slight pull of each scale toward 1 (its physical value), so that a bound
@@ -106,14 +109,14 @@ def loss(theta, rows):
 def fit(rows):
     best_theta, best = None, float("inf")
     # Starting points: each bound alone, and all of them, at their own scale.
-    for start in ([0, 0, 1, 1, 1], [0, 0, 1, 0.1, 0.1], [0, 0, 0.1, 1, 0.1], [0, 0, 0.1, 0.1, 1],
-                  [500, 200, 1, 0.3, 1]):
+    for start in ([0, 0, 1, 1, 1, 1], [0, 0, 1, 0.1, 0.1, 0.1], [0, 0, 0.1, 1, 0.1, 0.1],
+                  [0, 0, 0.1, 0.1, 1, 0.1], [0, 0, 0.1, 0.1, 0.1, 1], [500, 200, 1, 0.3, 1, 1]):
         theta = [float(v) for v in start]
         cur = loss(theta, rows)
         step = 0.5
         while step > 1e-4:
             improved = False
-            for k in range(5):
+            for k in range(len(theta)):
                 for direction in (1, -1):
                     trial = list(theta)
                     if k < 2:  # additive cycles: steps relative to the mean timing count

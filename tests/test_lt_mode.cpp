@@ -32,8 +32,8 @@ using platform::LtLaunchCounts;
 // docs/LT_MODE.md's error of the gtx480 preset's coefficients at the small
 // size: the worst workload's factor between LT and timing cycles and the
 // geometric mean of the factors, each rounded up.
-constexpr double kWorstFactor = 2.6;
-constexpr double kGeomeanFactor = 1.35;
+constexpr double kWorstFactor = 1.8;
+constexpr double kGeomeanFactor = 1.25;
 
 platform::DeviceOptions lt_options(const std::string& preset = "gtx480") {
   platform::DeviceOptions o;
@@ -243,6 +243,19 @@ TEST(LtCostModel, BandwidthBoundCountsFollowTheBandwidthTerm) {
   EXPECT_GT(cycles(streaming, doubled), e.cycles);
 }
 
+TEST(LtCostModel, AtomicsOnOneLineFollowTheContentionTerm) {
+  const GpuConfig config = platform::preset_config("gtx480");
+  LtLaunchCounts spread = synthetic(8, 100, 4);
+  LtLaunchCounts hot = spread;
+  hot.hottest_line_atomics = 20000;  // every warp's atomics on one lock word
+  const platform::LtEstimate e = platform::estimate_lt_cycles(hot, occupancy_of(config), config);
+  EXPECT_DOUBLE_EQ(e.contention_bound, 20000 * platform::lt_load_latencies(config).l2_hit);
+  const platform::LtConfig& k = config.lt;
+  EXPECT_EQ(e.cycles, uint64_t(std::llround(k.launch_cycles + k.wave_cycles * double(e.waves) +
+                                            k.contention_scale * e.contention_bound)));
+  EXPECT_GT(e.cycles, cycles(spread, config));
+}
+
 TEST(LtCostModel, TheLongestCtaBoundsAnImbalancedGrid) {
   const GpuConfig config = platform::preset_config("gtx480");
   LtLaunchCounts even = synthetic(15, 1000, 20);
@@ -260,7 +273,7 @@ TEST(LtConfigKeys, BadValuesNameTheKey) {
   GpuConfig c = platform::preset_config("gtx480");
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"lt.issue_scale", "-1"}, {"lt.latency_scale", "fast"}, {"lt.launch_cycles", "1e12"},
-           {"lt.bandwidth_scale", ""}, {"lt.wave_cycles", "nan"}}) {
+           {"lt.bandwidth_scale", ""}, {"lt.wave_cycles", "nan"}, {"lt.contention_scale", "1001"}}) {
     try {
       platform::set_config_value(c, key, value);
       ADD_FAILURE() << key << " = " << value << " was accepted";
