@@ -167,7 +167,8 @@ class GpuDevice {
   /// cost model's estimate; functional mode: 0). A SoC peripheral advances
   /// SystemC time by them (cycles / gpu.core_clock_mhz microseconds).
   uint64_t last_launch_cycles() const { return last_launch_cycles_; }
-  /// LT mode: every launch's counts and estimate, in launch order.
+  /// LT mode: every launch's counts and estimate, in launch order (about
+  /// 300 bytes a launch).
   const std::vector<LtLaunchRecord>& lt_launches() const { return lt_launches_; }
   const DeviceOptions& options() const { return options_; }
   memory::DeviceMemory& memory() { return memory_; }

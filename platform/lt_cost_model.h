@@ -46,7 +46,9 @@ struct LtLaunchCounts {
   uint64_t shared_bank_cycles = 0;
   uint64_t ctas = 0;
   uint32_t warps_per_cta = 0;
-  /// Per CTA in launch order: its warp instructions and those of its longest warp.
+  /// Per CTA in launch order: its warp instructions and those of its longest
+  /// warp (empty: the CTAs are taken as equal; run_lt_launch empties them
+  /// after the estimate).
   std::vector<uint64_t> cta_warp_insts;
   std::vector<uint64_t> cta_longest_warp;
 

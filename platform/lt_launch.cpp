@@ -1,6 +1,7 @@
 #include "platform/lt_launch.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace tlmgpu::platform {
 
@@ -28,6 +29,10 @@ LtLaunchRecord run_lt_launch(const DeviceOptions& options, const exec::KernelCon
   FunctionalEngine engine(on_config, options, &record.counts);
   totals = engine.run();
   record.estimate = estimate_lt_cycles(record.counts, occupancy, options.config);
+  // The per-CTA counts served the estimate; a device keeps every launch's
+  // record, so they are not kept (16 bytes a CTA).
+  std::vector<uint64_t>().swap(record.counts.cta_warp_insts);
+  std::vector<uint64_t>().swap(record.counts.cta_longest_warp);
   return record;
 }
 
