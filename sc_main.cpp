@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -177,7 +178,8 @@ Command run_command() {
        "ipdom or its (default: ipdom if the workload is ipdom-safe, else its; "
        "launch files: its unless the file says)")
       ("mode", po::value<std::string>()->value_name("MODE"),
-       "functional (in-order per warp, no timing) or timing (the cycle-level GPU) (default: functional)")
+       "functional (in-order per warp, no timing), timing (the cycle-level GPU) or lt (functional, with cycles "
+       "estimated per launch by a cost model calibrated against timing mode) (default: functional)")
       ("preset", po::value<std::string>()->value_name("NAME"), "GPU configuration ('tlmgpu list presets'; default: gtx480)")
       ("config", po::value<std::vector<std::string>>()->value_name("FILE")->composing(),
        "INI file applied on top of the preset (repeatable)")
@@ -190,7 +192,7 @@ Command run_command() {
       ("dump-config", "print the effective configuration as INI and exit")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
       ("regs-per-thread", po::value<std::string>()->value_name("N"),
-       "timing mode: registers per thread for occupancy of every launch (default: a launch file's regs_per_thread, else the PTX register estimate)")
+       "timing and lt modes: registers per thread for occupancy of every launch (default: a launch file's regs_per_thread, else the PTX register estimate)")
       ("watchdog", po::value<std::string>()->value_name("N"),
        "stop after N warp instructions without forward progress (default: 20000000)")
       ("starvation", po::value<std::string>()->value_name("N"),
@@ -247,6 +249,56 @@ void add_timing_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlm
                     launches.empty() ? "-" : std::to_string(launches.back()["last_cta_execution_time"].get<uint64_t>()));
 }
 
+// LT mode: the cost model's estimate where timing mode has its cycle count,
+// marked as estimated, with each launch's counts and bounds.
+void add_lt_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu::platform::GpuDevice& device) {
+  if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt) return;
+  const tlmgpu::platform::DeviceStats& s = device.stats();
+  j["preset"] = rs.device.config.preset;
+  j["sim_cycles"] = s.sim_cycles;
+  j["sim_cycles_estimated"] = true;
+  j["ipc"] = s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0;
+  rows.emplace_back("sim_cycles", std::to_string(s.sim_cycles) + " (estimated)");
+  rows.emplace_back("ipc", cli::format_number(s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0) +
+                               " (estimated)");
+  static const char* const kPipes[] = {"sp", "sfu", "dp", "int_div", "fp_div_sqrt", "mem", "ctrl", "bar"};
+  static_assert(std::size(kPipes) == tlmgpu::platform::LtLaunchCounts::kPipes);
+  json launches = json::array();
+  for (const tlmgpu::platform::LtLaunchRecord& l : device.lt_launches()) {
+    const auto& c = l.counts;
+    const auto& e = l.estimate;
+    json by_pipe = json::object();
+    for (size_t p = 0; p < c.warp_insts.size(); ++p) by_pipe[kPipes[p]] = c.warp_insts[p];
+    const json counts = {{"warp_insts", by_pipe},
+                         {"global_loads", c.global_loads},
+                         {"global_stores", c.global_stores},
+                         {"global_lines", c.global_lines},
+                         {"global_sectors", c.global_sectors},
+                         {"hottest_line_atomics", c.hottest_line_atomics},
+                         {"shared_accesses", c.shared_accesses},
+                         {"shared_bank_cycles", c.shared_bank_cycles},
+                         {"ctas", c.ctas},
+                         {"warps_per_cta", c.warps_per_cta}};
+    const tlmgpu::platform::Occupancy& o = e.occupancy;
+    const json occupancy = {{"regs_per_thread", o.regs_per_thread},
+                            {"regs_source", tlmgpu::platform::register_source_name(o.regs_source)},
+                            {"ctas_per_sm", o.ctas_per_sm},
+                            {"warps_per_sm", o.warps_per_sm},
+                            {"limited_by", o.limited_by}};
+    launches.push_back({{"kernel", l.kernel},
+                        {"cycles", e.cycles},
+                        {"ctas_on_busiest_sm", e.ctas_on_busiest_sm},
+                        {"waves", e.waves},
+                        {"issue_bound", e.issue_bound},
+                        {"latency_bound", e.latency_bound},
+                        {"bandwidth_bound", e.bandwidth_bound},
+                        {"contention_bound", e.contention_bound},
+                        {"occupancy", occupancy},
+                        {"counts", counts}});
+  }
+  j["launches"] = launches;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -276,7 +328,7 @@ std::string beside_stats(const RunSettings& rs, const std::string& suffix) {
 }
 
 void write_effective_config(const RunSettings& rs) {
-  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
+  if (rs.device.mode == tlmgpu::platform::SimulationMode::Functional) return;
   const std::string path = beside_stats(rs, ".config.ini");
   std::ofstream out(path);
   out << tlmgpu::platform::dump_config(rs.device.config);
@@ -379,6 +431,7 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
                                     (result.detail.empty() ? "" : " (" + result.detail + ")"));
   add_counters(stats, rows, device.stats(), host_seconds);
   add_timing_stats(rs, stats, rows, device.stats());
+  add_lt_stats(rs, stats, rows, device);
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
 }
 
@@ -510,6 +563,7 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");
   add_counters(stats, rows, device.stats(), host_seconds);
   add_timing_stats(rs, stats, rows, device.stats());
+  add_lt_stats(rs, stats, rows, device);
   return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
 }
 
@@ -563,7 +617,8 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("mode")) {
     rs.mode = vm["mode"].as<std::string>();
     if (rs.mode == "timing") rs.device.mode = tlmgpu::platform::SimulationMode::Timing;
-    else if (rs.mode != "functional") throw UsageError(allowed_error("mode", rs.mode, "functional, timing"));
+    else if (rs.mode == "lt") rs.device.mode = tlmgpu::platform::SimulationMode::Lt;
+    else if (rs.mode != "functional") throw UsageError(allowed_error("mode", rs.mode, "functional, timing, lt"));
   }
   {
     const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : "gtx480";
@@ -584,8 +639,9 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("regs-per-thread"))
     rs.device.regs_per_thread = uint32_t(parse_u64("regs-per-thread", vm["regs-per-thread"].as<std::string>(), 1));
   if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) {
-    for (const char* o : {"vcd", "regs-per-thread"})
-      if (vm.count(o)) throw UsageError(std::string("--") + o + " applies to --mode timing only");
+    if (vm.count("vcd")) throw UsageError("--vcd applies to --mode timing only");
+    if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt && vm.count("regs-per-thread"))
+      throw UsageError("--regs-per-thread applies to --mode timing and lt only");
   }
   if (vm.count("divergence")) {
     const std::string d = vm["divergence"].as<std::string>();

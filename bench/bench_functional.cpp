@@ -1,11 +1,13 @@
 // Simulation speed: warp instructions per host second, per workload and
-// divergence mode, in functional or timing mode, at the workloads' default
+// divergence mode, in functional, timing or LT mode, at the workloads' default
 // size. Prints a Markdown table for docs/PERFORMANCE.md.
 //
-//   build/tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]
+//   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default] [--repeat N] [workload...]
 //
 // Timing mode runs the gtx480 preset under lrr (SystemC elaborates one GPU
-// per process, so every workload and repeat shares it). Repeats must give the
+// per process, so every workload and repeat shares it); LT mode estimates
+// the cycles of the same preset, and runs the same workloads by default, so
+// that the two rates compare. Repeats must give the
 // same warp instructions and cycles; the best host time counts, since the
 // host's own speed drifts. The first line names the host: figures from
 // different processors are not comparable.
@@ -29,7 +31,7 @@ using namespace tlmgpu;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tlmgpu_bench [--mode functional|timing] [--size small|default] [--repeat N] [workload...]";
+    "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default] [--repeat N] [workload...]";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "tlmgpu_bench: %s\n%s\n", what.c_str(), kUsage);
@@ -52,7 +54,7 @@ std::string host_processor() {
 int sc_main(int argc, char* argv[]) {
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
-  bool timing = false;
+  platform::SimulationMode sim_mode = platform::SimulationMode::Functional;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -66,8 +68,11 @@ int sc_main(int argc, char* argv[]) {
         if (v != "small" && v != "default") return usage_error("--size " + v + ": allowed are small, default");
         size = v == "small" ? workloads::Size::Small : workloads::Size::Default;
       } else if (a == "--mode") {
-        if (v != "functional" && v != "timing") return usage_error("--mode " + v + ": allowed are functional, timing");
-        timing = v == "timing";
+        if (v != "functional" && v != "timing" && v != "lt")
+          return usage_error("--mode " + v + ": allowed are functional, timing, lt");
+        sim_mode = v == "timing" ? platform::SimulationMode::Timing
+                   : v == "lt"   ? platform::SimulationMode::Lt
+                                 : platform::SimulationMode::Functional;
       } else {
         char* end = nullptr;
         const long n = std::strtol(v.c_str(), &end, 10);
@@ -81,16 +86,21 @@ int sc_main(int argc, char* argv[]) {
       names.push_back(a);
     }
   }
+  // Timing and LT modes report cycles and run one divergence mode per workload.
+  const bool timed = sim_mode != platform::SimulationMode::Functional;
+  const char* const mode_name = sim_mode == platform::SimulationMode::Timing ? "Timing"
+                                : sim_mode == platform::SimulationMode::Lt ? "LT"
+                                                                           : "Functional";
   if (names.empty()) {
-    names = timing ? std::vector<std::string>{"vector_add", "transactions", "sgemm"}
+    names = timed ? std::vector<std::string>{"vector_add", "transactions", "sgemm"}
                    : std::vector<std::string>{"vector_add", "transactions", "sgemm", "hotspot", "bfs", "blackscholes"};
   }
 
   std::printf("Host: %s, %u CPUs; one used. %s mode, best of %d.\n\n", host_processor().c_str(),
-              std::thread::hardware_concurrency(), timing ? "Timing" : "Functional", repeat);
+              std::thread::hardware_concurrency(), mode_name, repeat);
   std::printf("| workload | divergence | warp insts | %sbest host s in kernels | warp insts / s |\n",
-              timing ? "cycles | " : "");
-  std::printf("|---|---|---:|%s---:|---:|\n", timing ? "---:|" : "");
+              timed ? "cycles | " : "");
+  std::printf("|---|---|---:|%s---:|---:|\n", timed ? "---:|" : "");
   for (const std::string& name : names) {
     const workloads::WorkloadInfo* info = workloads::find_workload(name);
     if (info == nullptr) {
@@ -99,14 +109,14 @@ int sc_main(int argc, char* argv[]) {
     }
     for (exec::DivergenceMode mode : {exec::DivergenceMode::Ipdom, exec::DivergenceMode::Its}) {
       if (mode == exec::DivergenceMode::Ipdom && !info->ipdom_safe) continue;
-      if (timing && mode == exec::DivergenceMode::Its && info->ipdom_safe) continue;
+      if (timed && mode == exec::DivergenceMode::Its && info->ipdom_safe) continue;
       double best = 1e30;
       uint64_t insts = 0, cycles = 0;
       for (int r = 0; r < repeat; ++r) {
         platform::DeviceOptions options;
         options.divergence = mode;
-        if (timing) {
-          options.mode = platform::SimulationMode::Timing;
+        if (timed) {
+          options.mode = sim_mode;
           options.config = platform::preset_config("gtx480");
         }
         platform::GpuDevice device(options);
@@ -131,7 +141,7 @@ int sc_main(int argc, char* argv[]) {
       }
       std::printf("| %s | %s | %llu | ", name.c_str(), mode == exec::DivergenceMode::Ipdom ? "ipdom" : "its",
                   static_cast<unsigned long long>(insts));
-      if (timing) std::printf("%llu | ", static_cast<unsigned long long>(cycles));
+      if (timed) std::printf("%llu | ", static_cast<unsigned long long>(cycles));
       std::printf("%.3f | %.3f M |\n", best, double(insts) / best / 1e6);
       std::fflush(stdout);
     }

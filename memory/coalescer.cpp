@@ -281,4 +281,47 @@ uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint3
   return worst;
 }
 
+CoalescerResult UnorderedCoalescer::coalesce(const exec::MemAccess& a, uint32_t line_bytes,
+                                             std::vector<LineAccess>& out) {
+  out.clear();
+  if (a.mask == 0) return {};
+  uint64_t lo = ~uint64_t(0), hi = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t addr = a.addr[uint32_t(__builtin_ctz(m))];
+    lo = std::min(lo, addr);
+    hi = std::max(hi, addr);
+  }
+  // A lane's naturally aligned bytes (a power of two, at most 32) lie in one
+  // sector; anything else, and accesses within a few lines (coalesce()'s
+  // fast paths), go to coalesce().
+  const bool simple_lanes = a.bytes != 0 && a.bytes <= 32 && (a.bytes & (a.bytes - 1)) == 0;
+  const bool simple_line = line_bytes >= 32 && line_bytes <= 1024 && (line_bytes & (line_bytes - 1)) == 0;
+  if (hi - lo < 4ull * line_bytes || !simple_lanes || !simple_line)
+    return memory::coalesce(a, line_bytes, 32, out);
+  if (++epoch_ == 0) {  // wrapped: forget every slot
+    slot_epoch_.fill(0);
+    epoch_ = 1;
+  }
+  const uint32_t shift = uint32_t(__builtin_ctz(line_bytes));
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const uint64_t addr = a.addr[uint32_t(__builtin_ctz(m))];
+    const uint64_t line = (addr >> shift) << shift;
+    const uint32_t sector = 1u << ((addr - line) >> 5);
+    uint32_t slot = uint32_t((line * 0x9E3779B97F4A7C15ull) >> 58);
+    while (slot_epoch_[slot] == epoch_ && out[slot_index_[slot]].line_addr != line) slot = (slot + 1) & 63;
+    if (slot_epoch_[slot] == epoch_) {
+      out[slot_index_[slot]].sector_mask |= sector;
+      continue;
+    }
+    slot_epoch_[slot] = epoch_;
+    slot_index_[slot] = uint8_t(out.size());
+    out.push_back(make_line(a.is_atomic ? AccessKind::Atomic : a.is_store ? AccessKind::Store : AccessKind::Load,
+                            line, sector, a.is_atomic));
+  }
+  CoalescerResult r;
+  r.lines = uint32_t(out.size());
+  for (const LineAccess& l : out) r.sectors += uint32_t(__builtin_popcount(l.sector_mask));
+  return r;
+}
+
 }  // namespace tlmgpu::memory

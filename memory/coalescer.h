@@ -2,6 +2,7 @@
 // accesses, and the bank-conflict cost of a shared-memory access.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -23,5 +24,20 @@ CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uin
 /// distinct `bank_width_bytes` words any one bank must deliver (lanes reading
 /// the same word share one broadcast); at least 1.
 uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes = 4);
+
+/// The lines and 32-byte sectors coalesce() forms, in no particular order
+/// (LT mode counts them; only the timing model needs them sorted): lanes
+/// spread over many lines, as random atomics are, are merged through a small
+/// hash table instead of coalesce()'s search and sort. Other accesses go to
+/// coalesce(). Keeps its table between calls.
+class UnorderedCoalescer {
+ public:
+  CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& out);
+
+ private:
+  std::array<uint32_t, 64> slot_epoch_{};  // a slot is in use when it holds epoch_
+  std::array<uint8_t, 64> slot_index_{};
+  uint32_t epoch_ = 0;
+};
 
 }  // namespace tlmgpu::memory

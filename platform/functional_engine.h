@@ -6,6 +6,7 @@
 
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_device.h"
+#include "platform/lt_cost_model.h"
 
 namespace tlmgpu::platform {
 
@@ -16,14 +17,24 @@ class FunctionalEngine {
     uint64_t thread_insts = 0;
   };
 
-  FunctionalEngine(const exec::KernelContext& ctx, const DeviceOptions& options) : ctx_(ctx), options_(options) {}
+  /// With `lt_counts`, also counts what LT mode's cost model needs
+  /// (instructions by pipeline, coalesced lines and sectors under
+  /// options.config, shared-memory bank cycles) into it.
+  FunctionalEngine(const exec::KernelContext& ctx, const DeviceOptions& options,
+                   LtLaunchCounts* lt_counts = nullptr)
+      : ctx_(ctx), options_(options), lt_counts_(lt_counts) {}
   /// Runs every CTA to completion. Throws exec::DeviceFault on a fault, a
   /// barrier deadlock, or when the watchdog sees no forward progress.
   Totals run();
 
  private:
+  // One loop, compiled twice, so that functional mode pays nothing for LT's counting.
+  template <bool kCount>
+  Totals run_ctas();
+
   const exec::KernelContext& ctx_;
   const DeviceOptions& options_;
+  LtLaunchCounts* lt_counts_;
 };
 
 }  // namespace tlmgpu::platform

@@ -254,6 +254,23 @@ std::vector<KeySpec> build_key_table() {
                "where L2 misses and write-backs go: the GPU's own DRAM channels, or timed transactions to the "
                "SoC's memory (only inside a SoC, through the GPU peripheral)",
                "", top(&GpuConfig::soc_memory), Rule::kChoice, 0, 0, {"internal", "soc"}});
+
+  // LT mode's cost model (docs/LT_MODE.md): fitted against timing mode.
+  const auto lt = [](double LtConfig::*member) { return at(&GpuConfig::lt, member); };
+  t.push_back({"lt.launch_cycles", "LT mode: fixed cycles per launch (start-up and drain)", "cycles",
+               lt(&LtConfig::launch_cycles), Rule::kReal, 0, 1e9, {}});
+  t.push_back({"lt.wave_cycles", "LT mode: cycles per wave of resident CTAs on the busiest SM", "cycles",
+               lt(&LtConfig::wave_cycles), Rule::kReal, 0, 1e9, {}});
+  t.push_back({"lt.issue_scale", "LT mode: factor on the issue-throughput bound (warp instructions over issue slots)",
+               "", lt(&LtConfig::issue_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.latency_scale",
+               "LT mode: factor on the latency bound (one warp's instructions, each waiting for the last)", "",
+               lt(&LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.bandwidth_scale", "LT mode: factor on the bandwidth bound (L2-missing sectors over peak DRAM bytes per cycle, or all sectors over the L2 ports)",
+               "", lt(&LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
+  t.push_back({"lt.contention_scale",
+               "LT mode: factor on the contention bound (atomics on the busiest line, one L2 round trip each)", "",
+               lt(&LtConfig::contention_scale), Rule::kReal, 0, 1000, {}});
   return t;
 }
 
@@ -451,7 +468,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram", "soc"};
+const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram", "soc", "lt"};
 
 std::string unknown_key_message(const std::string& key) {
   const std::string wanted = lower(key);

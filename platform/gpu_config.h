@@ -105,6 +105,18 @@ struct DramConfig {
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };
 
+/// LT mode's cost model (platform/lt_cost_model.h): the coefficients that
+/// turn a launch's counts into cycles. Fitted per preset against timing mode
+/// by scripts/calibrate_lt.py (docs/LT_MODE.md); the defaults are gtx480's.
+struct LtConfig {
+  double launch_cycles = 1325;   ///< fixed cycles per launch (start-up and drain)
+  double wave_cycles = 0;        ///< cycles per wave of CTAs on the busiest SM
+  double issue_scale = 0.603;    ///< multiplies the issue-throughput bound
+  double latency_scale = 1.02;   ///< multiplies the one-warp dependence-chain bound
+  double bandwidth_scale = 3.93; ///< multiplies the DRAM / L2-port bandwidth bound
+  double contention_scale = 0.231;  ///< multiplies the bound of atomics serialised on one line
+};
+
 struct GpuConfig {
   std::string preset = "gtx480";
   /// One warp instruction per scheduler per cycle: for Fermi that is half the
@@ -132,6 +144,7 @@ struct GpuConfig {
   /// memory through the GPU peripheral's `mem` socket (docs/SOC.md).
   std::string soc_memory = "internal";
   std::string scheduler = "lrr";     ///< policy with parameters, e.g. "two_level:group=8"
+  LtConfig lt;
 };
 
 /// A configuration key: "section.name", its description and allowed range.

@@ -8,6 +8,7 @@
 #include "model/exec/cta.h"
 #include "model/ptx/ptx_parser.h"
 #include "platform/functional_engine.h"
+#include "platform/lt_launch.h"
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::platform {
@@ -311,11 +312,19 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
 
   const auto started = std::chrono::steady_clock::now();
+  last_launch_cycles_ = 0;
   if (options_.mode == SimulationMode::Functional) {
     FunctionalEngine engine(ctx, options_);
     const FunctionalEngine::Totals t = engine.run();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
+  } else if (options_.mode == SimulationMode::Lt) {
+    FunctionalEngine::Totals t;
+    lt_launches_.push_back(run_lt_launch(options_, ctx, regs_per_thread, t));
+    stats_.warp_insts += t.warp_insts;
+    stats_.thread_insts += t.thread_insts;
+    last_launch_cycles_ = lt_launches_.back().estimate.cycles;
+    stats_.sim_cycles += last_launch_cycles_;
   } else {
     const TimingLaunchStats t =
         timing_backend_
@@ -325,6 +334,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     stats_.sim_cycles += t.sim_cycles;
+    last_launch_cycles_ = t.sim_cycles;
   }
   stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ++stats_.kernels_launched;

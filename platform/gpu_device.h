@@ -13,6 +13,7 @@
 #include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_ir.h"
 #include "platform/gpu_config.h"
+#include "platform/lt_cost_model.h"
 
 namespace tlmgpu::platform {
 
@@ -57,6 +58,9 @@ class KernelArgs {
 enum class SimulationMode : uint8_t {
   Functional,  ///< instructions execute in order per warp; no timing
   Timing,      ///< the cycle-level GPU in SystemC (GpuConfig)
+  /// Loosely timed: functional execution, with each launch's cycles
+  /// estimated by the cost model (platform/lt_cost_model.h, lt.* keys)
+  Lt,
 };
 
 struct DeviceOptions {
@@ -96,7 +100,7 @@ struct DeviceStats {
   /// Host time spent inside launch(): the simulator's own speed, without
   /// input generation or reference checks.
   double kernel_host_seconds = 0;
-  /// Timing mode: core cycles of all launches.
+  /// Timing mode: core cycles of all launches; LT mode: their estimate.
   uint64_t sim_cycles = 0;
 };
 
@@ -180,6 +184,13 @@ class GpuDevice {
   void set_timing_backend(TimingBackend* backend) { timing_backend_ = backend; }
 
   const DeviceStats& stats() const { return stats_; }
+  /// Core cycles of the last launch (timing mode: simulated; LT mode: the
+  /// cost model's estimate; functional mode: 0). A SoC peripheral advances
+  /// SystemC time by them (cycles / gpu.core_clock_mhz microseconds).
+  uint64_t last_launch_cycles() const { return last_launch_cycles_; }
+  /// LT mode: every launch's counts and estimate, in launch order (about
+  /// 300 bytes a launch).
+  const std::vector<LtLaunchRecord>& lt_launches() const { return lt_launches_; }
   const DeviceOptions& options() const { return options_; }
   /// The device's own memory; LaunchError for a device on external memory.
   memory::DeviceMemory& memory();
@@ -207,6 +218,8 @@ class GpuDevice {
   TimingBackend* timing_backend_ = nullptr;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   DeviceStats stats_;
+  uint64_t last_launch_cycles_ = 0;
+  std::vector<LtLaunchRecord> lt_launches_;
   /// Timing mode with l2.fill_on_host_copy: host-to-device copies since the
   /// last launch, in order; the next launch leaves them in the L2 first.
   std::vector<HostCopy> host_copies_;

@@ -113,6 +113,9 @@ GpuConfig gtx480() {
   d.turnaround = 2;
   d.queue_depth = 64;        // -gpgpu_frfcfs_dram_sched_queue_size 64
   d.interleave_bytes = 256;  // dramid@8
+  // LT mode's cost model, fitted against this preset's timing mode by
+  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md).
+  c.lt = {1325, 0, 0.603, 1.02, 3.93, 0.231};
   return c;
 }
 
@@ -188,6 +191,7 @@ GpuConfig titanx_pascal() {
   d.tRTPL = 3;
   d.turnaround = 2;          // tRTW = CL + BL / 4 + 2 - WL
   d.queue_depth = 64;        // -gpgpu_frfcfs_dram_sched_queue_size 64
+  c.lt = {792, 506, 1, 0.972, 5.89, 0.206};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
   return c;
 }
 
@@ -226,6 +230,7 @@ GpuConfig vortex_1sm() {
   // The DRAM stays gtx480's GDDR5 (924 MHz, GPGPU-Sim's timing and mapping):
   // seed 003 describes no memory side, and its caches and crossbar are
   // gtx480's too, so the memory hierarchy stays one calibrated whole.
+  c.lt = {782, 0, 1.23, 1.15, 1, 0.326};  // scripts/calibrate_lt.py --size small (docs/LT_MODE.md)
   return c;
 }
 

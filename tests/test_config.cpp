@@ -399,7 +399,7 @@ TEST(ConfigIni, SyntaxErrorsNameFileAndLine) {
   EXPECT_EQ(config_error([&] { load_config_text(c, "[sm]\n = 4\n", "e.ini"); }),
             "e.ini:2: missing key before '=' in '= 4'");
   EXPECT_EQ(config_error([&] { load_config_text(c, "[smm]\nnum_schedulers = 4\n", "f.ini"); }),
-            "f.ini:1: unknown section [smm] (sections: gpu, sm, l1i, l1d, l2, icnt, dram, soc)");
+            "f.ini:1: unknown section [smm] (sections: gpu, sm, l1i, l1d, l2, icnt, dram, soc, lt)");
 }
 
 TEST(ConfigIni, LoadsFilesAndReportsMissingOnes) {

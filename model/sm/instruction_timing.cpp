@@ -32,6 +32,24 @@ void add_operand(InstructionTiming& t, const ptx::Operand& o, uint32_t num_regs,
 
 }  // namespace
 
+Pipe pipe_of(const ptx::Instruction& in) {
+  Pipe pipe = Pipe::Sp;
+  switch (in.unit) {
+    case ptx::UnitClass::SP: pipe = Pipe::Sp; break;
+    case ptx::UnitClass::SFU: pipe = Pipe::Sfu; break;
+    case ptx::UnitClass::DP: pipe = Pipe::Dp; break;
+    case ptx::UnitClass::MEM: pipe = Pipe::Mem; break;
+    case ptx::UnitClass::CTRL: pipe = Pipe::Ctrl; break;
+    case ptx::UnitClass::BAR: pipe = Pipe::Bar; break;
+  }
+  const bool f64 = in.type == ptx::DataType::F64 || in.type2 == ptx::DataType::F64;
+  if ((in.op == Opcode::Div || in.op == Opcode::Rem) && !ptx::type_is_float(in.type)) pipe = Pipe::IntDiv;
+  if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && in.type == ptx::DataType::F32 && !in.approx)
+    pipe = Pipe::FpDivSqrt;
+  if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && f64) pipe = Pipe::Dp;
+  return pipe;
+}
+
 std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_t num_regs) {
   std::vector<InstructionTiming> out(module.code.size());
   for (size_t pc = 0; pc < module.code.size(); ++pc) {
@@ -44,19 +62,7 @@ std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_
     add_operand(t, in.dst2, num_regs, true);
     for (uint8_t i = 0; i < in.num_src; ++i) add_operand(t, in.src[i], num_regs, false);
 
-    const bool f64 = in.type == ptx::DataType::F64 || in.type2 == ptx::DataType::F64;
-    switch (in.unit) {
-      case ptx::UnitClass::SP: t.pipe = Pipe::Sp; break;
-      case ptx::UnitClass::SFU: t.pipe = Pipe::Sfu; break;
-      case ptx::UnitClass::DP: t.pipe = Pipe::Dp; break;
-      case ptx::UnitClass::MEM: t.pipe = Pipe::Mem; break;
-      case ptx::UnitClass::CTRL: t.pipe = Pipe::Ctrl; break;
-      case ptx::UnitClass::BAR: t.pipe = Pipe::Bar; break;
-    }
-    if ((in.op == Opcode::Div || in.op == Opcode::Rem) && !ptx::type_is_float(in.type)) t.pipe = Pipe::IntDiv;
-    if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && in.type == ptx::DataType::F32 && !in.approx)
-      t.pipe = Pipe::FpDivSqrt;
-    if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && f64) t.pipe = Pipe::Dp;
+    t.pipe = pipe_of(in);
 
     t.is_setp = in.op == Opcode::Setp;
     t.is_branch = in.op == Opcode::Bra;

@@ -41,6 +41,9 @@ struct InstructionTiming {
   uint16_t fixed_interval = 0;
 };
 
+/// The pipeline that executes `in` (LT mode counts instructions by it too).
+Pipe pipe_of(const ptx::Instruction& in);
+
 /// One entry per PC of the module.
 std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_t num_regs);
 

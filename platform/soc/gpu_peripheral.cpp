@@ -75,7 +75,7 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
   mem.register_invalidate_direct_mem_ptr(this, &GpuPeripheral::invalidate_direct_mem_ptr);
 
   DeviceOptions device;
-  device.mode = options_.mode == PeripheralMode::Timing ? SimulationMode::Timing : SimulationMode::Functional;
+  device.mode = options_.mode == PeripheralMode::Timing ? SimulationMode::Timing : SimulationMode::Lt;
   device.config = config_;
   device.divergence = options_.divergence;
   device.num_sms = config_.num_sms;
@@ -540,14 +540,10 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
   }
   const DeviceStats& after = device_->stats();
   warp_insts_ += after.warp_insts - before.warp_insts;
-  uint64_t cycles = after.sim_cycles - before.sim_cycles;
-  if (options_.mode == PeripheralMode::Lt) {
-    // INTEGRATION (branch `lt`): SimulationMode::Lt makes DeviceStats::sim_cycles
-    // grow by the cost model's cycles per launch; run LT launches in that mode
-    // (the DeviceOptions above) and drop this line. Until then an LT launch takes no time.
-    cycles = 0;
-    quantum_.inc(cycle_ * double(cycles));
-  }
+  const uint64_t cycles = device_->last_launch_cycles();
+  // LT: the cost model's cycles become the launch's SoC time (timing mode
+  // spent them on the GPU's clock already).
+  if (options_.mode == PeripheralMode::Lt) quantum_.inc(cycle_ * double(cycles));
   cycles_ += cycles;
   return true;
 }

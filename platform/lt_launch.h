@@ -1,0 +1,22 @@
+// One launch in LT mode: the functional engine runs it and counts, then the
+// cost model estimates its cycles on the configured GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "model/exec/kernel_context.h"
+#include "platform/functional_engine.h"
+#include "platform/gpu_device.h"
+#include "platform/lt_cost_model.h"
+
+namespace tlmgpu::platform {
+
+/// Runs the launch in `ctx` to completion (exec::DeviceFault as functional
+/// mode) and returns its counts and estimate; the instruction totals go to
+/// `totals`. Registers per thread for occupancy as in timing mode:
+/// DeviceOptions::regs_per_thread, else `launch_regs_per_thread`, else the
+/// PTX estimate capped at sm.max_regs_per_thread. LaunchError when no CTA fits an SM.
+LtLaunchRecord run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
+                             uint32_t launch_regs_per_thread, FunctionalEngine::Totals& totals);
+
+}  // namespace tlmgpu::platform
