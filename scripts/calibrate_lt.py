@@ -4,7 +4,7 @@
 For each preset and size, runs every workload in timing mode (their cycle
 counts) and in LT mode (each launch's waves and unscaled issue, latency,
 bandwidth and contention bounds, which do not depend on the lt.* keys), fits the six lt.*
-coefficients of the preset, and prints the docs/LT_MODE.md tables: timing
+coefficients of the preset, and prints the docs/SOC.md tables (LT mode: calibration and error): timing
 cycles, LT cycles with the fitted and with the preset's current coefficients,
 and the error per workload, with the geometric mean and the worst.
 

@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 using platform::GpuConfig;
 using platform::LtLaunchCounts;
 
-// docs/LT_MODE.md's error of the gtx480 preset's coefficients at the small
+// docs/SOC.md's error (LT mode: calibration and error) of the gtx480 preset's coefficients at the small
 // size: the worst workload's factor between LT and timing cycles and the
 // geometric mean of the factors, each rounded up.
 constexpr double kWorstFactor = 1.8;
