@@ -201,93 +201,106 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
   uint64_t next_cta = 0;
   uint64_t since_progress = 0;  // warp instructions since the last forward progress
 
-  while (next_cta < num_ctas || !resident.empty()) {
-    while (resident.size() < window && next_cta < num_ctas) {
-      const uint64_t i = next_cta++;
-      exec::Dim3 id{uint32_t(i % ctx_.grid.x), uint32_t(i / ctx_.grid.x % ctx_.grid.y),
-                    uint32_t(i / (uint64_t(ctx_.grid.x) * ctx_.grid.y))};
-      const uint32_t sm = uint32_t(i % ctx_.num_sms);
-      if (spare.empty()) {
-        resident.push_back(std::make_unique<exec::Cta>(ctx_, id, sm));
-        if constexpr (kCount)
-          for (uint32_t w = 0; w < resident.back()->num_warps(); ++w) resident.back()->warp(w).set_record_accesses(true);
-      } else {
-        spare.back()->restart(id, sm);
-        resident.push_back(std::move(spare.back()));
-        spare.pop_back();
-      }
-    }
-
-    bool progressed = false;
-    bool stepped = false;
-    for (auto& cta : resident) {
-      const uint64_t releases = cta->barrier_releases();
-      for (uint32_t w = 0; w < cta->num_warps(); ++w) {
-        exec::Warp& warp = cta->warp(w);
-        if (warp.finished() || warp.at_barrier()) continue;
-        const uint64_t insts_before = warp.instructions();
-        const uint64_t progress_before = warp.progress_events();
-        for (int k = 0; k < kSliceInstructions; ++k) {
-          if constexpr (kCount) {
-            // A bar or an exit ends the slice after it ran; a blocked ITS group ran nothing.
-            const uint64_t before = warp.instructions();
-            const exec::StepStatus status = warp.step();
-            if (warp.instructions() != before) counter->count(warp);
-            if (status != exec::StepStatus::Executed) break;
-          } else {
-            if (warp.step() != exec::StepStatus::Executed) break;
-          }
+  try {
+    while (next_cta < num_ctas || !resident.empty()) {
+      while (resident.size() < window && next_cta < num_ctas) {
+        const uint64_t i = next_cta++;
+        exec::Dim3 id{uint32_t(i % ctx_.grid.x), uint32_t(i / ctx_.grid.x % ctx_.grid.y),
+                      uint32_t(i / (uint64_t(ctx_.grid.x) * ctx_.grid.y))};
+        const uint32_t sm = uint32_t(i % ctx_.num_sms);
+        if (spare.empty()) {
+          resident.push_back(std::make_unique<exec::Cta>(ctx_, id, sm));
+          if constexpr (kCount)
+            for (uint32_t w = 0; w < resident.back()->num_warps(); ++w)
+              resident.back()->warp(w).set_record_accesses(true);
+        } else {
+          spare.back()->restart(id, sm);
+          resident.push_back(std::move(spare.back()));
+          spare.pop_back();
         }
-        const uint64_t ran = warp.instructions() - insts_before;
-        stepped |= ran != 0;
-        since_progress += ran;
-        progressed |= warp.progress_events() != progress_before;
       }
-      progressed |= cta->barrier_releases() != releases;
-    }
 
-    // Retire finished CTAs, keeping launch order for the rest.
-    size_t kept = 0;
-    for (auto& cta : resident) {
-      if (cta->finished()) {
-        uint64_t cta_insts = 0, longest = 0;
+      bool progressed = false;
+      bool stepped = false;
+      for (auto& cta : resident) {
+        const uint64_t releases = cta->barrier_releases();
         for (uint32_t w = 0; w < cta->num_warps(); ++w) {
-          cta_insts += cta->warp(w).instructions();
-          longest = std::max(longest, cta->warp(w).instructions());
-          totals.thread_insts += cta->warp(w).thread_instructions();
+          exec::Warp& warp = cta->warp(w);
+          if (warp.finished() || warp.at_barrier()) continue;
+          const uint64_t insts_before = warp.instructions();
+          const uint64_t progress_before = warp.progress_events();
+          for (int k = 0; k < kSliceInstructions; ++k) {
+            if constexpr (kCount) {
+              // A bar or an exit ends the slice after it ran; a blocked ITS group ran nothing.
+              const uint64_t before = warp.instructions();
+              const exec::StepStatus status = warp.step();
+              if (warp.instructions() != before) counter->count(warp);
+              if (status != exec::StepStatus::Executed) break;
+            } else {
+              if (warp.step() != exec::StepStatus::Executed) break;
+            }
+          }
+          const uint64_t ran = warp.instructions() - insts_before;
+          stepped |= ran != 0;
+          since_progress += ran;
+          progressed |= warp.progress_events() != progress_before;
         }
-        totals.warp_insts += cta_insts;
-        if constexpr (kCount) {
-          const exec::Dim3 id = cta->ctaid();
-          const uint64_t index = id.x + uint64_t(ctx_.grid.x) * (id.y + uint64_t(ctx_.grid.y) * id.z);
-          lt_counts_->cta_warp_insts[index] = cta_insts;
-          lt_counts_->cta_longest_warp[index] = longest;
+        progressed |= cta->barrier_releases() != releases;
+      }
+
+      // Retire finished CTAs, keeping launch order for the rest.
+      size_t kept = 0;
+      for (auto& cta : resident) {
+        if (cta->finished()) {
+          uint64_t cta_insts = 0, longest = 0;
+          for (uint32_t w = 0; w < cta->num_warps(); ++w) {
+            cta_insts += cta->warp(w).instructions();
+            longest = std::max(longest, cta->warp(w).instructions());
+            totals.thread_insts += cta->warp(w).thread_instructions();
+          }
+          totals.warp_insts += cta_insts;
+          if constexpr (kCount) {
+            const exec::Dim3 id = cta->ctaid();
+            const uint64_t index = id.x + uint64_t(ctx_.grid.x) * (id.y + uint64_t(ctx_.grid.y) * id.z);
+            lt_counts_->cta_warp_insts[index] = cta_insts;
+            lt_counts_->cta_longest_warp[index] = longest;
+          }
+          progressed = true;
+          spare.push_back(std::move(cta));
+        } else {
+          resident[kept++] = std::move(cta);
         }
-        progressed = true;
-        spare.push_back(std::move(cta));
-      } else {
-        resident[kept++] = std::move(cta);
+      }
+      if (!stepped && kept == resident.size() && kept != 0) {
+        resident.resize(kept);
+        throw exec::DeviceFault(exec::FaultKind::Deadlock,
+                                "deadlock in kernel " + ctx_.kernel->name +
+                                    ": every remaining warp waits at a barrier that can never complete" +
+                                    warp_states(resident));
+      }
+      resident.resize(kept);
+      if (progressed) {
+        since_progress = 0;
+      } else if (since_progress > options_.watchdog_instructions) {
+        throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
+                                "watchdog: no forward progress in kernel " + ctx_.kernel->name + " for " +
+                                    std::to_string(since_progress) +
+                                    " warp instructions (no store or atomic changed memory, no thread exited, no "
+                                    "barrier completed); a spin lock with contention inside a warp livelocks under "
+                                    "--divergence ipdom. Warps:" +
+                                    warp_states(resident));
       }
     }
-    if (!stepped && kept == resident.size() && kept != 0) {
-      resident.resize(kept);
-      throw exec::DeviceFault(exec::FaultKind::Deadlock,
-                              "deadlock in kernel " + ctx_.kernel->name +
-                                  ": every remaining warp waits at a barrier that can never complete" +
-                                  warp_states(resident));
-    }
-    resident.resize(kept);
-    if (progressed) {
-      since_progress = 0;
-    } else if (since_progress > options_.watchdog_instructions) {
-      throw exec::DeviceFault(exec::FaultKind::NoForwardProgress,
-                              "watchdog: no forward progress in kernel " + ctx_.kernel->name + " for " +
-                                  std::to_string(since_progress) +
-                                  " warp instructions (no store or atomic changed memory, no thread exited, no "
-                                  "barrier completed); a spin lock with contention inside a warp livelocks under "
-                                  "--divergence ipdom. Warps:" +
-                                  warp_states(resident));
-    }
+  } catch (exec::DeviceFault& fault) {
+    // The finished CTAs' instructions and those of the CTAs still resident.
+    Totals executed = totals;
+    for (const auto& cta : resident)
+      for (uint32_t w = 0; w < cta->num_warps(); ++w) {
+        executed.warp_insts += cta->warp(w).instructions();
+        executed.thread_insts += cta->warp(w).thread_instructions();
+      }
+    fault.set_executed(executed.warp_insts, executed.thread_insts);
+    throw;
   }
   return totals;
 }

@@ -313,6 +313,21 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
 
   const auto started = std::chrono::steady_clock::now();
   last_launch_cycles_ = 0;
+  try {
+    run_engine(lm, ctx, regs_per_thread);
+  } catch (exec::DeviceFault& fault) {
+    // Statistics report what ran, also when the launch ended in a fault.
+    stats_.warp_insts += fault.executed_warp_insts();
+    stats_.thread_insts += fault.executed_thread_insts();
+    stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    throw;
+  }
+  stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ++stats_.kernels_launched;
+  stats_.ctas += grid.count();
+}
+
+void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uint32_t regs_per_thread) {
   if (options_.mode == SimulationMode::Functional) {
     FunctionalEngine engine(ctx, options_);
     const FunctionalEngine::Totals t = engine.run();
@@ -336,9 +351,6 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
     stats_.sim_cycles += t.sim_cycles;
     last_launch_cycles_ = t.sim_cycles;
   }
-  stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  ++stats_.kernels_launched;
-  stats_.ctas += grid.count();
 }
 
 }  // namespace tlmgpu::platform

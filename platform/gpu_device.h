@@ -200,6 +200,8 @@ class GpuDevice {
   struct LoadedModule;
   LoadedModule& loaded(ModuleHandle m);
   ModuleHandle add_module(ptx::Module&& parsed);
+  /// Runs a prepared launch on this device's engine (functional, LT or timing).
+  void run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uint32_t regs_per_thread);
   std::vector<uint8_t> pack_arguments(const ptx::Function& kernel, const KernelArgs& args) const;
   /// The launch's kernel, checked to be an .entry of the module.
   const ptx::Function& entry(const LoadedModule& lm, const std::string& kernel) const;

@@ -424,7 +424,19 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
 }
 
 TimingLaunchStats GpuTop::finish() {
-  if (failure_) std::rethrow_exception(failure_);
+  if (failure_) {
+    try {
+      std::rethrow_exception(failure_);
+    } catch (exec::DeviceFault& fault) {
+      uint64_t warp_insts = 0, thread_insts = 0;
+      for (auto& sm : sms_) {
+        warp_insts += sm->warp_insts();
+        thread_insts += sm->thread_insts();
+      }
+      fault.set_executed(warp_insts - insts_before_, thread_insts - thread_insts_before_);
+      throw;
+    }
+  }
 
   TimingLaunchStats s;
   s.sim_cycles = end_cycle_ - start_cycle_ + 1;

@@ -297,6 +297,83 @@ TEST_P(Divergence, SpinLockWithContentionInsideAWarp) {
   }
 }
 
+// __syncwarp as nvcc emits it (bar.warp.sync with a member mask), with the
+// whole warp and inside a branch: a warp-level sync in both modes, never a
+// CTA barrier whose id would be the mask. out[tid] = the value the lane
+// `tid ^ 1` wrote to shared memory before the sync, + 100 in the branch.
+const char* kSyncWarp = R"(
+.visible .entry k(.param .u64 out) {
+  .shared .align 4 .b8 buf[256];
+  .reg .pred %p<2>; .reg .b32 %r<10>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  mul.lo.u32 %r5, %r1, 7;
+  st.shared.u32 [%r4], %r5;
+  bar.warp.sync -1;
+  xor.b32 %r6, %r1, 1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r2, %r6;
+  ld.shared.u32 %r7, [%r6];
+  and.b32 %r8, %r1, 31;
+  setp.lt.u32 %p1, %r8, 16;
+  @!%p1 bra STORE;
+  add.u32 %r7, %r7, 100;
+  bar.warp.sync 65535;
+STORE:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+  ret;
+}
+)";
+
+TEST_P(Divergence, SyncWarpIsAWarpLevelSync) {
+  const auto out = run(kSyncWarp, 64);
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], (t ^ 1) * 7 + ((t & 31) < 16 ? 100 : 0)) << t;
+}
+
+// A launch that ends in a fault still counts what it executed: ten loop
+// iterations, then a store far outside any allocation.
+const char* kFaultAfterLoop = R"(
+.visible .entry k(.param .u64 out) {
+  .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 0;
+LOOP:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 10;
+  @%p1 bra LOOP;
+  add.s64 %rd2, %rd1, 1099511627776;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+TEST_P(Divergence, AFaultedLaunchCountsWhatRan) {
+  GpuDevice dev(options());
+  auto m = dev.load_module(std::string(kHeader) + kFaultAfterLoop, "fault.ptx");
+  const uint64_t out = dev.allocate(4, "out");
+  EXPECT_THROW(dev.launch(m, "k", {2, 1, 1}, {64, 1, 1}, 0, KernelArgs().ptr(out)), exec::DeviceFault);
+  // At least the faulting warp's loop ran: 1 + 3 x 10 instructions, and more.
+  EXPECT_GE(dev.stats().warp_insts, 31u);
+  EXPECT_GE(dev.stats().thread_insts, 31u * 32);
+}
+
+TEST(FaultStatistics, TimingAndLtLaunchesCountWhatRan) {
+  for (const auto mode : {platform::SimulationMode::Timing, platform::SimulationMode::Lt}) {
+    platform::DeviceOptions o;
+    o.mode = mode;
+    GpuDevice dev(o);
+    auto m = dev.load_module(std::string(kHeader) + kFaultAfterLoop, "fault.ptx");
+    const uint64_t out = dev.allocate(4, "out");
+    EXPECT_THROW(dev.launch(m, "k", {2, 1, 1}, {64, 1, 1}, 0, KernelArgs().ptr(out)), exec::DeviceFault);
+    EXPECT_GE(dev.stats().warp_insts, 31u) << int(mode);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, Divergence, testing::Values(DivergenceMode::Ipdom, DivergenceMode::Its), mode_name);
 
 TEST(DivergenceIts, DivergentLoopsReconverge) {

@@ -56,10 +56,20 @@ class DeviceFault : public std::runtime_error {
       : std::runtime_error(report), kind_(kind), site_(site) {}
   FaultKind kind() const { return kind_; }
   const FaultSite& site() const { return site_; }
+  /// What the launch executed before it ended, every warp's instructions
+  /// counted (the engine that ran it fills them in on the way out), so that
+  /// statistics report what ran.
+  uint64_t executed_warp_insts() const { return executed_warp_insts_; }
+  uint64_t executed_thread_insts() const { return executed_thread_insts_; }
+  void set_executed(uint64_t warp_insts, uint64_t thread_insts) {
+    executed_warp_insts_ = warp_insts;
+    executed_thread_insts_ = thread_insts;
+  }
 
  private:
   FaultKind kind_;
   FaultSite site_;
+  uint64_t executed_warp_insts_ = 0, executed_thread_insts_ = 0;
 };
 
 }  // namespace tlmgpu::exec

@@ -196,7 +196,10 @@ StepStatus Warp::step_ipdom() {
       break;
     case Opcode::Bar:
       top.pc = pc + 1;
-      if (active) wait_at_barrier = barrier(in, active, live_mask_);
+      // bar.warp.sync (__syncwarp): under IPDOM the active lanes run in
+      // lockstep and diverged members cannot be waited for (they run after
+      // this path reconverges), so the lanes here go on, as before Volta.
+      if (active && in.bar != ptx::BarMode::Warp) wait_at_barrier = barrier(in, active, live_mask_);
       break;
     case Opcode::Trap:
       if (active) fault(FaultKind::Trap, "trap instruction executed", __builtin_ctz(active), 0);
