@@ -284,7 +284,7 @@ constexpr TypeSet kP = bit(DataType::Pred);
 
 bool known_opcode(std::string_view base) {
   static const std::string_view names[] = {
-      "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min",
+      "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "addc", "subc", "madc",
       "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
@@ -1934,6 +1934,31 @@ class Parser {
       in.dst = dst_operand(d, 0, false);
       in.src[0] = src_operand(d, 1, in.type);
       in.num_src = 1;
+      return;
+    }
+    // The carry chain: add.cc, addc[.cc], sub.cc, subc[.cc], mad[c].lo/.hi[.cc];
+    // only 32- and 64-bit integer types carry a flag (PTX ISA "Extended-Precision
+    // Integer Arithmetic Instructions").
+    const bool carry_base = base == "addc" || base == "subc" || base == "madc";
+    if (carry_base || ((base == "add" || base == "sub" || base == "mad") &&
+                       std::find(d.mods.begin(), d.mods.end(), sv("cc")) != d.mods.end())) {
+      in.carry_in = carry_base;
+      const bool is_mad = base == "mad" || base == "madc";
+      mods(d, [&](sv m) {
+        if (m == "cc") return in.carry_out = true, true;
+        if (is_mad && m == "lo") return in.mul = MulMode::Lo, true;
+        if (is_mad && m == "hi") return in.mul = MulMode::Hi, true;
+        return false;
+      });
+      if (is_mad && in.mul == MulMode::None)
+        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
+      in.op = is_mad ? Opcode::MadCarry : (base[0] == 'a' ? Opcode::AddCarry : Opcode::SubCarry);
+      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
+      const size_t n = is_mad ? 4 : 3;
+      want_count(d, n);
+      in.dst = dst_operand(d, 0, false);
+      for (size_t i = 1; i < n; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+      in.num_src = uint8_t(n - 1);
       return;
     }
     if (base == "add" || base == "sub") {
