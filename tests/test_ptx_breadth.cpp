@@ -178,5 +178,30 @@ TEST(CarryChainParse, InvalidFormsAreLocated) {
   EXPECT_NE(parse_error("  madc.wide.u32 %rd1, %r2, %r3, %rd1;\n").find("c.ptx:8:"), std::string::npos);
 }
 
+// mov.pred with an integer immediate (nvcc emits 'mov.pred %p1, 0;' for a
+// constant-false condition): any non-zero value sets the predicate.
+TEST(MovPredImmediate, SetsAndClearsThePredicate) {
+  GpuDevice dev;
+  auto mod = dev.load_module(std::string(".version 8.0\n.target sm_75\n.address_size 64\n") + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>; .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.pred %p1, 1;
+  mov.pred %p2, 0;
+  selp.u32 %r1, 7, 9, %p1;
+  selp.u32 %r2, 7, 9, %p2;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+)", "movpred.ptx");
+  const uint64_t out = dev.allocate(8);
+  dev.launch(mod, "k", {1, 1, 1}, {1, 1, 1}, 0, KernelArgs().ptr(out));
+  const auto v = dev.download<uint32_t>(out, 2);
+  EXPECT_EQ(v[0], 7u);
+  EXPECT_EQ(v[1], 9u);
+}
+
 }  // namespace
 }  // namespace tlmgpu
