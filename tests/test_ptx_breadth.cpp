@@ -180,7 +180,7 @@ TEST(CarryChainParse, InvalidFormsAreLocated) {
 
 // mov.pred with an integer immediate (nvcc emits 'mov.pred %p1, 0;' for a
 // constant-false condition): any non-zero value sets the predicate.
-TEST(MovPredImmediate, SetsAndClearsThePredicate) {
+TEST(MovPredImmediateAndNanosleep, SetsAndClearsThePredicate) {
   GpuDevice dev;
   auto mod = dev.load_module(std::string(".version 8.0\n.target sm_75\n.address_size 64\n") + R"(
 .visible .entry k(.param .u64 out)
@@ -189,6 +189,8 @@ TEST(MovPredImmediate, SetsAndClearsThePredicate) {
   ld.param.u64 %rd1, [out];
   mov.pred %p1, 1;
   mov.pred %p2, 0;
+  nanosleep.u32 100;
+  nanosleep.u32 %r1;
   selp.u32 %r1, 7, 9, %p1;
   selp.u32 %r2, 7, 9, %p2;
   st.global.u32 [%rd1], %r1;
@@ -201,6 +203,11 @@ TEST(MovPredImmediate, SetsAndClearsThePredicate) {
   const auto v = dev.download<uint32_t>(out, 2);
   EXPECT_EQ(v[0], 7u);
   EXPECT_EQ(v[1], 9u);
+}
+
+TEST(CarryChainParse, NanosleepNeedsU32) {
+  EXPECT_NE(parse_error("  nanosleep.u64 %rd1;\n").find("c.ptx:8:"), std::string::npos);
+  EXPECT_EQ(parse_error("  nanosleep.u32 %r1;\n"), "no error");
 }
 
 }  // namespace

@@ -288,7 +288,7 @@ bool known_opcode(std::string_view base) {
       "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
-      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop"};
+      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep"};
   for (auto n : names)
     if (n == base) return true;
   return false;
@@ -2401,6 +2401,19 @@ class Parser {
       in.src[0].kind = OperandKind::Label;
       in.num_src = 1;
       fixups_.push_back(Fixup{uint32_t(mod_.code.size()), r.name, r.tok});
+      return;
+    }
+    if (base == "nanosleep") {
+      // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
+      // guaranteed duration, so sleeping not at all is a valid implementation;
+      // it decodes as a Nop that reads t (the timing model sees one CTRL-unit
+      // instruction with that register dependence).
+      mods(d, [](sv) { return false; });
+      in.op = Opcode::Nop;
+      in.type = one_type(d, bit(DataType::U32));
+      want_count(d, 1);
+      in.src[0] = src_operand(d, 0, in.type);
+      in.num_src = 1;
       return;
     }
     if (base == "ret" || base == "exit" || base == "trap" || base == "nop") {
