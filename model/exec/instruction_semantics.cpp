@@ -446,6 +446,59 @@ void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint
     unsupported(in, mask, w, "");
 }
 
+// ------------------------------------------------------------ carry chain
+
+/// add.cc/addc, sub.cc/subc, mad.cc/madc on the unsigned type U of the
+/// instruction's width (signed and unsigned behave alike, except the high half
+/// of a signed product). The flag is the carry out of the width; for sub/subc
+/// it is the borrow, so that subc computes d = a - (b + CF) as the ISA says.
+template <typename U>
+[[gnu::noinline]] void carry_arith(const Instruction& in, uint32_t mask, Warp& w) {
+  alignas(64) Scratch s0, s1, s2;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const uint64_t* c = in.num_src > 2 ? lanes_of(in, in.src[2], mask, w, s2) : nullptr;
+  uint64_t* d = dst_reg(in, mask, w);
+  uint32_t& flags = w.carry_flags();
+  const uint32_t old_flags = flags;
+  uint32_t new_flags = 0;
+  constexpr unsigned bits = sizeof(U) * 8;
+  const bool is_signed = ptx::type_is_signed(in.type);
+  for_lanes(mask, [&](unsigned l) {
+    const U cin = in.carry_in ? U((old_flags >> l) & 1u) : U(0);
+    const U x = U(a[l]), y = U(b[l]);
+    U result;
+    bool cout;
+    if (in.op == Opcode::SubCarry) {
+      const U t = U(x - y);
+      result = U(t - cin);
+      cout = y > x || cin > t;
+    } else {
+      U addend = y;
+      U base = x;
+      if (in.op == Opcode::MadCarry) {
+        const unsigned __int128 prod = is_signed
+            ? static_cast<unsigned __int128>(static_cast<__int128>(std::make_signed_t<U>(x)) *
+                                             std::make_signed_t<U>(y))
+            : static_cast<unsigned __int128>(x) * y;
+        base = in.mul == ptx::MulMode::Hi ? U(prod >> bits) : U(prod);
+        addend = U(c[l]);
+      }
+      const U t = U(base + addend);
+      result = U(t + cin);
+      cout = t < base || result < t;
+    }
+    d[l] = result;
+    if (cout) new_flags |= 1u << l;
+  });
+  if (in.carry_out) flags = (old_flags & ~mask) | new_flags;
+}
+
+[[gnu::noinline]] void exec_carry(const Instruction& in, uint32_t mask, Warp& w) {
+  if (type_bytes(in.type) == 8) carry_arith<uint64_t>(in, mask, w);
+  else carry_arith<uint32_t>(in, mask, w);
+}
+
 // ------------------------------------------------------------ add sub mul mad
 
 /// Integer add/sub without .sat; wrapping, so signed and unsigned types of
@@ -1679,6 +1732,7 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::Add: case Opcode::Sub: exec_add_sub(in, mask, warp); return;
     case Opcode::Mul: exec_mul(in, mask, warp); return;
     case Opcode::Mad: exec_mad(in, mask, warp); return;
+    case Opcode::AddCarry: case Opcode::SubCarry: case Opcode::MadCarry: exec_carry(in, mask, warp); return;
     case Opcode::Fma: exec_fma(in, mask, warp); return;
     case Opcode::Mul24: case Opcode::Mad24: exec_mul24(in, mask, warp); return;
     case Opcode::Div: exec_div(in, mask, warp); return;

@@ -81,6 +81,9 @@ class Warp {
   const uint64_t* reg(uint32_t r) const { return &regs_[size_t(r) * ptx::kWarpSize]; }
   uint32_t& pred(uint32_t p) { return preds_[p]; }
   uint32_t pred(uint32_t p) const { return preds_[p]; }
+  /// The carry flag (CC.CF) of the PTX carry chain, one bit per lane: written
+  /// by add.cc/sub.cc/mad.cc, read by addc/subc/madc.
+  uint32_t& carry_flags() { return carry_flags_; }
   /// Special register value for a lane.
   uint64_t special(ptx::SpecialReg s, unsigned lane) const;
   /// special(s, lane) into out[lane] for every lane in `mask`.
@@ -162,6 +165,7 @@ class Warp {
   int barrier_id_ = -1;
   std::vector<uint64_t> regs_;
   std::vector<uint32_t> preds_;
+  uint32_t carry_flags_ = 0;             // CC.CF per lane (bit = lane)
   std::vector<StackEntry> stack_;        // ipdom
   StepInfo last_;
   uint64_t instructions_ = 0;

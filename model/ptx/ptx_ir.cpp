@@ -6,6 +6,7 @@ const char* opcode_name(Opcode op) {
   static const char* const names[] = {
       "mov", "cvt", "cvta",
       "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "max", "fma",
+      "addc", "subc", "madc",
       "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp",
       "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind",
       "prmt", "shf",

@@ -20,6 +20,9 @@ enum class Opcode : uint8_t {
   Mov, Cvt, Cvta,
   // integer and float arithmetic
   Add, Sub, Mul, Mad, Mul24, Mad24, Div, Rem, Abs, Neg, Min, Max, Fma,
+  // the integer carry chain (add.cc/addc, sub.cc/subc, mad.cc/madc): read
+  // and/or write the per-lane carry flag, see Instruction::carry_in/carry_out
+  AddCarry, SubCarry, MadCarry,
   Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Tanh, Copysign, Testp,
   // bit manipulation
   And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Bfind, Prmt,
@@ -173,6 +176,10 @@ struct Instruction {
   bool volatile_ = false;
   bool noncoherent = false;         ///< ld.global.nc: read-only data, may be read before earlier stores
   bool shiftamt = false;            ///< bfind.shiftamt
+  /// Carry chain: carry_in for addc/subc/madc (adds, or for subc subtracts, the
+  /// lane's carry flag), carry_out for '.cc' (writes the flag: the carry, or for
+  /// sub the borrow, out of the operation's width).
+  bool carry_in = false, carry_out = false;
   uint8_t num_src = 0;
   /// Guard predicate index or kNoReg; guard_negated for '@!%p'.
   uint32_t guard = kNoReg;

@@ -284,11 +284,11 @@ constexpr TypeSet kP = bit(DataType::Pred);
 
 bool known_opcode(std::string_view base) {
   static const std::string_view names[] = {
-      "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min",
+      "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "addc", "subc", "madc",
       "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
-      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop"};
+      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep"};
   for (auto n : names)
     if (n == base) return true;
   return false;
@@ -1936,6 +1936,31 @@ class Parser {
       in.num_src = 1;
       return;
     }
+    // The carry chain: add.cc, addc[.cc], sub.cc, subc[.cc], mad[c].lo/.hi[.cc];
+    // only 32- and 64-bit integer types carry a flag (PTX ISA "Extended-Precision
+    // Integer Arithmetic Instructions").
+    const bool carry_base = base == "addc" || base == "subc" || base == "madc";
+    if (carry_base || ((base == "add" || base == "sub" || base == "mad") &&
+                       std::find(d.mods.begin(), d.mods.end(), sv("cc")) != d.mods.end())) {
+      in.carry_in = carry_base;
+      const bool is_mad = base == "mad" || base == "madc";
+      mods(d, [&](sv m) {
+        if (m == "cc") return in.carry_out = true, true;
+        if (is_mad && m == "lo") return in.mul = MulMode::Lo, true;
+        if (is_mad && m == "hi") return in.mul = MulMode::Hi, true;
+        return false;
+      });
+      if (is_mad && in.mul == MulMode::None)
+        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
+      in.op = is_mad ? Opcode::MadCarry : (base[0] == 'a' ? Opcode::AddCarry : Opcode::SubCarry);
+      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
+      const size_t n = is_mad ? 4 : 3;
+      want_count(d, n);
+      in.dst = dst_operand(d, 0, false);
+      for (size_t i = 1; i < n; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+      in.num_src = uint8_t(n - 1);
+      return;
+    }
     if (base == "add" || base == "sub") {
       mods(d, [&](sv m) { return frnd(m) || flag_ftz_sat(m); });
       binary(base == "add" ? Opcode::Add : Opcode::Sub, kU | kS | kF | kF16);
@@ -2376,6 +2401,19 @@ class Parser {
       in.src[0].kind = OperandKind::Label;
       in.num_src = 1;
       fixups_.push_back(Fixup{uint32_t(mod_.code.size()), r.name, r.tok});
+      return;
+    }
+    if (base == "nanosleep") {
+      // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
+      // guaranteed duration, so sleeping not at all is a valid implementation;
+      // it decodes as a Nop that reads t (the timing model sees one CTRL-unit
+      // instruction with that register dependence).
+      mods(d, [](sv) { return false; });
+      in.op = Opcode::Nop;
+      in.type = one_type(d, bit(DataType::U32));
+      want_count(d, 1);
+      in.src[0] = src_operand(d, 0, in.type);
+      in.num_src = 1;
       return;
     }
     if (base == "ret" || base == "exit" || base == "trap" || base == "nop") {

@@ -162,6 +162,9 @@ Motion motion_of(const Instruction& in) {
     case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Bra:
     case Opcode::Prefetch: case Opcode::Nop:
       return Motion::Fixed;
+    // The carry flag is an implicit dependence between these: keep the chain in order.
+    case Opcode::AddCarry: case Opcode::SubCarry: case Opcode::MadCarry:
+      return Motion::Fixed;
     case Opcode::Ld:
       if (in.volatile_ || in.space == StateSpace::Local) return Motion::Fixed;
       if (in.space == StateSpace::Param) return Motion::Free;
