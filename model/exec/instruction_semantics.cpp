@@ -656,6 +656,73 @@ using Wide = std::conditional_t<
   });
 }
 
+// ------------------------------------------------- dot products, sad, fns
+
+/// dp4a / dp2a.lo / dp2a.hi: a dot product of packed 8- or 16-bit elements,
+/// each element sign- or zero-extended by its operand's type, plus c; the sum
+/// wraps to 32 bits.
+[[gnu::noinline]] void exec_dot_product(const Instruction& in, uint32_t mask, Warp& w) {
+  const bool a_signed = type_is_signed(in.type), b_signed = type_is_signed(in.type2);
+  auto element = [](uint32_t v, unsigned index, unsigned bits, bool is_signed) -> int64_t {
+    const uint32_t raw = (v >> (index * bits)) & ((1u << bits) - 1u);
+    if (!is_signed) return int64_t(raw);
+    return int64_t(raw) - ((raw >> (bits - 1)) ? (int64_t(1) << bits) : 0);
+  };
+  if (in.op == Opcode::Dp4a) {
+    map3(in, mask, w, [=](uint64_t a, uint64_t b, uint64_t c) {
+      int64_t sum = 0;
+      for (unsigned i = 0; i < 4; ++i)
+        sum += element(uint32_t(a), i, 8, a_signed) * element(uint32_t(b), i, 8, b_signed);
+      return put(uint32_t(uint64_t(sum) + c));
+    });
+    return;
+  }
+  const unsigned b_first = in.mul == ptx::MulMode::Hi ? 2 : 0;
+  map3(in, mask, w, [=](uint64_t a, uint64_t b, uint64_t c) {
+    const int64_t sum = element(uint32_t(a), 0, 16, a_signed) * element(uint32_t(b), b_first, 8, b_signed) +
+                        element(uint32_t(a), 1, 16, a_signed) * element(uint32_t(b), b_first + 1, 8, b_signed);
+    return put(uint32_t(uint64_t(sum) + c));
+  });
+}
+
+/// sad: c + |a - b|, the difference taken in the operands' signedness.
+[[gnu::noinline]] void exec_sad(const Instruction& in, uint32_t mask, Warp& w) {
+  if (!with_int(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
+          const T x = get<T>(a), y = get<T>(b);
+          using U = std::make_unsigned_t<T>;
+          const U diff = x < y ? U(U(y) - U(x)) : U(U(x) - U(y));
+          return put(T(U(diff + U(c))));
+        });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+/// fns: the bit position of the offset-th set bit of mask counting from base
+/// (upwards for a positive offset, downwards for a negative one, base itself
+/// for zero), or 0xffffffff when there is none.
+[[gnu::noinline]] void exec_fns(const Instruction& in, uint32_t mask, Warp& w) {
+  map3(in, mask, w, [](uint64_t m, uint64_t b, uint64_t o) {
+    const uint32_t bits = uint32_t(m), base = uint32_t(b);
+    const int32_t offset = int32_t(uint32_t(o));
+    uint32_t found = 0xffffffffu;
+    if (base > 31) return put(found);  // undefined in the ISA: report "not found"
+    if (offset == 0) return put((bits >> base) & 1u ? base : found);
+    const int step = offset > 0 ? 1 : -1;
+    int64_t remaining = offset > 0 ? int64_t(offset) - 1 : -int64_t(offset) - 1;
+    for (int pos = int(base); pos >= 0 && pos < 32; pos += step) {
+      if (!((bits >> pos) & 1u)) continue;
+      if (remaining == 0) {
+        found = uint32_t(pos);
+        break;
+      }
+      --remaining;
+    }
+    return put(found);
+  });
+}
+
 // ------------------------------------------------------------ div rem and unary
 
 [[gnu::noinline]] void exec_div(const Instruction& in, uint32_t mask, Warp& w) {
@@ -1753,6 +1820,9 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::Bfind: case Opcode::Prmt: case Opcode::Shf:
       exec_bits(in, mask, warp);
       return;
+    case Opcode::Dp4a: case Opcode::Dp2a: exec_dot_product(in, mask, warp); return;
+    case Opcode::Sad: exec_sad(in, mask, warp); return;
+    case Opcode::Fns: exec_fns(in, mask, warp); return;
     case Opcode::Setp: exec_setp(in, mask, warp); return;
     case Opcode::Set: exec_set(in, mask, warp); return;
     case Opcode::Selp: exec_selp(in, mask, warp); return;

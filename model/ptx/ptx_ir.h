@@ -27,6 +27,9 @@ enum class Opcode : uint8_t {
   // bit manipulation
   And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Bfind, Prmt,
   Shf,
+  // integer dot products and sum of absolute differences (dp4a, dp2a.lo/hi,
+  // sad) and find-n-th-set-bit (fns)
+  Dp4a, Dp2a, Sad, Fns,
   // comparison and selection
   Setp, Set, Selp, Slct,
   // memory

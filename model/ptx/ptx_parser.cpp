@@ -288,7 +288,8 @@ bool known_opcode(std::string_view base) {
       "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
-      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep"};
+      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep",
+      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent"};
   for (auto n : names)
     if (n == base) return true;
   return false;
@@ -2401,6 +2402,65 @@ class Parser {
       in.src[0].kind = OperandKind::Label;
       in.num_src = 1;
       fixups_.push_back(Fixup{uint32_t(mod_.code.size()), r.name, r.tok});
+      return;
+    }
+    if (base == "dp4a" || base == "dp2a") {
+      // dp4a.atype.btype d, a, b, c / dp2a.{lo,hi}.atype.btype d, a, b, c:
+      // type = atype, type2 = btype; dp2a's half of b in `mul`.
+      mods(d, [&](sv m) {
+        if (base == "dp2a" && m == "lo") return in.mul = MulMode::Lo, true;
+        if (base == "dp2a" && m == "hi") return in.mul = MulMode::Hi, true;
+        return false;
+      });
+      if (base == "dp2a" && in.mul == MulMode::None)
+        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
+      const TypeSet t32 = bit(DataType::U32) | bit(DataType::S32);
+      two_types(d, t32, t32);
+      in.op = base == "dp4a" ? Opcode::Dp4a : Opcode::Dp2a;
+      in.type = d.types[0];
+      in.type2 = d.types[1];
+      want_count(d, 4);
+      in.dst = dst_operand(d, 0, false);
+      in.src[0] = src_operand(d, 1, in.type);
+      in.src[1] = src_operand(d, 2, in.type2);
+      const bool is_signed = type_is_signed(in.type) || type_is_signed(in.type2);
+      in.src[2] = src_operand(d, 3, is_signed ? DataType::S32 : DataType::U32);
+      in.num_src = 3;
+      return;
+    }
+    if (base == "sad") {
+      mods(d, [](sv) { return false; });
+      in.op = Opcode::Sad;
+      in.type = one_type(d, kU | kS);
+      want_count(d, 4);
+      in.dst = dst_operand(d, 0, false);
+      for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+      in.num_src = 3;
+      return;
+    }
+    if (base == "fns") {
+      // fns.b32 d, mask, base, offset: base is .b32/.u32/.s32, offset .s32.
+      mods(d, [](sv) { return false; });
+      in.op = Opcode::Fns;
+      in.type = one_type(d, bit(DataType::B32));
+      want_count(d, 4);
+      in.dst = dst_operand(d, 0, false);
+      in.src[0] = src_operand(d, 1, DataType::B32);
+      in.src[1] = src_operand(d, 2, DataType::U32);
+      in.src[2] = src_operand(d, 3, DataType::S32);
+      in.num_src = 3;
+      return;
+    }
+    if (base == "brkpt" || base == "pmevent") {
+      // brkpt suspends the thread for an attached debugger and pmevent
+      // signals a performance-monitor event; with no debugger and no event
+      // counters to raise, both complete as a CTRL-unit Nop.
+      mods(d, [&](sv m) { return base == "pmevent" && m == "mask"; });
+      if (!d.types.empty()) bad_type(d, d.types[0]);
+      in.op = Opcode::Nop;
+      want_count(d, base == "brkpt" ? 0 : 1);
+      if (base == "pmevent" && d.ops[0].kind != RawOp::Lit)
+        fail(*d.op_tok, "'" + std::string(d.full) + "' expects an immediate event number");
       return;
     }
     if (base == "nanosleep") {
