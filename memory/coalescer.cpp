@@ -126,8 +126,44 @@ void general(const exec::MemAccess& access, uint32_t bytes, uint32_t line_bytes,
 
 }  // namespace
 
+namespace {
+
+/// A strided access (wmma fragments): each run coalesced on its own, then
+/// the lines they share merged, so each line is requested once.
+CoalescerResult coalesce_segments(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
+                                  std::vector<LineAccess>& out) {
+  exec::MemAccess run = access;
+  run.segments = 1;
+  std::vector<LineAccess> lines, all;
+  for (unsigned k = 0; k < access.segments; ++k) {
+    for (uint32_t m = access.mask; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      run.addr[lane] = access.addr[lane] + k * access.segment_stride;
+    }
+    coalesce(run, line_bytes, sector_bytes, lines);
+    all.insert(all.end(), lines.begin(), lines.end());
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const LineAccess& a, const LineAccess& b) { return a.line_addr < b.line_addr; });
+  out.clear();
+  for (const LineAccess& l : all) {
+    if (!out.empty() && out.back().line_addr == l.line_addr) {
+      out.back().sector_mask |= l.sector_mask;
+      continue;
+    }
+    out.push_back(l);
+  }
+  CoalescerResult result;
+  result.lines = uint32_t(out.size());
+  for (const LineAccess& l : out) result.sectors += popcount32(l.sector_mask);
+  return result;
+}
+
+}  // namespace
+
 CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                          std::vector<LineAccess>& out) {
+  if (access.segments > 1) return coalesce_segments(access, line_bytes, sector_bytes, out);
   out.clear();
   CoalescerResult result;
   if (line_bytes == 0 || sector_bytes == 0 || access.mask == 0) return result;
@@ -195,6 +231,20 @@ uint32_t bank_cycles_general(const exec::MemAccess& access, uint32_t banks, uint
 
 uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
   if (banks == 0 || bank_width_bytes == 0) return 1;
+  if (access.segments > 1) {
+    // A strided wmma fragment: one bank pass per run.
+    exec::MemAccess run = access;
+    run.segments = 1;
+    uint32_t cycles = 0;
+    for (unsigned k = 0; k < access.segments; ++k) {
+      for (uint32_t m = access.mask; m; m &= m - 1) {
+        const unsigned lane = unsigned(__builtin_ctz(m));
+        run.addr[lane] = access.addr[lane] + k * access.segment_stride;
+      }
+      cycles += shared_bank_cycles(run, banks, bank_width_bytes);
+    }
+    return cycles;
+  }
   // Called for every shared-memory instruction: no allocation, no sort. The
   // busiest bank sets the cycles (the same word for several lanes is one
   // broadcast).
@@ -296,7 +346,7 @@ CoalescerResult UnorderedCoalescer::coalesce(const exec::MemAccess& a, uint32_t 
   // fast paths), go to coalesce().
   const bool simple_lanes = a.bytes != 0 && a.bytes <= 32 && (a.bytes & (a.bytes - 1)) == 0;
   const bool simple_line = line_bytes >= 32 && line_bytes <= 1024 && (line_bytes & (line_bytes - 1)) == 0;
-  if (hi - lo < 4ull * line_bytes || !simple_lanes || !simple_line)
+  if (hi - lo < 4ull * line_bytes || !simple_lanes || !simple_line || a.segments > 1)
     return memory::coalesce(a, line_bytes, 32, out);
   if (++epoch_ == 0) {  // wrapped: forget every slot
     slot_epoch_.fill(0);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -216,6 +218,204 @@ INSTANTIATE_TEST_SUITE_P(Modes, CorpusIntegers,
                          [](const ::testing::TestParamInfo<platform::SimulationMode>& p) {
                            return std::string(p.param == platform::SimulationMode::Timing ? "Timing" : "Functional");
                          });
+
+// ---------------------------------------------------------------- wmma
+
+/// IEEE half bits of a float that a half represents exactly (normal range).
+uint16_t exact_half(float v) {
+  if (v == 0.0f) return 0;
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  const int exponent = int((b >> 23) & 0xff) - 127 + 15;
+  return uint16_t(sign | uint32_t(exponent) << 10 | ((b >> 13) & 0x3ffu));
+}
+float half_value(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f;
+  const float mantissa = float(h & 0x3ff) / 1024.0f;
+  const float v = exponent == 0 ? std::ldexp(mantissa, -14) : std::ldexp(1.0f + mantissa, exponent - 15);
+  return (h & 0x8000) ? -v : v;
+}
+
+/// Small multiples of 1/4: every product and sum of the 16-term dot products
+/// is exact in f32 (and, for the f16 kernel, in f16), so the result does not
+/// depend on the order in which the tensor core adds.
+std::vector<float> quarter_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = float(int(rng() % 17) - 8) / 4.0f;
+  return v;
+}
+
+class CorpusWarpMatrix : public ::testing::TestWithParam<platform::SimulationMode> {
+ protected:
+  CorpusWarpMatrix() : dev(options()) { m = dev.load_module(read_file(kCorpus / "wmma.ptx"), "wmma.ptx"); }
+  platform::DeviceOptions options() const {
+    platform::DeviceOptions o;
+    o.mode = GetParam();
+    return o;
+  }
+  std::vector<uint16_t> halves(const std::vector<float>& v) {
+    std::vector<uint16_t> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = exact_half(v[i]);
+    return h;
+  }
+  GpuDevice dev;
+  platform::ModuleHandle m;
+};
+
+TEST_P(CorpusWarpMatrix, F16InputsF32Accumulator16x16x16) {
+  // A row-major, B column-major, C and D row-major, all with ldm 16.
+  const auto a = quarter_values(256, 1), b = quarter_values(256, 2), c = quarter_values(256, 3);
+  const uint64_t da = dev.upload(halves(a)), db = dev.upload(halves(b)), dc = dev.upload(c), dd = dev.allocate(1024);
+  dev.launch(m, "wmma_f16_f32", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(da).ptr(db).ptr(dc).ptr(dd));
+  const auto d = dev.download<float>(dd, 256);
+  for (int r = 0; r < 16; ++r)
+    for (int n = 0; n < 16; ++n) {
+      double want = c[r * 16 + n];
+      for (int k = 0; k < 16; ++k) want += double(a[r * 16 + k]) * b[n * 16 + k];
+      EXPECT_EQ(d[r * 16 + n], float(want)) << "D[" << r << "][" << n << "]";
+    }
+}
+
+TEST_P(CorpusWarpMatrix, F16Accumulator32x8x16ColumnMajor) {
+  // A (32 x 16) column-major ldm 32, B (16 x 8) row-major ldm 8, C filled
+  // with 0.5, D column-major ldm 32.
+  const auto a = quarter_values(512, 4), b = quarter_values(128, 5);
+  const uint64_t da = dev.upload(halves(a)), db = dev.upload(halves(b)), dd = dev.allocate(512);
+  dev.launch(m, "wmma_f16_f16", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(da).ptr(db).ptr(dd));
+  const auto d = dev.download<uint16_t>(dd, 256);
+  for (int r = 0; r < 32; ++r)
+    for (int n = 0; n < 8; ++n) {
+      double want = 0.5;
+      for (int k = 0; k < 16; ++k) want += double(a[k * 32 + r]) * b[k * 8 + n];
+      EXPECT_EQ(half_value(d[n * 32 + r]), float(want)) << "D[" << r << "][" << n << "]";
+    }
+}
+
+TEST_P(CorpusWarpMatrix, SignedBytesS32Accumulator8x32x16) {
+  // A (8 x 16) and B (16 x 32) row-major; C = 3, then every element of the
+  // accumulator fragment + 1 (fragment elements are per-thread data).
+  std::mt19937 rng(6);
+  std::vector<int8_t> a(128), b(512);
+  for (auto& x : a) x = int8_t(rng());
+  for (auto& x : b) x = int8_t(rng());
+  const uint64_t da = dev.upload(a), db = dev.upload(b), dd = dev.allocate(1024);
+  dev.launch(m, "wmma_s8_s32", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(da).ptr(db).ptr(dd));
+  const auto d = dev.download<int32_t>(dd, 256);
+  for (int r = 0; r < 8; ++r)
+    for (int n = 0; n < 32; ++n) {
+      int32_t want = 3 + 1;
+      for (int k = 0; k < 16; ++k) want += int32_t(a[r * 16 + k]) * b[k * 32 + n];
+      EXPECT_EQ(d[r * 32 + n], want) << "D[" << r << "][" << n << "]";
+    }
+}
+
+TEST_P(CorpusWarpMatrix, APartialWarpIsADeviceFault) {
+  const uint64_t buf = dev.allocate(4096);
+  try {
+    dev.launch(m, "wmma_f16_f32", {1, 1, 1}, {16, 1, 1}, 0, KernelArgs().ptr(buf).ptr(buf).ptr(buf).ptr(buf));
+    FAIL() << "a 16-thread warp ran wmma";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("all 32 threads"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CorpusWarpMatrix,
+                         ::testing::Values(platform::SimulationMode::Functional, platform::SimulationMode::Timing),
+                         [](const ::testing::TestParamInfo<platform::SimulationMode>& p) {
+                           return std::string(p.param == platform::SimulationMode::Timing ? "Timing" : "Functional");
+                         });
+
+// ---------------------------------------------------------------- control
+
+int collatz_steps(int x) {
+  int steps = 0;
+  while (x != 1 && steps < 1000) {
+    x = (x & 1) ? 3 * x + 1 : x / 2;
+    ++steps;
+  }
+  return steps;
+}
+int fibonacci(int n) { return n < 2 ? n : fibonacci(n - 1) + fibonacci(n - 2); }
+
+/// control_ops for one thread of a 1-D grid of `grid_x` CTAs.
+int control_reference(int x, unsigned grid_x) {
+  int r;
+  switch (x & 15) {
+    case 0: r = x * 3; break;
+    case 1: r = x + 17; break;
+    case 2: r = x ^ 0x55; break;
+    case 3: r = -x; break;
+    case 4: r = int(unsigned(x) << 2); break;
+    case 5: r = x >> 1; break;
+    case 6: r = x * x; break;
+    case 7: r = x - 100; break;
+    case 9: r = 12345; break;
+    default: r = 0;
+  }
+  const int k = (x & 0x7fffffff) % 24;
+  r += x * k + r;
+  r += collatz_steps((x & 1023) + 1);
+  r += fibonacci(x & 7);
+  // %smid < %nsmid, %warpid < %nwarpid: 2; the lane masks' xor has no bit
+  // set; %globaltimer is not 0; gridDim.x + 1 + 1 + blockDim.y + blockDim.z.
+  return r + 2 + 0 + 1 + int(grid_x + 4);
+}
+
+struct ControlCase {
+  exec::DivergenceMode divergence;
+  platform::SimulationMode mode;
+};
+
+class CorpusControl : public ::testing::TestWithParam<ControlCase> {};
+
+TEST_P(CorpusControl, SwitchTablesLocalArraysAndRecursionMatchTheCpu) {
+  platform::DeviceOptions o;
+  o.divergence = GetParam().divergence;
+  o.mode = GetParam().mode;
+  GpuDevice dev(o);
+  const auto m = dev.load_module(read_file(kCorpus / "control.ptx"), "control.ptx");
+  constexpr int kThreads = 128;
+  std::mt19937 rng(7);
+  std::vector<int32_t> in(kThreads);
+  // Every lane a different recursion depth and switch case; no trap values.
+  for (int i = 0; i < kThreads; ++i) in[i] = int32_t(rng() % 100000) - 50000;
+  const uint64_t din = dev.upload(in), dout = dev.allocate(kThreads * 4);
+  dev.launch(m, "control_ops", {kThreads / 32, 1, 1}, {32, 1, 1}, 0,
+             KernelArgs().ptr(din).ptr(dout).add<int32_t>(kThreads));
+  const auto out = dev.download<int32_t>(dout, kThreads);
+  for (int i = 0; i < kThreads; ++i)
+    EXPECT_EQ(out[i], control_reference(in[i], kThreads / 32)) << "thread " << i << ", x = " << in[i];
+}
+
+TEST_P(CorpusControl, RunawayRecursionIsADeviceFault) {
+  platform::DeviceOptions o;
+  o.divergence = GetParam().divergence;
+  o.mode = GetParam().mode;
+  GpuDevice dev(o);
+  const auto m = dev.load_module(
+      ".version 8.0\n.target sm_75\n.address_size 64\n"
+      ".func forever()\n{\ncall forever;\nret;\n}\n"
+      ".visible .entry spin()\n{\ncall forever;\nret;\n}\n",
+      "runaway.ptx");
+  try {
+    dev.launch(m, "spin", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs());
+    FAIL() << "unbounded recursion completed";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("call depth exceeds 1024"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, CorpusControl,
+    ::testing::Values(ControlCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},
+                      ControlCase{exec::DivergenceMode::Its, platform::SimulationMode::Functional},
+                      ControlCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Timing}),
+    [](const ::testing::TestParamInfo<ControlCase>& p) {
+      std::string name = p.param.divergence == exec::DivergenceMode::Its ? "Its" : "Ipdom";
+      return name + (p.param.mode == platform::SimulationMode::Timing ? "Timing" : "Functional");
+    });
 
 }  // namespace
 }  // namespace tlmgpu

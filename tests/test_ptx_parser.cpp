@@ -1128,7 +1128,7 @@ TEST(PtxErrors, UnsupportedInstructionMessage) {
             "k.ptx:12:3: error: unsupported PTX instruction 'tex.2d.v4.f32.f32' at k.ptx:12:3\n"
             "    tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex0, {%f5, %f6}];");
   for (const char* s : {"suld.b.2d.v4.b32.trap {%r1,%r2,%r3,%r4}, [surf, {%r5,%r6}];",
-                        "vadd.s32.s32.s32 %r1, %r2, %r3;", "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1];",
+                        "vadd.s32.s32.s32 %r1, %r2, %r3;", "wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];",
                         "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};",
                         "cp.async.ca.shared.global [%r1], [%rd1], 16;", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];",
                         "add.f16x2 %r1, %r2, %r3;", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
@@ -1177,7 +1177,7 @@ TEST(PtxErrors, VersionOutOfRange) {
   EXPECT_EQ(m[0].message, "missing .version directive");
 }
 
-TEST(PtxErrors, CallsToUndefinedAndRecursive) {
+TEST(PtxErrors, CallsToUndefinedAndUnknown) {
   auto d = errors(std::string(kHeader) +
                   ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);\n"
                   ".visible .entry e()\n{\n{\n.param .b64 p0;\n.param .b64 p1;\n.param .b32 r0;\n"
@@ -1185,12 +1185,16 @@ TEST(PtxErrors, CallsToUndefinedAndRecursive) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].message, "call to undefined function 'vprintf' (declared but not defined in this module)");
   EXPECT_EQ(d[1].message, "call to unknown function 'nosuch'");
-  auto r = errors(std::string(kHeader) + ".func f()\n{\ncall f;\nret;\n}\n");
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_NE(r[0].message.find("recursive call of 'f' is not supported"), std::string::npos);
-  auto c = errors(std::string(kHeader) + ".func g();\n.func f()\n{\ncall g;\nret;\n}\n.func g()\n{\ncall f;\nret;\n}\n");
-  ASSERT_EQ(c.size(), 1u);
-  EXPECT_NE(c[0].message.find("recursion is not supported"), std::string::npos);
+  // Recursion (direct and mutual) parses; the functions on the cycle are marked.
+  const auto r = parse_ptx(std::string(kHeader) + ".func f()\n{\ncall f;\nret;\n}\n", "t.ptx");
+  EXPECT_TRUE(r.functions.at(r.function_index.at("f")).recursive);
+  const auto c = parse_ptx(std::string(kHeader) +
+                                    ".func g();\n.func h()\n{\nret;\n}\n.func f()\n{\ncall g;\ncall h;\nret;\n}\n"
+                                    ".func g()\n{\ncall f;\nret;\n}\n",
+                                "t.ptx");
+  EXPECT_TRUE(c.functions.at(c.function_index.at("f")).recursive);
+  EXPECT_TRUE(c.functions.at(c.function_index.at("g")).recursive);
+  EXPECT_FALSE(c.functions.at(c.function_index.at("h")).recursive);
   auto a = errors(std::string(kHeader) + ".func f(.param .b32 x)\n{\nret;\n}\n.visible .entry e()\n{\ncall f;\nret;\n}\n");
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(a[0].message, "call of 'f' passes 0 arguments, it takes 1");

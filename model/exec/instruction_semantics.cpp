@@ -1501,6 +1501,7 @@ void record(Warp& w, StateSpace rs, uint32_t mask, unsigned bytes, bool store, b
   m.bytes = uint8_t(bytes);
   m.is_store = store;
   m.is_atomic = atomic;
+  m.segments = 1;
 }
 
 /// Sign-extends the low `bytes` bytes of v.
@@ -1557,6 +1558,148 @@ inline uint64_t sext(uint64_t v, unsigned bytes) {
     if (is_signed && es < 8) for_lanes(mask, [&](unsigned l) { d[l] = sext(d[l], es); });
   }
   w.end_global_access();  // memory without DMI: staged copies end with the instruction
+}
+
+// ------------------------------------------------------------ wmma
+
+/// Where element e of lane l's fragment lies in its matrix. The PTX ISA
+/// leaves the distribution unspecified; this model gives each lane a run of
+/// consecutive elements: for A and B in the order of their memory layout (the
+/// mma names that layout too), for C and D in row-major order (the mma does
+/// not name their layout). Fragments with more lane slots than elements
+/// (f16 A/B) wrap around, so each element is held by several lanes.
+struct MatrixCoordinate {
+  unsigned row, col;
+};
+MatrixCoordinate wmma_element(const ptx::WarpMatrixShape& s, ptx::MatrixFragment f, bool row_major, unsigned per_lane,
+                              unsigned lane, unsigned e) {
+  const unsigned rows = ptx::wmma_rows(s, f), cols = ptx::wmma_cols(s, f);
+  const unsigned i = (lane * per_lane + e) % (rows * cols);
+  const bool accumulator = f == ptx::MatrixFragment::C || f == ptx::MatrixFragment::D;
+  if (accumulator || row_major) return {i / cols, i % cols};
+  return {i % rows, i / rows};
+}
+
+/// Element e of a fragment held in a lane's registers (packed little-endian).
+uint64_t fragment_get(Warp& w, const Operand& frag, unsigned lane, unsigned e, unsigned bytes) {
+  const unsigned bit = e * bytes * 8;
+  const uint64_t reg = w.reg(frag.vregs[bit / 32])[lane];
+  return (reg >> (bit % 32)) & (bytes == 4 ? 0xffffffffull : (1ull << (bytes * 8)) - 1);
+}
+void fragment_set(Warp& w, const Operand& frag, unsigned lane, unsigned e, unsigned bytes, uint64_t v) {
+  const unsigned bit = e * bytes * 8;
+  if (frag.vregs[bit / 32] == ptx::kNoReg) return;
+  uint64_t& reg = w.reg(frag.vregs[bit / 32])[lane];
+  const uint64_t field = (bytes == 4 ? 0xffffffffull : (1ull << (bytes * 8)) - 1) << (bit % 32);
+  reg = (uint32_t(reg) & ~field) | ((v << (bit % 32)) & field);
+}
+
+/// wmma.load / wmma.store: every lane moves its fragment's elements; the
+/// timing model sees each lane's elements as runs contiguous in memory.
+[[gnu::noinline]] void exec_wmma_memory(const Instruction& in, uint32_t mask, Warp& w) {
+  if (mask != 0xffffffffu) unsupported(in, mask, w, "wmma needs all 32 threads of the warp (.sync.aligned)");
+  const bool store = in.op == Opcode::WmmaStore;
+  const ptx::WarpMatrixShape& s = in.wmma;
+  const ptx::MatrixFragment f = s.fragment;
+  const unsigned bytes = ptx::type_bytes(in.type);
+  const unsigned per_lane = ptx::wmma_lane_elements(s, f, in.type);
+  const unsigned rows = ptx::wmma_rows(s, f), cols = ptx::wmma_cols(s, f);
+  const Operand& address = store ? in.dst : in.src[0];
+  const Operand& frag = store ? in.src[0] : in.dst;
+  if (address.kind != OperandKind::Address) unsupported(in, mask, w, "memory operand is not an address");
+  const uint64_t* base_reg = address.reg == ptx::kNoReg ? nullptr : w.reg(address.reg);
+  alignas(64) Scratch stride_scratch;
+  const unsigned natural = s.row_major ? cols : rows;
+  const uint64_t* stride = in.src[1].kind == OperandKind::None ? nullptr : lanes_of(in, in.src[1], mask, w, stride_scratch);
+  // The fragment's runs in memory: A/B lanes hold consecutive elements of
+  // the memory order; C/D lanes a run of one row, contiguous only row-major.
+  const bool accumulator = f == ptx::MatrixFragment::C || f == ptx::MatrixFragment::D;
+  const unsigned run = accumulator ? (s.row_major ? std::min(per_lane, cols) : 1u) : std::min(per_lane, natural);
+  StateSpace space = in.space;
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    const uint64_t ld = stride ? uint32_t(stride[lane]) : natural;
+    for (unsigned e = 0; e < per_lane; ++e) {
+      const MatrixCoordinate c = wmma_element(s, f, s.row_major, per_lane, lane, e);
+      const uint64_t offset = s.row_major ? uint64_t(c.row) * ld + c.col : uint64_t(c.col) * ld + c.row;
+      const uint64_t addr = (base_reg ? base_reg[lane] : 0) + address.imm + offset * bytes;
+      StateSpace rs = in.space;
+      uint8_t* p = w.resolve(in.space, addr, bytes, bytes, lane, &rs);
+      if (lane == 0 && e == 0) space = rs;
+      if (e == 0 && w.record_accesses()) w.access().addr[lane] = addr;
+      uint64_t v = 0;
+      if (store) {
+        v = fragment_get(w, frag, lane, e, bytes);
+        std::memcpy(p, &v, bytes);
+      } else {
+        std::memcpy(&v, p, bytes);
+        fragment_set(w, frag, lane, e, bytes, v);
+      }
+      w.end_global_access();
+    }
+  }
+  if (w.record_accesses()) {
+    record(w, space, mask, run * bytes, store, false);
+    MemAccess& m = w.access();
+    m.segments = uint8_t(per_lane / run);
+    const uint64_t ld = stride ? uint32_t(stride[0]) : natural;
+    m.segment_stride = ld * bytes;
+  }
+}
+
+/// wmma.mma: D = A x B + C over the whole warp's fragments. f16 products are
+/// exact in f32 and accumulate in f32 (rounded once to f16 for an f16 D);
+/// 8-bit integers accumulate in s32, wrapping, or clamped with .satfinite.
+[[gnu::noinline]] void exec_wmma_mma(const Instruction& in, uint32_t mask, Warp& w) {
+  if (mask != 0xffffffffu) unsupported(in, mask, w, "wmma needs all 32 threads of the warp (.sync.aligned)");
+  const ptx::WarpMatrixShape& s = in.wmma;
+  const unsigned M = s.m, N = s.n, K = s.k;
+  const DataType ab = s.a_type;
+  const bool integer = ab == DataType::S8 || ab == DataType::U8;
+  auto gather = [&](ptx::MatrixFragment f, const Operand& frag, DataType t, bool row_major) {
+    const unsigned per_lane = ptx::wmma_lane_elements(s, f, t), cols = ptx::wmma_cols(s, f);
+    std::vector<double> m(ptx::wmma_rows(s, f) * cols);
+    // Lanes in reverse, so that an element held by several lanes takes the
+    // lowest lane's copy.
+    for (unsigned lane = kLanes; lane-- > 0;)
+      for (unsigned e = 0; e < per_lane; ++e) {
+        const MatrixCoordinate c = wmma_element(s, f, row_major, per_lane, lane, e);
+        const uint64_t raw = fragment_get(w, frag, lane, e, ptx::type_bytes(t));
+        double v;
+        switch (t) {
+          case DataType::F16: v = fp::half_to_float(uint16_t(raw)); break;
+          case DataType::F32: v = fp::f32(uint32_t(raw)); break;
+          case DataType::S8: v = int8_t(raw); break;
+          case DataType::U8: v = uint8_t(raw); break;
+          default: v = int32_t(uint32_t(raw)); break;
+        }
+        m[c.row * cols + c.col] = v;
+      }
+    return m;
+  };
+  const auto a = gather(ptx::MatrixFragment::A, in.src[0], ab, s.a_row_major);
+  const auto b = gather(ptx::MatrixFragment::B, in.src[1], ab, s.b_row_major);
+  const auto c = gather(ptx::MatrixFragment::C, in.src[2], in.type2, true);
+  std::vector<uint64_t> d(M * N);
+  for (unsigned r = 0; r < M; ++r)
+    for (unsigned col = 0; col < N; ++col) {
+      if (integer) {
+        int64_t acc = int64_t(c[r * N + col]);
+        for (unsigned k = 0; k < K; ++k) acc += int64_t(a[r * K + k]) * int64_t(b[k * N + col]);
+        if (s.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        d[r * N + col] = uint32_t(uint64_t(acc));
+        continue;
+      }
+      float acc = float(c[r * N + col]);
+      for (unsigned k = 0; k < K; ++k) acc = std::fma(float(a[r * K + k]), float(b[k * N + col]), acc);
+      d[r * N + col] = in.type == DataType::F16 ? fp::float_to_half(acc, ptx::Rounding::Rn) : fp::bits(acc);
+    }
+  const unsigned d_bytes = ptx::type_bytes(in.type);
+  const unsigned per_lane = ptx::wmma_lane_elements(s, ptx::MatrixFragment::D, in.type);
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    for (unsigned e = 0; e < per_lane; ++e) {
+      const MatrixCoordinate p = wmma_element(s, ptx::MatrixFragment::D, true, per_lane, lane, e);
+      fragment_set(w, in.dst, lane, e, d_bytes, d[p.row * N + p.col]);
+    }
 }
 
 template <typename U>
@@ -1821,6 +1964,8 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
       exec_bits(in, mask, warp);
       return;
     case Opcode::Dp4a: case Opcode::Dp2a: exec_dot_product(in, mask, warp); return;
+    case Opcode::WmmaLoad: case Opcode::WmmaStore: exec_wmma_memory(in, mask, warp); return;
+    case Opcode::WmmaMma: exec_wmma_mma(in, mask, warp); return;
     case Opcode::Sad: exec_sad(in, mask, warp); return;
     case Opcode::Fns: exec_fns(in, mask, warp); return;
     case Opcode::Setp: exec_setp(in, mask, warp); return;

@@ -74,7 +74,7 @@ void Warp::restart() {
   parked_.clear();
   running_ = {0, 0, GroupState::Ready};
   if (ipdom_)
-    stack_.push_back({kernel_begin_, ptx::kNoPc, live_mask_});
+    stack_.push_back({kernel_begin_, ptx::kNoPc, live_mask_, 0});
   else
     running_ = {kernel_begin_, live_mask_, GroupState::Ready};
   refresh_next();
@@ -83,6 +83,7 @@ void Warp::restart() {
   bar_red_ = nullptr;
   bar_red_mask_ = 0;
   for (auto& frames : calls_) frames.clear();
+  for (auto& saved : saved_activations_) saved.clear();
   last_ = StepInfo{};
   instructions_ = 0;
   thread_instructions_ = 0;
@@ -165,11 +166,13 @@ StepStatus Warp::step_ipdom() {
           // Divergence: this entry waits at the reconvergence point; both
           // paths run on entries above it. A branch whose post-dominator is
           // the function exit reconverges where the enclosing entry does.
-          const uint32_t rpc = in.reconverge_pc == ptx::kNoPc ? top.rpc : in.reconverge_pc;
-          if (rpc == top.rpc) stack_.pop_back();
+          const bool inherit = in.reconverge_pc == ptx::kNoPc;
+          const uint32_t rpc = inherit ? top.rpc : in.reconverge_pc;
+          const uint32_t rpc_depth = inherit ? top.rpc_depth : call_depth(mask);
+          if (rpc == top.rpc && rpc_depth == top.rpc_depth) stack_.pop_back();
           else top.pc = rpc;
-          if (pc + 1 != rpc) stack_.push_back({pc + 1, rpc, not_taken});
-          if (in.target != rpc) stack_.push_back({in.target, rpc, active});
+          if (pc + 1 != rpc) stack_.push_back({pc + 1, rpc, not_taken, rpc_depth});
+          if (in.target != rpc) stack_.push_back({in.target, rpc, active, rpc_depth});
         }
       }
       break;
@@ -190,8 +193,9 @@ StepStatus Warp::step_ipdom() {
     case Opcode::Call:
       top.pc = pc + 1;
       if (active) {
+        const uint32_t caller_depth = call_depth(active);
         const uint32_t entry = enter_call(in, pc, active);
-        stack_.push_back({entry, pc + 1, active});
+        stack_.push_back({entry, pc + 1, active, caller_depth});
       }
       break;
     case Opcode::Bar:
@@ -216,7 +220,7 @@ StepStatus Warp::step_ipdom() {
       }
       break;
   }
-  while (!stack_.empty() && stack_.back().pc == stack_.back().rpc) stack_.pop_back();
+  while (!stack_.empty() && reconverged(stack_.back())) stack_.pop_back();
   refresh_next();
   if (live_mask_ == 0) return StepStatus::Finished;
   return wait_at_barrier ? StepStatus::AtBarrier : StepStatus::Executed;
@@ -227,7 +231,7 @@ StepStatus Warp::step_ipdom() {
 void Warp::its_park(uint32_t pc, uint32_t mask, GroupState state) {
   if (mask == 0) return;
   for (ThreadGroup& g : parked_) {
-    if (g.pc == pc) {
+    if (g.pc == pc && call_depth(g.mask) == call_depth(mask)) {
       g.mask |= mask;
       // Lanes that just arrived where others wait are ready to run with them.
       if (state == GroupState::Ready) g.state = GroupState::Ready;
@@ -274,6 +278,9 @@ bool Warp::its_members_present(const Instruction& in) const {
                                (in.op == Opcode::Vote && in.num_src >= 2) ||
                                (in.op == Opcode::Match && in.num_src >= 2) ||
                                (in.op == Opcode::Bar && in.bar == ptx::BarMode::Warp);
+  // wmma's .sync.aligned: every live thread of the warp takes part.
+  if (in.op == Opcode::WmmaLoad || in.op == Opcode::WmmaStore || in.op == Opcode::WmmaMma)
+    return (live_mask_ & ~running_.mask) == 0;
   if (!has_member_mask) return true;
   if (op != nullptr) {
     members = op->kind == ptx::OperandKind::Imm
@@ -291,7 +298,7 @@ StepStatus Warp::step_its() {
   // Lanes parked at this PC join the running group (reconvergence).
   if (!parked_.empty()) {
     for (size_t i = 0; i < parked_.size(); ++i) {
-      if (parked_[i].pc == running_.pc) {
+      if (parked_[i].pc == running_.pc && call_depth(parked_[i].mask) == call_depth(running_.mask)) {
         running_.mask |= parked_[i].mask;
         parked_.erase(parked_.begin() + long(i));
         break;
@@ -303,6 +310,7 @@ StepStatus Warp::step_its() {
   const Instruction& in = code_[pc];
 
   const bool warp_sync = in.op == Opcode::Shfl || in.op == Opcode::Vote || in.op == Opcode::Match ||
+                         in.op == Opcode::WmmaLoad || in.op == Opcode::WmmaStore || in.op == Opcode::WmmaMma ||
                          (in.op == Opcode::Bar && in.bar == ptx::BarMode::Warp);
   if (warp_sync && !parked_.empty() && !its_members_present(in)) {
     // Wait for the other members to arrive; if nobody else can run, go ahead
@@ -485,22 +493,81 @@ void Warp::copy_params(const std::vector<ptx::ParamCopy>& copies, uint32_t mask)
   }
 }
 
+void Warp::save_activation(const ptx::Function& f, unsigned lane) {
+  std::vector<uint64_t>& saved = saved_activations_[lane];
+  for (uint32_t r = f.reg_first; r < f.reg_end; ++r) saved.push_back(reg(r)[lane]);
+  for (uint32_t p = f.pred_first; p < f.pred_end; ++p) saved.push_back((preds_[p] >> lane) & 1u);
+  const uint8_t* local = local_.data() + size_t(lane) * ctx_.local_bytes_per_thread;
+  for (uint32_t b = f.local_first; b < f.local_end; b += 8) {
+    uint64_t v = 0;
+    std::memcpy(&v, local + b, std::min<uint32_t>(8, f.local_end - b));
+    saved.push_back(v);
+  }
+}
+
+void Warp::restore_activation(const ptx::Function& f, unsigned lane) {
+  std::vector<uint64_t>& saved = saved_activations_[lane];
+  uint8_t* local = local_.data() + size_t(lane) * ctx_.local_bytes_per_thread;
+  for (uint32_t b = f.local_first + (f.local_end - f.local_first + 7) / 8 * 8; b > f.local_first;) {
+    b -= 8;
+    const uint64_t v = saved.back();
+    saved.pop_back();
+    std::memcpy(local + b, &v, std::min<uint32_t>(8, f.local_end - b));
+  }
+  for (uint32_t p = f.pred_end; p-- > f.pred_first;) {
+    preds_[p] = (preds_[p] & ~(1u << lane)) | (uint32_t(saved.back()) << lane);
+    saved.pop_back();
+  }
+  for (uint32_t r = f.reg_end; r-- > f.reg_first;) {
+    reg(r)[lane] = saved.back();
+    saved.pop_back();
+  }
+}
+
 uint32_t Warp::enter_call(const Instruction& in, uint32_t pc, uint32_t mask) {
   const ptx::CallSite& site = ctx_.module->calls[in.target];
+  const ptx::Function& callee = ctx_.module->functions[site.callee];
+  // A recursive callee's registers and locals may hold an outer activation:
+  // saved before the arguments arrive, restored on return.
+  if (callee.recursive)
+    for (uint32_t m = mask; m; m &= m - 1) save_activation(callee, unsigned(__builtin_ctz(m)));
   copy_params(site.args, mask);
   for (uint32_t m = mask; m; m &= m - 1) {
     auto& frames = calls_[size_t(__builtin_ctz(m))];
-    if (frames.size() >= 64)
-      fault(FaultKind::Unsupported, "call depth exceeds 64 (recursion is not supported)", __builtin_ctz(m), 0);
+    if (frames.size() >= kMaxCallDepth)
+      fault(FaultKind::Unsupported, "call depth exceeds " + std::to_string(kMaxCallDepth) + " (runaway recursion?)",
+            __builtin_ctz(m), 0);
     frames.push_back({pc + 1, in.target});
   }
-  return ctx_.module->functions[site.callee].entry_pc;
+  return callee.entry_pc;
 }
 
 uint32_t Warp::leave_call(uint32_t mask) {
   const unsigned first = unsigned(__builtin_ctz(mask));
   const CallFrame frame = calls_[first].back();
-  copy_params(ctx_.module->calls[frame.call_site].rets, mask);
+  const ptx::CallSite& site = ctx_.module->calls[frame.call_site];
+  const ptx::Function& callee = ctx_.module->functions[site.callee];
+  if (!callee.recursive) {
+    copy_params(site.rets, mask);
+  } else {
+    // The return values leave the callee's locals before the restore
+    // overwrites them; the caller's receiving blocks may lie in the same
+    // function's locals (a self-call), so they are written after it.
+    const size_t stride = ctx_.local_bytes_per_thread;
+    std::vector<uint8_t> values;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const unsigned lane = unsigned(__builtin_ctz(m));
+      uint8_t* base = local_.data() + size_t(lane) * stride;
+      values.clear();
+      for (const ptx::ParamCopy& c : site.rets) values.insert(values.end(), base + c.from, base + c.from + c.bytes);
+      restore_activation(callee, lane);
+      size_t at = 0;
+      for (const ptx::ParamCopy& c : site.rets) {
+        std::memcpy(base + c.to, values.data() + at, c.bytes);
+        at += c.bytes;
+      }
+    }
+  }
   for (uint32_t m = mask; m; m &= m - 1) calls_[size_t(__builtin_ctz(m))].pop_back();
   return frame.return_pc;
 }

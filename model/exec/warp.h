@@ -21,6 +21,10 @@ struct MemAccess {
   uint8_t bytes = 0;          ///< per lane (vector loads: total)
   bool is_store = false;
   bool is_atomic = false;
+  /// Runs of `bytes` each lane accesses, the k-th at addr + k * segment_stride
+  /// (more than one only for wmma fragments that are strided in memory).
+  uint8_t segments = 1;
+  uint64_t segment_stride = 0;
   std::array<uint64_t, ptx::kWarpSize> addr{};
 };
 
@@ -112,13 +116,26 @@ class Warp {
     uint32_t pc;
     uint32_t rpc;
     uint32_t mask;
+    /// Call depth at which rpc is meant: a recursive function's code holds
+    /// the return PCs of its own outer activations, so a PC alone does not
+    /// say that the lanes reconverged.
+    uint32_t rpc_depth;
   };
+  /// Call depth of the lanes in `mask` (they share one under IPDOM and
+  /// within an ITS group).
+  uint32_t call_depth(uint32_t mask) const { return uint32_t(calls_[size_t(__builtin_ctz(mask))].size()); }
+  bool reconverged(const StackEntry& e) const {
+    return e.pc == e.rpc && (e.mask == 0 || call_depth(e.mask) == e.rpc_depth);
+  }
   enum class GroupState : uint8_t { Ready, Yielded, SyncWait };
   struct ThreadGroup {  // its: lanes at one PC
     uint32_t pc;
     uint32_t mask;
     GroupState state;
   };
+  /// Calls a lane may nest; deeper is a device fault (CUDA's per-thread
+  /// stack would overflow first), so runaway recursion ends cleanly.
+  static constexpr size_t kMaxCallDepth = 1024;
   struct CallFrame {
     uint32_t return_pc;
     uint32_t call_site;
@@ -187,6 +204,11 @@ class Warp {
   std::array<uint32_t, ptx::kWarpSize> bar_resume_pc_{};
   std::array<std::array<uint32_t, 3>, ptx::kWarpSize> tid_{};
   std::array<std::vector<CallFrame>, ptx::kWarpSize> calls_;
+  /// Per lane, the saved activations of recursive functions (registers,
+  /// then predicate bits, then local bytes), innermost last.
+  std::array<std::vector<uint64_t>, ptx::kWarpSize> saved_activations_;
+  void save_activation(const ptx::Function& f, unsigned lane);
+  void restore_activation(const ptx::Function& f, unsigned lane);
 
  public:
   /// Value-changing stores and atomics, and lane exits, so far.

@@ -14,6 +14,7 @@ const char* opcode_name(Opcode op) {
       "setp", "set", "selp", "slct",
       "ld", "st", "atom", "red", "membar", "prefetch",
       "bar", "shfl", "vote", "activemask", "match",
+      "wmma.load", "wmma.store", "wmma.mma",
       "bra", "call", "ret", "exit", "trap", "nop",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(Opcode::Count_), "opcode name table");

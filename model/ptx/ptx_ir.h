@@ -36,6 +36,8 @@ enum class Opcode : uint8_t {
   Ld, St, Atom, Red, Membar, Prefetch,
   // synchronisation and warp-level
   Bar, Shfl, Vote, Activemask, Match,
+  // warp-level matrix multiply-accumulate (wmma.load / wmma.store / wmma.mma)
+  WmmaLoad, WmmaStore, WmmaMma,
   // control flow
   Bra, Call, Ret, Exit, Trap, Nop,
   Count_
@@ -121,7 +123,8 @@ struct Operand {
   bool negate = false;
   SpecialReg sreg = SpecialReg::TidX;
   uint32_t reg = kNoReg;
-  std::array<uint32_t, 4> vregs{{kNoReg, kNoReg, kNoReg, kNoReg}};
+  /// Up to 8: wmma fragments are vectors of eight registers.
+  std::array<uint32_t, 8> vregs{{kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg}};
   /// Imm value, Label target, Address offset (two's complement), or for an
   /// Address/Symbol based on a module .global symbol, the byte offset added to
   /// that symbol's address.
@@ -130,6 +133,43 @@ struct Operand {
   /// (patched to an absolute address by the loader); -1 otherwise.
   int32_t symbol = -1;
 };
+
+/// Which matrix of D = A x B + C a wmma fragment holds.
+enum class MatrixFragment : uint8_t { A, B, C, D };
+
+/// The qualifiers of a wmma instruction. load: `fragment` (A, B or C),
+/// `row_major` its layout in memory, Instruction::type its element type.
+/// store: fragment D. mma: a_row_major/b_row_major the A and B layouts,
+/// `a_type` the A and B element type, Instruction::type D's, type2 C's.
+struct WarpMatrixShape {
+  MatrixFragment fragment = MatrixFragment::A;
+  uint8_t m = 0, n = 0, k = 0;
+  bool row_major = true;
+  bool a_row_major = true, b_row_major = true;
+  bool satfinite = false;
+  DataType a_type = DataType::None;
+};
+
+/// Rows and columns of a wmma fragment's matrix: A is m x k, B k x n, C and D m x n.
+inline constexpr unsigned wmma_rows(const WarpMatrixShape& s, MatrixFragment f) {
+  return f == MatrixFragment::B ? s.k : s.m;
+}
+inline constexpr unsigned wmma_cols(const WarpMatrixShape& s, MatrixFragment f) {
+  return f == MatrixFragment::A ? s.k : s.n;
+}
+/// Elements of a fragment each lane holds. The PTX ISA gives every f16 A/B
+/// fragment sixteen halves (eight .f16x2 registers) whatever the shape, so
+/// those hold each element in more than one lane; every other fragment
+/// spreads its matrix once over the 32 lanes.
+inline constexpr unsigned wmma_lane_elements(const WarpMatrixShape& s, MatrixFragment f, DataType t) {
+  if (t == DataType::F16 && (f == MatrixFragment::A || f == MatrixFragment::B)) return 16;
+  return wmma_rows(s, f) * wmma_cols(s, f) / 32;
+}
+/// Registers of a fragment: elements packed into 32-bit registers.
+inline constexpr unsigned wmma_fragment_registers(const WarpMatrixShape& s, MatrixFragment f, DataType t) {
+  const unsigned bytes = wmma_lane_elements(s, f, t) * type_bytes(t);
+  return bytes < 4 ? 1 : bytes / 4;
+}
 
 struct SourceLoc {
   uint32_t line = 0;
@@ -155,6 +195,10 @@ struct SourceLoc {
 ///  vote: src[0] = Pred (negate for '!'), src[1] = member mask (.sync only);
 ///  dst is Reg for ballot, else Pred.
 ///  match: vote = Any or All; src[0] = value, src[1] = member mask; match.all may set dst2.
+///  wmma.load: dst = Vector (the fragment), src[0] = Address, src[1] = stride in
+///  elements (kind None: the layout's natural leading dimension).  wmma.store:
+///  dst = Address, src[0] = Vector, src[1] = stride.  wmma.mma: dst = D, src[0..2]
+///  = A, B, C vectors.
 ///  bra: target and src[0] (Label) = target PC.  call: target = Module::calls index, no operands.
 struct Instruction {
   Opcode op = Opcode::Nop;
@@ -173,6 +217,7 @@ struct Instruction {
   ShfMode shf = ShfMode::LeftWrap;
   TestpMode testp = TestpMode::Finite;  ///< testp.<mode>
   PrmtMode prmt = PrmtMode::Default;    ///< prmt.b32.<mode>
+  WarpMatrixShape wmma;                 ///< wmma.*
   uint8_t vec = 1;                  ///< ld/st vector width (1, 2, 4)
   bool ftz = false, sat = false, approx = false, uni = false;
   bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE
@@ -239,6 +284,14 @@ struct Function {
   std::array<uint32_t, 3> maxntid{{0, 0, 0}};
   std::array<uint32_t, 3> reqntid{{0, 0, 0}};
   uint32_t minnctapersm = 0;
+  /// A device function on a call-graph cycle. Registers and locals are
+  /// static per function, so a call of it saves the activation it may
+  /// overwrite: register slots [reg_first, reg_end), predicates
+  /// [pred_first, pred_end) and local bytes [local_first, local_end), which
+  /// include its parameters and the call blocks declared in its body.
+  bool recursive = false;
+  uint32_t reg_first = 0, reg_end = 0, pred_first = 0, pred_end = 0;
+  uint32_t local_first = 0, local_end = 0;
   uint32_t maxnreg = 0;
   std::vector<std::string> pragmas;  ///< .pragma strings in the body, e.g. "nounroll"
   /// PCs of the instructions that follow a `.pragma "nounroll"` (the loop

@@ -289,7 +289,7 @@ bool known_opcode(std::string_view base) {
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
       "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep",
-      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent"};
+      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent", "wmma"};
   for (auto n : names)
     if (n == base) return true;
   return false;
@@ -395,7 +395,7 @@ class Parser {
     if (!saw_version_) error_at(1, 1, "missing .version directive");
     layout();
     decode_all();
-    check_recursion();
+    mark_recursive();
     if (!diags_.empty()) {
       std::stable_sort(diags_.begin(), diags_.end(), [](const PtxDiagnostic& a, const PtxDiagnostic& b) {
         return a.line != b.line ? a.line < b.line : a.column < b.column;
@@ -1158,6 +1158,7 @@ class Parser {
       fn.minnctapersm = f.minnctapersm;
       fn.maxnreg = f.maxnreg;
       fn.pragmas = f.pragmas;
+      fn.local_first = mod_.local_bytes_per_thread;
       for (uint32_t i : f.rets) f.decls[i].offset = alloc_local(f.decls[i]);
       for (uint32_t i : f.params) {
         Decl& d = f.decls[i];
@@ -1180,6 +1181,7 @@ class Parser {
         Decl& d = f.decls[it.decl];
         if (d.space == StateSpace::Local || d.space == StateSpace::Param) d.offset = alloc_local(d);
       }
+      fn.local_end = mod_.local_bytes_per_thread;
       mod_.function_index[f.name] = uint32_t(mod_.functions.size());
       mod_.functions.push_back(std::move(fn));
     }
@@ -1225,7 +1227,12 @@ class Parser {
       if (!f.has_body) continue;
       next_reg_ = f.is_entry ? kernel_reg_base_ : func_reg;
       next_pred_ = f.is_entry ? kernel_pred_base_ : func_pred;
+      Function& fn = mod_.functions[size_t(f.module_index)];
+      fn.reg_first = next_reg_;
+      fn.pred_first = next_pred_;
       decode_function(f);
+      fn.reg_end = next_reg_;
+      fn.pred_end = next_pred_;
       if (!f.is_entry) {
         func_reg = next_reg_;
         func_pred = next_pred_;
@@ -1468,7 +1475,7 @@ class Parser {
         if (s.is('}')) break;
         if (!s.is(',')) fail(s, "expected ',' or '}' in vector operand, found " + describe(s));
       }
-      if (r.elems.size() > 4) fail(t, "vector operands have at most 4 elements");
+      if (r.elems.size() > 8) fail(t, "vector operands have at most 8 elements (wmma fragments)");
       return r;
     }
     if (t.is('[')) {
@@ -2463,6 +2470,10 @@ class Parser {
         fail(*d.op_tok, "'" + std::string(d.full) + "' expects an immediate event number");
       return;
     }
+    if (base == "wmma") {
+      decode_wmma(d);
+      return;
+    }
     if (base == "nanosleep") {
       // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
       // guaranteed duration, so sleeping not at all is a valid implementation;
@@ -2484,6 +2495,111 @@ class Parser {
       return;
     }
     unsupported(d);
+  }
+
+  /// wmma.load.{a,b,c}, wmma.store.d and wmma.mma with the shapes and types
+  /// sm_70/sm_75 define for f16 and 8-bit integers (m16n16k16, m32n8k16,
+  /// m8n32k16); sub-byte, bf16, tf32 and f64 forms are named as unsupported.
+  void decode_wmma(Dec& d) {
+    Instruction& in = d.in;
+    WarpMatrixShape& w = in.wmma;
+    enum class Kind { None, Load, Store, Mma } kind = Kind::None;
+    int layouts = 0;
+    bool shape_seen = false;
+    mods(d, [&](sv m) {
+      if (m == "sync" || m == "aligned") return true;
+      if (kind == Kind::None && (m == "load" || m == "store" || m == "mma")) {
+        kind = m == "load" ? Kind::Load : m == "store" ? Kind::Store : Kind::Mma;
+        return true;
+      }
+      if (m.size() == 1 && (m == "a" || m == "b" || m == "c" || m == "d")) {
+        w.fragment = m == "a" ? MatrixFragment::A : m == "b" ? MatrixFragment::B
+                   : m == "c" ? MatrixFragment::C : MatrixFragment::D;
+        return true;
+      }
+      if (m == "row" || m == "col") {
+        const bool row = m == "row";
+        if (layouts == 0) w.row_major = w.a_row_major = row;
+        else w.b_row_major = row;
+        ++layouts;
+        return true;
+      }
+      if (m == "m16n16k16" || m == "m32n8k16" || m == "m8n32k16") {
+        w.m = m == "m16n16k16" ? 16 : m == "m32n8k16" ? 32 : 8;
+        w.n = m == "m16n16k16" ? 16 : m == "m32n8k16" ? 8 : 32;
+        w.k = 16;
+        return shape_seen = true;
+      }
+      if (m == "satfinite") return w.satfinite = true;
+      if (auto sp = space_of(m); sp && (*sp == StateSpace::Global || *sp == StateSpace::Shared))
+        return in.space = *sp, true;
+      return false;
+    });
+    const std::string what = "'" + std::string(d.full) + "'";
+    // Shapes for sub-byte types (m8n8k32, m8n8k128), bf16/tf32/f64: not modelled.
+    if (!shape_seen) unsupported(d);
+    const TypeSet elem = kF16 | bit(DataType::F32) | bit(DataType::S32) | bit(DataType::S8) | bit(DataType::U8);
+    auto vector_of = [&](size_t i, MatrixFragment f, DataType t, bool is_dst) {
+      return vector_operand(d, i, wmma_fragment_registers(w, f, t), is_dst);
+    };
+    auto stride = [&](size_t i) {
+      if (d.ops.size() > i) in.src[1] = src_operand(d, i, DataType::U32);
+    };
+    switch (kind) {
+      case Kind::Load:
+      case Kind::Store: {
+        const bool load = kind == Kind::Load;
+        if (layouts != 1) fail(*d.op_tok, what + " needs one layout (.row or .col)");
+        if (load ? w.fragment == MatrixFragment::D : w.fragment != MatrixFragment::D)
+          fail(*d.op_tok, what + (load ? " loads fragment a, b or c" : " stores fragment d"));
+        in.op = load ? Opcode::WmmaLoad : Opcode::WmmaStore;
+        in.type = one_type(d, elem);
+        const bool integer8 = in.type == DataType::S8 || in.type == DataType::U8;
+        const bool accumulator = w.fragment == MatrixFragment::C || w.fragment == MatrixFragment::D;
+        if (accumulator ? integer8 : !(integer8 || in.type == DataType::F16)) bad_type(d, in.type);
+        want_count(d, 2, 3);
+        if (load) {
+          in.dst = vector_of(0, w.fragment, in.type, false);
+          in.src[0] = address_operand(d, 1);
+        } else {
+          in.dst = address_operand(d, 0);
+          in.src[0] = vector_of(1, w.fragment, in.type, false);
+        }
+        stride(2);
+        in.num_src = 2;
+        return;
+      }
+      case Kind::Mma: {
+        if (layouts != 2) fail(*d.op_tok, what + " needs the A and B layouts (e.g. .row.col)");
+        in.op = Opcode::WmmaMma;
+        // f16/f32: .dtype.ctype; 8-bit integers: .s32.atype.btype.s32.
+        if (d.types.size() == 2) {
+          in.type = d.types[0];
+          in.type2 = d.types[1];
+          w.a_type = DataType::F16;
+          for (DataType t : d.types)
+            if (t != DataType::F16 && t != DataType::F32) bad_type(d, t);
+        } else if (d.types.size() == 4) {
+          in.type = d.types[0];
+          w.a_type = d.types[1];
+          in.type2 = d.types[3];
+          if (in.type != DataType::S32 || in.type2 != DataType::S32) bad_type(d, in.type);
+          if (d.types[1] != d.types[2] || (w.a_type != DataType::S8 && w.a_type != DataType::U8))
+            bad_type(d, d.types[2]);
+        } else {
+          fail(*d.op_tok, "unsupported: " + what + " (wmma.mma types: .dtype.ctype for f16/f32, .s32.s8.s8.s32 or .s32.u8.u8.s32)");
+        }
+        want_count(d, 4);
+        in.dst = vector_of(0, MatrixFragment::D, in.type, false);
+        in.src[0] = vector_of(1, MatrixFragment::A, w.a_type, false);
+        in.src[1] = vector_of(2, MatrixFragment::B, w.a_type, false);
+        in.src[2] = vector_of(3, MatrixFragment::C, in.type2, false);
+        in.num_src = 3;
+        return;
+      }
+      case Kind::None: break;
+    }
+    fail(*d.op_tok, "unsupported: " + what + " (wmma.load, wmma.store or wmma.mma)");
   }
 
   void decode_ld_st(Dec& d, bool is_ld) {
@@ -2624,8 +2740,6 @@ class Parser {
     if (callee.is_entry) fail(*fn.tok, "cannot call kernel '" + callee.name + "'");
     if (!callee.has_body)
       fail(*fn.tok, "call to undefined function '" + callee.name + "' (declared but not defined in this module)");
-    if (&callee == cur_)
-      fail(*fn.tok, "recursive call of '" + callee.name + "' is not supported (locals and parameters are static)");
     if (args.size() != callee.params.size())
       fail(*fn.tok, "call of '" + callee.name + "' passes " + std::to_string(args.size()) + " arguments, it takes " +
                         std::to_string(callee.params.size()));
@@ -2662,33 +2776,23 @@ class Parser {
     call_edges_.push_back({cur_->module_index, callee.module_index, {in.loc.line, in.loc.column}});
   }
 
-  /// Static locals cannot hold two activations: reject call cycles.
-  void check_recursion() {
+  /// Marks the functions on a call-graph cycle (self-calls included): their
+  /// calls save and restore the activation (Function::recursive).
+  void mark_recursive() {
     const size_t n = mod_.functions.size();
-    std::vector<std::vector<std::pair<uint32_t, SourceLoc>>> out(n);
-    for (auto& c : call_edges_) out[size_t(c.from)].push_back({uint32_t(c.to), c.loc});
-    std::vector<uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
-    for (size_t root = 0; root < n; ++root) {
-      if (state[root]) continue;
-      std::vector<std::pair<uint32_t, size_t>> stack{{uint32_t(root), 0}};
-      state[root] = 1;
-      while (!stack.empty()) {
-        auto [f, k] = stack.back();
-        if (k < out[f].size()) {
-          ++stack.back().second;
-          uint32_t g = out[f][k].first;
-          if (state[g] == 1 && g != f) {
-            SourceLoc l = out[f][k].second;
-            error_at(l.line, l.column, "recursion is not supported: '" + mod_.functions[f].name + "' calls '" +
-                                           mod_.functions[g].name + "' which is already active");
-          } else if (state[g] == 0) {
-            state[g] = 1;
-            stack.push_back({g, 0});
-          }
-        } else {
-          state[f] = 2;
-          stack.pop_back();
-        }
+    std::vector<std::vector<uint32_t>> out(n);
+    for (auto& c : call_edges_) out[size_t(c.from)].push_back(uint32_t(c.to));
+    // f is recursive when f reaches itself.
+    for (size_t f = 0; f < n; ++f) {
+      std::vector<uint8_t> seen(n, 0);
+      std::vector<uint32_t> work(out[f].begin(), out[f].end());
+      while (!work.empty() && !mod_.functions[f].recursive) {
+        const uint32_t g = work.back();
+        work.pop_back();
+        if (g == f) mod_.functions[f].recursive = true;
+        if (seen[g]) continue;
+        seen[g] = 1;
+        work.insert(work.end(), out[g].begin(), out[g].end());
       }
     }
   }
@@ -2697,7 +2801,7 @@ class Parser {
     const bool f64 = in.type == DataType::F64 || in.type2 == DataType::F64;
     switch (in.op) {
       case Opcode::Ld: case Opcode::St: case Opcode::Atom: case Opcode::Red: case Opcode::Prefetch:
-      case Opcode::Membar:
+      case Opcode::Membar: case Opcode::WmmaLoad: case Opcode::WmmaStore:
         return UnitClass::MEM;
       case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Nop:
         return UnitClass::CTRL;

@@ -21,7 +21,7 @@ extern "C" __global__ void wmma_f16_f16(const half* a, const half* b, half* d) {
   wmma::load_matrix_sync(fa, a, 32);
   wmma::load_matrix_sync(fb, b, 8);
   wmma::mma_sync(fc, fa, fb, fc);
-  wmma::store_matrix_sync(d, fc, 8, wmma::mem_col_major);
+  wmma::store_matrix_sync(d, fc, 32, wmma::mem_col_major);
 }
 
 extern "C" __global__ void wmma_s8_s32(const signed char* a, const signed char* b, int* d) {
