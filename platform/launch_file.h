@@ -61,6 +61,8 @@ struct LaunchFileResult {
   /// First mismatch, or a short summary.
   std::string detail;
   uint64_t kernel_launches = 0;
+  /// Device faults that happened as an `expect_fault` said (the run passes).
+  uint64_t expected_faults = 0;
   std::vector<KernelRecord> kernels;   ///< in order of first launch
   std::vector<RepeatRecord> repeats;   ///< in file order
   std::vector<std::string> dumped;     ///< files written
