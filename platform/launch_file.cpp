@@ -965,6 +965,12 @@ class Parser {
       ck_.object(*it, ep);
       ck_.allow_keys(*it, ep, {"constant", "random", "sequence", "values"});
       fi.source = parse_source(ck_, *it, ep, fi.leaf.elem, {"constant", "random", "sequence", "values"});
+      // Each byte has one initialiser ("tags" and "tags[1]" together would depend on key order).
+      const uint64_t lo = fi.leaf.offset, hi = lo + fi.leaf.count * info(fi.leaf.elem).bytes;
+      for (const FieldInit& g : out.fields) {
+        const uint64_t glo = g.leaf.offset, ghi = glo + g.leaf.count * info(g.leaf.elem).bytes;
+        if (lo < ghi && glo < hi) ck_.fail(ep, "overlaps field " + quote(g.leaf.name) + ", initialised too");
+      }
       out.fields.push_back(std::move(fi));
     }
     return out;
@@ -1402,18 +1408,16 @@ class Runner {
   }
 
   void apply_resets(const RepeatSpec& r) {
-    {
-      for (const ResetSpec& rs : r.resets) {
-        if (rs.fill) {
-          Source c;
-          c.kind = Source::Kind::Constant;
-          c.constant = rs.bits;
-          const BufferSpec& b = plan_.buffers[rs.buffer];
-          std::vector<uint8_t> data = materialise(c, b.type, b.count);
-          device_.copy_to_device(address_[rs.buffer], data.data(), data.size());
-        } else {
-          set_first(rs.buffer, rs.bits);
-        }
+    for (const ResetSpec& rs : r.resets) {
+      if (rs.fill) {
+        Source c;
+        c.kind = Source::Kind::Constant;
+        c.constant = rs.bits;
+        const BufferSpec& b = plan_.buffers[rs.buffer];
+        std::vector<uint8_t> data = materialise(c, b.type, b.count);
+        device_.copy_to_device(address_[rs.buffer], data.data(), data.size());
+      } else {
+        set_first(rs.buffer, rs.bits);
       }
     }
   }
@@ -1678,40 +1682,38 @@ class Runner {
 
   // A launch; with expect_fault it must end in that fault (the run goes on).
   void run_launch(const LaunchSpec& l, ModuleHandle mod) {
-    {
-      KernelArgs args;
-      for (const ArgSpec& a : l.args) {
-        if (a.kind == ArgSpec::Kind::Buffer) {
-          args.ptr(address_[a.buffer]);
-        } else if (a.kind == ArgSpec::Kind::Bytes) {
-          args.raw(a.bytes);
-        } else {
-          std::vector<uint8_t> bytes(info(a.type).bytes);
-          store_bits(bytes.data(), unsigned(bytes.size()), a.bits);
-          args.raw(std::move(bytes));
-        }
+    KernelArgs args;
+    for (const ArgSpec& a : l.args) {
+      if (a.kind == ArgSpec::Kind::Buffer) {
+        args.ptr(address_[a.buffer]);
+      } else if (a.kind == ArgSpec::Kind::Bytes) {
+        args.raw(a.bytes);
+      } else {
+        std::vector<uint8_t> bytes(info(a.type).bytes);
+        store_bits(bytes.data(), unsigned(bytes.size()), a.bits);
+        args.raw(std::move(bytes));
       }
-      const DeviceStats before = device_.stats();
-      bool faulted = false;
-      try {
-        device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
-      } catch (const LaunchError& e) {
-        ck_.fail(l.path, e.what());
-      } catch (const exec::DeviceFault& f) {
-        if (!l.expect_fault) throw;
-        check_fault(*l.expect_fault, f);
-        faulted = true;
-      }
-      if (l.expect_fault && !faulted) throw missing_fault(*l.expect_fault, "kernel " + quote(l.kernel) + " completed");
-      const DeviceStats& after = device_.stats();
-      ++result_.kernel_launches;
-      auto [it, fresh] = kernel_slot_.emplace(l.kernel, result_.kernels.size());
-      if (fresh) result_.kernels.push_back(KernelRecord{l.kernel, 0, 0, 0});
-      KernelRecord& k = result_.kernels[it->second];
-      ++k.launches;
-      k.warp_insts += after.warp_insts - before.warp_insts;
-      k.thread_insts += after.thread_insts - before.thread_insts;
     }
+    const DeviceStats before = device_.stats();
+    bool faulted = false;
+    try {
+      device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
+    } catch (const LaunchError& e) {
+      ck_.fail(l.path, e.what());
+    } catch (const exec::DeviceFault& f) {
+      if (!l.expect_fault) throw;
+      check_fault(*l.expect_fault, f);
+      faulted = true;
+    }
+    if (l.expect_fault && !faulted) throw missing_fault(*l.expect_fault, "kernel " + quote(l.kernel) + " completed");
+    const DeviceStats& after = device_.stats();
+    ++result_.kernel_launches;
+    auto [it, fresh] = kernel_slot_.emplace(l.kernel, result_.kernels.size());
+    if (fresh) result_.kernels.push_back(KernelRecord{l.kernel, 0, 0, 0});
+    KernelRecord& k = result_.kernels[it->second];
+    ++k.launches;
+    k.warp_insts += after.warp_insts - before.warp_insts;
+    k.thread_insts += after.thread_insts - before.thread_insts;
   }
 
   void set_first(size_t buffer, uint64_t bits) {

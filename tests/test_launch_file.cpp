@@ -548,6 +548,8 @@ TEST(LaunchFile, StructAndStepErrorsNameTheKeyPath) {
        "buffers[0].init.fields.k[2]: index 2 is out of range for field 'k' of 2 elements"},
       {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"fields\": {\"k\": {\"values\": [1, 2, 3]}}}}", ""),
        "buffers[0].init.fields.k: 3 values, but 2 structs need 4"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"fields\": {\"k\": {\"constant\": 1}, \"k[1]\": {\"constant\": 2}}}}", ""),
+       "buffers[0].init.fields.k[1]: overlaps field 'k', initialised too"},
       {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"constant\": 1}}", ""),
        "buffers[0].init: unknown key 'constant' (expected one of: fields, file)"},
       {typed(vbuf, "", "\"expect\": [{\"buffer\": \"v\", \"constant\": 0}]"),
