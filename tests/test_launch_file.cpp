@@ -480,6 +480,30 @@ TEST_F(LaunchFileRun, StructLayoutMatchesTheCompiler) {
   }
 }
 
+TEST_F(LaunchFileRun, StructExplicitOffsetAndAlignment) {
+  // Like struct __align__(16) Gap { uint8_t a; /* 7 bytes */ uint32_t b; /* at 8 */ }:
+  // offset 8 leaves a gap, align 16 pads the 12 bytes of fields to 16.
+  struct alignas(16) Gap {
+    uint8_t a;
+    alignas(8) uint32_t b;
+  };
+  static_assert(sizeof(Gap) == 16 && offsetof(Gap, b) == 8, "reference layout");
+  run_text("{\"ptx\": \"kernels.ptx\", \"structs\": [{\"name\": \"Gap\", \"align\": 16, \"fields\": ["
+           "{\"name\": \"a\", \"type\": \"u8\"}, {\"name\": \"b\", \"type\": \"u32\", \"offset\": 8}]}],"
+           " \"buffers\": [{\"name\": \"g\", \"type\": \"Gap\", \"count\": 3, \"init\": {\"fields\": {"
+           "\"a\": {\"constant\": 5}, \"b\": {\"sequence\": {\"start\": \"0xfffffffe\", \"step\": 1}}}}}],"
+           " \"launches\": [], \"dump\": [{\"buffer\": \"g\", \"file\": \"g.bin\"}]}");
+  const std::string bytes = read_text(dir_ / "g.bin");
+  ASSERT_EQ(bytes.size(), 3 * sizeof(Gap));
+  for (size_t i = 0; i < 3; ++i) {
+    Gap g;
+    std::memcpy(&g, bytes.data() + i * sizeof(Gap), sizeof g);
+    EXPECT_EQ(g.a, 5);
+    EXPECT_EQ(g.b, uint32_t(0xfffffffeu + i)) << i;  // the sequence wraps in u32
+    for (size_t off = 1; off < 8; ++off) EXPECT_EQ(bytes[i * sizeof(Gap) + off], 0) << off;
+  }
+}
+
 TEST_F(LaunchFileRun, StructByValueParameterMatchesThePtx) {
   // particles.ptx: .param .align 8 .b8 advance_param_1[24] (StepParams).
   const std::string types =
