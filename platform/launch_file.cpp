@@ -1626,7 +1626,7 @@ class Runner {
         std::string what = a.kind == ArgSpec::Kind::Buffer ? std::string("a buffer address")
                            : a.kind == ArgSpec::Kind::Bytes ? std::string("raw bytes")
                                                             : std::string("type ") + info(a.type).name;
-        std::string param = "parameter " + std::to_string(i) + " (" + p.name + ", ." + ptx::type_name(p.type) +
+        std::string param = "parameter " + std::to_string(i) + " (" + p.name + ", " + ptx::type_name(p.type) +
                             ", " + std::to_string(p.size) + " bytes)";
         if (a.struct_type >= 0) {
           const StructType& st = plan_.types.type(size_t(a.struct_type));
