@@ -559,6 +559,7 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   stats["repeats"] = repeats;
   stats["dumped"] = result.dumped;
   stats["expectations"] = result.expectations;
+  stats["expected_faults"] = result.expected_faults;
   stats["detail"] = result.detail;
   rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");
   add_counters(stats, rows, device.stats(), host_seconds);

@@ -1,5 +1,6 @@
-// Launch files: run any PTX kernel from a JSON description (buffers, symbols,
-// launches, host loops, dumps, expected output) without writing C++.
+// Launch files: run any PTX kernel from a JSON description (struct types,
+// buffers, symbols, launches, host loops and copies, dumps, expected output
+// and expected faults) without writing C++.
 // The schema is documented in docs/LAUNCH_FILE.md.
 #pragma once
 
@@ -28,7 +29,8 @@ class LaunchFileError : public std::runtime_error {
 };
 
 /// The launch file was valid but its run did not finish as described: a
-/// repeat group reached max_iterations with its flag still set. Exit 1.
+/// repeat group reached max_iterations with its flag still set, or an
+/// expected device fault did not happen (or a different one did). Exit 1.
 class LaunchFileRunError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -61,6 +63,8 @@ struct LaunchFileResult {
   /// First mismatch, or a short summary.
   std::string detail;
   uint64_t kernel_launches = 0;
+  /// Device faults that happened as an `expect_fault` said (the run passes).
+  uint64_t expected_faults = 0;
   std::vector<KernelRecord> kernels;   ///< in order of first launch
   std::vector<RepeatRecord> repeats;   ///< in file order
   std::vector<std::string> dumped;     ///< files written

@@ -380,6 +380,25 @@ TEST_F(Cli, LaunchDeviceFault) {
   EXPECT_TRUE(j.contains("fault"));
 }
 
+TEST_F(Cli, LaunchExpectedFault) {
+  // The fault a launch file expects passes (exit 0); a different one fails (exit 1).
+  const std::string stats = tmp("stats.json");
+  CliRun r = run("run --launch " + launch("fault_expected.json") + " --stats '" + stats + "'");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(read_text(stats));
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["expected_faults"], 1);
+  r = run("run --launch " + launch("fault_wrong_kind.json"));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("expect_fault: expected a fault of kind trap, got a fault of kind out_of_bounds"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(Cli, LaunchParticlesExample) {
+  CliRun r = run("run --launch " + launch("particles.json") + " --output-dir '" + tmp("out") + "'");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+}
+
 TEST_F(Cli, LaunchFileErrorsNameTheKeyPath) {
   const std::string ptx = kLaunchDir + "/kernels.ptx";
   const std::pair<std::string, std::string> cases[] = {

@@ -1,13 +1,21 @@
 // The launch-file library: schema checks with key paths, and runs on a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "platform/gpu_device.h"
 #include "platform/launch_file.h"
@@ -389,6 +397,504 @@ TEST_F(LaunchFileRun, DeviceLaunchErrorsCarryTheKeyPath) {
 
 TEST_F(LaunchFileRun, DeviceFaultPropagates) {
   EXPECT_THROW(run_fixture("fault.json"), tlmgpu::exec::DeviceFault);
+}
+
+
+// ------------------------------------------------ structs, checks, host steps
+
+// SplitMix64 uniform values as docs/LAUNCH_FILE.md specifies the random
+// initialiser; the CPU references below regenerate the inputs with it.
+std::vector<double> splitmix_uniform(uint64_t seed, double lo, double hi, size_t n) {
+  std::vector<double> out(n);
+  uint64_t state = seed;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    out[i] = lo + (hi - lo) * (double(z >> 11) * 0x1p-53);
+  }
+  return out;
+}
+
+std::string json_list(const std::vector<double>& v) {
+  std::ostringstream os;
+  os << std::setprecision(17) << "[";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  return os.str() + "]";
+}
+
+// The C++ compiler's layout of a struct is the CUDA layout for these types.
+struct LayoutProbe {
+  uint8_t tag;
+  double weight;
+  int16_t taps[3];
+  struct Inner {
+    uint8_t flag;
+    float value;
+  } inner[2];
+  uint16_t tail;
+};
+
+const std::string kProbeTypes =
+    "\"types\": [{\"name\": \"Inner\", \"fields\": [{\"name\": \"flag\", \"type\": \"u8\"}, {\"name\": \"value\", \"type\": \"f32\"}]},"
+    " {\"name\": \"Probe\", \"fields\": [{\"name\": \"tag\", \"type\": \"u8\"}, {\"name\": \"weight\", \"type\": \"f64\"},"
+    "  {\"name\": \"taps\", \"type\": \"s16\", \"count\": 3}, {\"name\": \"inner\", \"type\": \"Inner\", \"count\": 2},"
+    "  {\"name\": \"tail\", \"type\": \"u16\"}]}]";
+
+TEST_F(LaunchFileRun, StructLayoutMatchesTheCompiler) {
+  static_assert(sizeof(LayoutProbe) == 48, "layout of the probe");
+  const size_t n = 5;
+  // Per-field initialisers: sequence, constant, values (n x 3 for the array field), random.
+  std::string taps;
+  for (size_t i = 0; i < n * 3; ++i) taps += (i ? ", " : "") + std::to_string(int(i) * 7 - 20);
+  run_text("{\"ptx\": \"kernels.ptx\", " + kProbeTypes +
+           ", \"buffers\": [{\"name\": \"p\", \"type\": \"Probe\", \"count\": 5, \"init\": {\"fields\": {"
+           "  \"tag\": {\"sequence\": {\"start\": 250, \"step\": 3}},"
+           "  \"weight\": {\"random\": {\"seed\": 5, \"min\": -2, \"max\": 2}},"
+           "  \"taps\": {\"values\": [" + taps + "]},"
+           "  \"inner[1].value\": {\"sequence\": {\"start\": 0.5, \"step\": -0.25}},"
+           "  \"inner[0].flag\": {\"constant\": \"0x7f\"},"
+           "  \"tail\": {\"constant\": 65535}}}}],"
+           " \"launches\": [], \"dump\": [{\"buffer\": \"p\", \"file\": \"p.bin\"}]}");
+  const std::string bytes = read_text(dir_ / "p.bin");
+  ASSERT_EQ(bytes.size(), n * sizeof(LayoutProbe));
+  const std::vector<double> weight = splitmix_uniform(5, -2, 2, n);
+  for (size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    const char* rec = bytes.data() + i * sizeof(LayoutProbe);
+    LayoutProbe p;
+    std::memcpy(&p, rec, sizeof p);
+    EXPECT_EQ(p.tag, uint8_t(250 + 3 * i));  // wraps in u8
+    EXPECT_EQ(p.weight, weight[i]);
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(p.taps[k], int16_t(int(i * 3 + k) * 7 - 20));
+    EXPECT_EQ(p.inner[0].flag, 0x7f);
+    EXPECT_EQ(p.inner[0].value, 0.0f);
+    EXPECT_EQ(p.inner[1].flag, 0);
+    EXPECT_EQ(p.inner[1].value, float(0.5 - 0.25 * double(i)));
+    EXPECT_EQ(p.tail, 65535);
+    // Padding stays zero: after tag, after taps, inside each Inner, at the tail.
+    for (size_t off : {offsetof(LayoutProbe, tag) + 1, offsetof(LayoutProbe, taps) + 6,
+                       offsetof(LayoutProbe, inner) + 1, offsetof(LayoutProbe, tail) + 2, sizeof(LayoutProbe) - 1})
+      EXPECT_EQ(rec[off], 0) << "offset " << off;
+  }
+}
+
+TEST_F(LaunchFileRun, StructExplicitOffsetAndAlignment) {
+  // Like struct __align__(16) Gap { uint8_t a; /* 7 bytes */ uint32_t b; /* at 8 */ }:
+  // offset 8 leaves a gap, align 16 pads the 12 bytes of fields to 16.
+  struct alignas(16) Gap {
+    uint8_t a;
+    alignas(8) uint32_t b;
+  };
+  static_assert(sizeof(Gap) == 16 && offsetof(Gap, b) == 8, "reference layout");
+  run_text("{\"ptx\": \"kernels.ptx\", \"structs\": [{\"name\": \"Gap\", \"align\": 16, \"fields\": ["
+           "{\"name\": \"a\", \"type\": \"u8\"}, {\"name\": \"b\", \"type\": \"u32\", \"offset\": 8}]}],"
+           " \"buffers\": [{\"name\": \"g\", \"type\": \"Gap\", \"count\": 3, \"init\": {\"fields\": {"
+           "\"a\": {\"constant\": 5}, \"b\": {\"sequence\": {\"start\": \"0xfffffffe\", \"step\": 1}}}}}],"
+           " \"launches\": [], \"dump\": [{\"buffer\": \"g\", \"file\": \"g.bin\"}]}");
+  const std::string bytes = read_text(dir_ / "g.bin");
+  ASSERT_EQ(bytes.size(), 3 * sizeof(Gap));
+  for (size_t i = 0; i < 3; ++i) {
+    Gap g;
+    std::memcpy(&g, bytes.data() + i * sizeof(Gap), sizeof g);
+    EXPECT_EQ(g.a, 5);
+    EXPECT_EQ(g.b, uint32_t(0xfffffffeu + i)) << i;  // the sequence wraps in u32
+    for (size_t off = 1; off < 8; ++off) EXPECT_EQ(bytes[i * sizeof(Gap) + off], 0) << off;
+  }
+}
+
+TEST_F(LaunchFileRun, StructByValueParameterMatchesThePtx) {
+  // particles.ptx: .param .align 8 .b8 advance_param_1[24] (StepParams).
+  const std::string types =
+      "\"types\": [{\"name\": \"Vec3\", \"fields\": [{\"name\": \"x\", \"type\": \"f32\"}, {\"name\": \"y\", \"type\": \"f32\"},"
+      " {\"name\": \"z\", \"type\": \"f32\"}]},"
+      " {\"name\": \"P\", \"fields\": [{\"name\": \"pos\", \"type\": \"Vec3\"}, {\"name\": \"vel\", \"type\": \"Vec3\"},"
+      "  {\"name\": \"mass\", \"type\": \"f32\"}, {\"name\": \"alive\", \"type\": \"u8\"}]},"
+      " {\"name\": \"StepParams\", \"fields\": [{\"name\": \"dt\", \"type\": \"DT\"}, {\"name\": \"gravity\", \"type\": \"Vec3\"},"
+      "  {\"name\": \"n\", \"type\": \"s32\"}]}]";
+  auto file = [&](const std::string& dt_type, const std::string& n) {
+    std::string t = types;
+    t.replace(t.find("DT"), 2, dt_type);
+    return "{\"ptx\": \"particles.ptx\", " + t +
+           ", \"buffers\": [{\"name\": \"p\", \"type\": \"P\", \"count\": 3, \"init\": {\"fields\": {"
+           "\"alive\": {\"values\": [1, 0, 1]}, \"vel.x\": {\"constant\": 1}, \"pos.y\": {\"constant\": 10}}}}],"
+           " \"launches\": [{\"kernel\": \"advance\", \"grid\": 1, \"block\": 4, \"args\": [{\"buffer\": \"p\"},"
+           " {\"struct\": \"StepParams\", \"value\": {\"dt\": 0.5, \"gravity\": {\"x\": 2, \"y\": -4}, \"n\": " + n + "}}]}],"
+           " \"expect\": [{\"buffer\": \"p\", \"field\": \"vel.x\", \"values\": [2, 1, 1]},"
+           "            {\"buffer\": \"p\", \"field\": \"pos.y\", \"values\": [9, 10, 10]},"
+           "            {\"buffer\": \"p\", \"field\": \"pos.x\", \"values\": [1, 0, 0]}]}";
+  };
+  // CPU: v.x = 1 + 2*0.5 = 2, x = 0 + 2*0.5 = 1; v.y = -2, y = 10 - 1 = 9;
+  // particle 1 is dead and n = 2 leaves particle 2 alone.
+  LaunchFileResult r = run_text(file("f64", "2"));
+  EXPECT_TRUE(r.verified) << r.detail;
+  // The same struct with a float dt is 20 bytes with alignment 4: not the kernel's parameter.
+  std::string msg = run_error(file("f32", "2"));
+  EXPECT_NE(msg.find("launches[0].args[1]: struct 'StepParams' (20 bytes, alignment 4) does not match parameter 1"),
+            std::string::npos)
+      << msg;
+  // Struct values are checked like any value.
+  msg = run_error(file("f64", "2.5"));
+  EXPECT_NE(msg.find("launches[0].args[1].value.n: expected an integer for s32"), std::string::npos) << msg;
+}
+
+TEST(LaunchFile, StructAndStepErrorsNameTheKeyPath) {
+  const std::string inner = "{\"name\": \"V\", \"fields\": [{\"name\": \"x\", \"type\": \"f32\"}, {\"name\": \"k\", \"type\": \"u8\", \"count\": 2}]}";
+  auto typed = [&](const std::string& buffers, const std::string& launches, const std::string& extra = "") {
+    return "{\"ptx\": \"kernels.ptx\", \"types\": [" + inner + "], \"buffers\": [" + buffers + "], \"launches\": [" +
+           launches + "]" + (extra.empty() ? "" : ", " + extra) + "}";
+  };
+  const std::string vbuf = "{\"name\": \"v\", \"type\": \"V\", \"count\": 4}";
+  const std::string f32a = "{\"name\": \"a\", \"type\": \"f32\", \"count\": 8}";
+  const std::string f32b = "{\"name\": \"b\", \"type\": \"f32\", \"count\": 8}";
+  const ErrorCase cases[] = {
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"a\", \"type\": \"W\"}]}], \"launches\": []}",
+       "types[0].fields[0].type: unknown type 'W'"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"a\", \"type\": \"S\"}]}], \"launches\": []}",
+       "types[0].fields[0].type: unknown type 'S'"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"a\", \"type\": \"u8\"},"
+       " {\"name\": \"a\", \"type\": \"u8\"}]}], \"launches\": []}",
+       "types[0].fields[1].name: duplicate field 'a'"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"a\", \"type\": \"u8\"},"
+       " {\"name\": \"b\", \"type\": \"u32\", \"offset\": 2}]}], \"launches\": []}",
+       "types[0].fields[1].offset: offset 2 is not a multiple of the field's alignment 4"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"a\", \"type\": \"u64\"},"
+       " {\"name\": \"b\", \"type\": \"u32\", \"offset\": 4}]}], \"launches\": []}",
+       "types[0].fields[1].offset: offset 4 overlaps the previous field, which ends at 8"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [{\"name\": \"S\", \"align\": 2, \"fields\": [{\"name\": \"a\", \"type\": \"u32\"}]}],"
+       " \"launches\": []}",
+       "types[0].align: alignment 2 is below the natural alignment 4"},
+      {"{\"ptx\": \"kernels.ptx\", \"types\": [], \"structs\": [], \"launches\": []}", "give only one of 'types' and 'structs'"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 4, \"init\": {\"fields\": {\"y\": {\"constant\": 1}}}}", ""),
+       "buffers[0].init.fields.y: struct 'V' has no scalar field 'y' (fields: x, k)"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 4, \"init\": {\"fields\": {\"k[2]\": {\"constant\": 1}}}}", ""),
+       "buffers[0].init.fields.k[2]: index 2 is out of range for field 'k' of 2 elements"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"fields\": {\"k\": {\"values\": [1, 2, 3]}}}}", ""),
+       "buffers[0].init.fields.k: 3 values, but 2 structs need 4"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"fields\": {\"k\": {\"constant\": 1}, \"k[1]\": {\"constant\": 2}}}}", ""),
+       "buffers[0].init.fields.k[1]: overlaps field 'k', initialised too"},
+      {typed("{\"name\": \"v\", \"type\": \"V\", \"count\": 2, \"init\": {\"constant\": 1}}", ""),
+       "buffers[0].init: unknown key 'constant' (expected one of: fields, file)"},
+      {typed(vbuf, "", "\"expect\": [{\"buffer\": \"v\", \"constant\": 0}]"),
+       "expect[0]: buffer 'v' holds struct 'V': name the 'field' to check"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"field\": \"x\", \"constant\": 0}]"),
+       "expect[0].field: buffer 'a' holds f32, not structs"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"start\": 2, \"stride\": 3, \"count\": 3, \"constant\": 0}]"),
+       "expect[0].count: 3 elements from start 2 with stride 3 run past the end of 'a' (8 elements; at most 2 fit)"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"start\": 8, \"constant\": 0}]"), "expect[0].start: 8 is out of range"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"count\": 2, \"values\": [1, 2, 3]}]"),
+       "expect[0]: the selection has 2 elements, expected data has 3"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"min\": 0, \"sum\": 1}]"), "expect[0]: give only one check"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"min\": 0, \"tolerance\": 1}]"), "expect[0]: 'min'/'max' take no tolerance"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"min\": 2, \"max\": 1}]"), "expect[0]: min is greater than max"},
+      {typed(f32a, "", "\"expect\": [{\"buffer\": \"a\", \"sum\": 1, \"sorted\": true}]"),
+       "expect[0].sorted: applies to 'values', 'file' and 'constant' only"},
+      {typed(f32a + "," + vbuf, "{\"copy\": {\"from\": \"a\", \"to\": \"v\"}}"),
+       "launches[0].copy: buffers 'a' (f32) and 'v' (struct 'V') hold different element types"},
+      {typed(f32a + "," + f32b, "{\"copy\": {\"from\": \"a\", \"to\": \"b\", \"to_offset\": 6, \"count\": 3}}"),
+       "launches[0].copy.count: 3 elements do not fit: 'a' has 8 after from_offset, 'b' 2 after to_offset"},
+      {typed(f32a, "{\"copy\": {\"from\": \"a\", \"to\": \"c\"}}"), "launches[0].copy.to: unknown buffer 'c'"},
+      {typed(f32a, "{\"fill\": \"a\", \"init\": {\"values\": [1, 2]}}"), "launches[0].init: buffer 'a' has 8 elements, init gives 2"},
+      {typed(f32a, "{\"fill\": \"a\"}"), "launches[0]: missing key 'init'"},
+      {typed(f32a + ", {\"name\": \"b\", \"type\": \"f32\", \"count\": 9}", "{\"swap\": [\"a\", \"b\"]}"),
+       "launches[0].swap: only buffers of the same element type and count can swap: 'a' is 8 x f32, 'b' 9 x f32"},
+      {typed(f32a, "{\"swap\": [\"a\"]}"), "launches[0].swap: expected an array of two buffer names"},
+      {typed(f32a, "{\"swap\": [\"a\", \"a\"]}"), "launches[0].swap: swaps 'a' with itself"},
+      {typed(f32a, "{\"repeat\": {\"times\": 2, \"until_zero\": \"a\"}, \"launches\": []}"),
+       "launches[0].repeat: give only one of 'until_zero' and 'times'"},
+      {typed(vbuf, "{\"repeat\": {\"until_zero\": \"v\"}, \"launches\": []}"),
+       "launches[0].repeat.until_zero: a flag needs a buffer of scalars; 'v' holds struct 'V'"},
+      {typed(vbuf, "", "\"dump\": [{\"buffer\": \"v\", \"file\": \"v.txt\", \"format\": \"text\"}]"),
+       "dump[0].format: text format needs a buffer of scalars"},
+      {typed(f32a, "", "\"expect_fault\": {\"kind\": \"segfault\"}"),
+       "expect_fault.kind: unknown fault kind 'segfault' (expected one of: out_of_bounds, misaligned, trap"},
+      {typed(f32a, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"args\": [{\"struct\": \"V\", \"value\": {\"z\": 1}}]}"),
+       "launches[0].args[0].value: struct 'V' has no field 'z' (fields: x, k)"},
+      {typed(f32a, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"args\": [{\"struct\": \"V\", \"value\": {\"k\": [1, 2, 3]}}]}"),
+       "launches[0].args[0].value.k: 3 values for an array of 2"},
+      {typed(f32a, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"args\": [{\"struct\": \"W\", \"value\": {}}]}"),
+       "launches[0].args[0].struct: unknown struct type 'W'"},
+  };
+  for (const auto& [text, needle] : cases) {
+    std::string msg = parse_error(text);
+    EXPECT_EQ(msg.rfind("launch file t.json: ", 0), 0u) << msg << "\nwanted: " << needle;
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg << "\nwanted: " << needle;
+  }
+}
+
+// Expectations checked on initialised data (no kernel): each kind of check
+// holds on the CPU-computed truth and fails, naming the element, on a wrong one.
+TEST_F(LaunchFileRun, SliceFieldRangeSortedAndSumChecks) {
+  const size_t n = 40;
+  const std::vector<double> r = splitmix_uniform(11, -3, 5, n);  // what the f64 buffer holds
+  double sum = 0, lo = r[0], hi = r[0];
+  for (double v : r) sum += v, lo = std::min(lo, v), hi = std::max(hi, v);
+  std::vector<double> slice;  // elements 3, 8, 13, ... (start 3, stride 5)
+  for (size_t i = 3; i < n; i += 5) slice.push_back(r[i]);
+  std::vector<double> reversed(r.rbegin(), r.rend());
+  std::vector<double> ids;  // the struct field k (s32 sequence 100, 97, ...), sorted backwards
+  for (size_t i = 0; i < 6; ++i) ids.push_back(100 - 3.0 * double(5 - i));
+  auto run_checks = [&](const std::string& expect) {
+    return run_text("{\"ptx\": \"kernels.ptx\","
+                    " \"types\": [{\"name\": \"S\", \"fields\": [{\"name\": \"k\", \"type\": \"s32\"}, {\"name\": \"w\", \"type\": \"f32\", \"count\": 2}]}],"
+                    " \"buffers\": [{\"name\": \"r\", \"type\": \"f64\", \"count\": 40, \"init\": {\"random\": {\"seed\": 11, \"min\": -3, \"max\": 5}}},"
+                    "  {\"name\": \"s\", \"type\": \"S\", \"count\": 6, \"init\": {\"fields\": {\"k\": {\"sequence\": {\"start\": 100, \"step\": -3}},"
+                    "   \"w\": {\"sequence\": {\"start\": 0, \"step\": 0.5}}}}}],"
+                    " \"launches\": [], \"expect\": [" + expect + "]}");
+  };
+  std::ostringstream good;
+  good << std::setprecision(17);
+  good << "{\"buffer\": \"r\", \"start\": 3, \"stride\": 5, \"values\": " << json_list(slice) << "},"
+       << "{\"buffer\": \"r\", \"sorted\": true, \"values\": " << json_list(reversed) << "},"
+       << "{\"buffer\": \"r\", \"min\": " << lo << ", \"max\": " << hi << "},"
+       << "{\"buffer\": \"r\", \"sum\": " << sum << ", \"tolerance\": 1e-9},"
+       << "{\"buffer\": \"s\", \"field\": \"k\", \"sorted\": true, \"values\": " << json_list(ids) << "},"
+       << "{\"buffer\": \"s\", \"field\": \"w\", \"start\": 1, \"count\": 2, \"values\": [1, 1.5, 2, 2.5]},"
+       << "{\"buffer\": \"s\", \"field\": \"w[1]\", \"stride\": 2, \"values\": [0.5, 2.5, 4.5]},"
+       << "{\"buffer\": \"s\", \"field\": \"k\", \"sum\": " << 6 * 100 - 3 * 15 << "}";
+  LaunchFileResult ok = run_checks(good.str());
+  EXPECT_TRUE(ok.verified) << ok.detail;
+  EXPECT_EQ(ok.expectations, 8u);
+
+  std::ostringstream near_lo;
+  near_lo << std::setprecision(17) << std::nextafter(lo, 10.0);
+  std::vector<double> off = slice;
+  off[2] += 1e-6;
+  const std::pair<std::string, std::string> bad[] = {
+      {"{\"buffer\": \"r\", \"start\": 3, \"stride\": 5, \"values\": " + json_list(off) + "}",
+       "expect[0]: r[13] = "},
+      {"{\"buffer\": \"r\", \"min\": " + near_lo.str() + "}", "elements out of range"},
+      {"{\"buffer\": \"s\", \"field\": \"w[1]\", \"stride\": 2, \"values\": [0.5, 2.5, 4]}",
+       "expect[0]: s[4].w[1] = 4.5, expected 4; 1 of 3 elements differ"},
+      {"{\"buffer\": \"s\", \"field\": \"w\", \"start\": 1, \"count\": 2, \"values\": [1, 1.5, 2, 2.25]}",
+       "expect[0]: s[2].w[1] = 2.5, expected 2.25"},
+      {"{\"buffer\": \"s\", \"field\": \"k\", \"sorted\": true, \"values\": [85, 88, 91, 94, 97, 97]}",
+       "expect[0]: as a sorted multiset, element 5 of s.k is 100, expected 97"},
+      {"{\"buffer\": \"s\", \"field\": \"k\", \"sum\": 554}", "expect[0]: sum of 6 values of field k is 555, expected 554"},
+      {"{\"buffer\": \"r\", \"sum\": " + std::to_string(sum + 0.01) + ", \"tolerance\": 1e-3}", "expect[0]: sum of 40 values is"},
+  };
+  for (const auto& [expect, needle] : bad) {
+    LaunchFileResult r2 = run_checks(expect);
+    EXPECT_FALSE(r2.verified) << expect;
+    EXPECT_NE(r2.detail.find(needle), std::string::npos) << r2.detail << "\nwanted: " << needle;
+  }
+}
+
+TEST_F(LaunchFileRun, HostCopyAndFillBetweenLaunches) {
+  // CPU: x = random(seed 2) in [0, 10]; y = 1; y[i] = 3 x[i] + y[i] (saxpy over 16);
+  // then y[4..9] := x[10..15] (copy), x := 0.5 + 0.25 i (fill), y += 3 x again.
+  const std::vector<double> xr = splitmix_uniform(2, 0, 10, 16);
+  std::vector<float> x(16), y(16, 1.0f);
+  for (size_t i = 0; i < 16; ++i) x[i] = float(xr[i]);
+  auto saxpy_cpu = [&] {
+    for (size_t i = 0; i < 16; ++i) y[i] = std::fma(3.0f, x[i], y[i]);
+  };
+  saxpy_cpu();
+  for (size_t i = 0; i < 6; ++i) y[4 + i] = x[10 + i];
+  for (size_t i = 0; i < 16; ++i) x[i] = float(0.5 + 0.25 * double(i));
+  saxpy_cpu();
+  std::vector<double> want(y.begin(), y.end());
+  const std::string launch = saxpy("{\"buffer\": \"y\"}, {\"buffer\": \"x\"}, {\"type\": \"f32\", \"value\": 3}, {\"type\": \"s32\", \"value\": 16}");
+  LaunchFileResult r = run_text(with(
+      "{\"name\": \"x\", \"type\": \"f32\", \"count\": 16, \"init\": {\"random\": {\"seed\": 2, \"min\": 0, \"max\": 10}}},"
+      "{\"name\": \"y\", \"type\": \"f32\", \"count\": 16, \"init\": {\"constant\": 1}}",
+      launch + ", {\"copy\": {\"from\": \"x\", \"to\": \"y\", \"from_offset\": 10, \"to_offset\": 4, \"count\": 6}},"
+               "{\"fill\": \"x\", \"init\": {\"sequence\": {\"start\": 0.5, \"step\": 0.25}}}, " + launch,
+      "\"expect\": [{\"buffer\": \"y\", \"relative_tolerance\": 1e-6, \"values\": " + json_list(want) + "}]"));
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_EQ(r.kernel_launches, 2u);
+}
+
+TEST_F(LaunchFileRun, SwapInRepeatGroupFollowsTheBinding) {
+  // Three Jacobi steps a -> b, swap: afterwards 'a' names the newest field,
+  // 'b' the one before (CPU reference below, the kernel's fma order).
+  const int n = 10;
+  std::vector<float> a(n), b(n, 0.0f), prev;
+  for (int i = 0; i < n; ++i) a[size_t(i)] = float(i * i);
+  for (int s = 0; s < 3; ++s) {
+    for (int i = 0; i < n; ++i) {
+      float c = a[size_t(i)];
+      b[size_t(i)] = (i == 0 || i == n - 1) ? c : std::fma(a[size_t(i) + 1] + (a[size_t(i) - 1] - (c + c)), 0.25f, c);
+    }
+    std::swap(a, b);
+  }
+  auto file = [&](int times) {
+    return "{\"ptx\": \"particles.ptx\", \"buffers\": ["
+           "{\"name\": \"a\", \"type\": \"f32\", \"init\": {\"values\": [0, 1, 4, 9, 16, 25, 36, 49, 64, 81]}},"
+           "{\"name\": \"b\", \"type\": \"f32\", \"count\": 10}],"
+           " \"launches\": [{\"repeat\": {\"times\": " + std::to_string(times) + "}, \"launches\": ["
+           "  {\"kernel\": \"heat_step\", \"grid\": 1, \"block\": 32, \"args\": [{\"buffer\": \"a\"}, {\"buffer\": \"b\"},"
+           "   {\"type\": \"s32\", \"value\": 10}, {\"type\": \"f32\", \"value\": 0.25}]}, {\"swap\": [\"a\", \"b\"]}]}],"
+           " \"expect\": [{\"buffer\": \"a\", \"values\": " + json_list(std::vector<double>(a.begin(), a.end())) + "},"
+           "            {\"buffer\": \"b\", \"values\": " + json_list(std::vector<double>(b.begin(), b.end())) + "}]}";
+  };
+  LaunchFileResult r = run_text(file(3));
+  EXPECT_TRUE(r.verified) << r.detail;
+  ASSERT_EQ(r.repeats.size(), 1u);
+  EXPECT_EQ(r.repeats[0].iterations, 3u);
+  // Two steps leave different data behind: the same expectations fail.
+  EXPECT_FALSE(run_text(file(2)).verified);
+}
+
+TEST_F(LaunchFileRun, ExpectedFaults) {
+  LaunchFileResult r = run_fixture("fault_expected.json");
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_EQ(r.expected_faults, 1u);
+  EXPECT_EQ(r.kernel_launches, 2u);  // the saxpy after the fault ran (y == 3 * 2 + 1 == 7)
+
+  auto run_error_of = [&](const std::string& text) -> std::string {
+    try {
+      run_text(text);
+    } catch (const LaunchFileRunError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string oob = "{\"kernel\": \"store_oob\", \"grid\": 1, \"block\": 64, \"args\": [{\"buffer\": \"p\"}, {\"type\": \"s32\", \"value\": 64}]";
+  const std::string pbuf = "{\"name\": \"p\", \"type\": \"s32\", \"count\": 64}";
+  std::string msg = run_error_of(with(pbuf, oob + ", \"expect_fault\": {\"kind\": \"misaligned\"}}"));
+  EXPECT_NE(msg.find("launches[0].expect_fault: expected a fault of kind misaligned, got a fault of kind out_of_bounds: "), std::string::npos)
+      << msg;
+  msg = run_error_of(with(pbuf, oob + ", \"expect_fault\": {\"message_contains\": \"no such text\"}}"));
+  EXPECT_NE(msg.find("expected a device fault whose report contains 'no such text', got a fault of kind out_of_bounds"),
+            std::string::npos)
+      << msg;
+  // In bounds (n = 0: no thread stores): the kernel completes, so the run fails.
+  msg = run_error_of(with(pbuf,
+                          "{\"kernel\": \"store_oob\", \"grid\": 1, \"block\": 1, \"args\": [{\"buffer\": \"p\"}, "
+                          "{\"type\": \"s32\", \"value\": 0}], \"expect_fault\": {\"kind\": \"out_of_bounds\"}}"));
+  EXPECT_NE(msg.find("launches[0].expect_fault: expected a fault of kind out_of_bounds, but kernel 'store_oob' completed without a fault"),
+            std::string::npos)
+      << msg;
+  // File-level: the fault ends the run and satisfies it; a different kind does not.
+  r = run_text(with(pbuf, oob + "}", "\"expect_fault\": {\"kind\": \"out_of_bounds\"}"));
+  EXPECT_EQ(r.expected_faults, 1u);
+  msg = run_error_of(with(pbuf, "", "\"expect_fault\": {}"));
+  EXPECT_NE(msg.find("expect_fault: expected a device fault, but every launch completed without a fault"), std::string::npos)
+      << msg;
+  // A fault nobody expected still propagates.
+  EXPECT_THROW(run_fixture("fault.json"), tlmgpu::exec::DeviceFault);
+}
+
+namespace particles_ref {
+// The launch-file random initialiser as docs/LAUNCH_FILE.md specifies it:
+// SplitMix64, value = min + (max - min) * (r >> 11) * 2^-53, rounded to f32.
+inline std::vector<float> random_f32(uint64_t seed, float lo, float hi, size_t n) {
+  std::vector<float> out(n);
+  uint64_t state = seed;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    out[i] = float(double(lo) + (double(hi) - double(lo)) * (double(z >> 11) * 0x1p-53));
+  }
+  return out;
+}
+struct P { float pos[3], vel[3], mass; uint8_t alive; };
+struct Result {
+  std::vector<P> initial, final;
+  std::vector<float> energy;
+  double energy_sum = 0;
+  std::vector<int> alive_ids;
+  std::vector<float> heat;  // final 'a'
+  double heat_sum = 0;
+};
+constexpr int kParticles = 32, kSteps = 10, kHeat = 34, kHeatSteps = 20;
+constexpr double kDt = 0.05;
+constexpr float kGravityY = -9.81f, kAlpha = 0.25f;
+inline Result compute() {
+  Result r;
+  std::vector<float> y0 = random_f32(3, 0.2f, 4.0f, kParticles), vx0 = random_f32(4, -1.0f, 1.0f, kParticles);
+  for (int i = 0; i < kParticles; ++i) {
+    P p{};
+    p.pos[0] = float(0.0 + i * 0.5);
+    p.pos[1] = y0[i];
+    p.pos[2] = 1.0f;
+    p.vel[0] = vx0[i];
+    p.vel[1] = float(3.0 + i * -0.25);
+    p.mass = float(1.0 + i * 0.125);
+    p.alive = 1;
+    r.initial.push_back(p);
+  }
+  r.final = r.initial;
+  const float dt = float(kDt);
+  const float g[3] = {0.0f, kGravityY, 0.0f};
+  for (int s = 0; s < kSteps; ++s)
+    for (P& p : r.final) {
+      if (!p.alive) continue;
+      for (int k = 0; k < 3; ++k) p.vel[k] = std::fma(g[k], dt, p.vel[k]);   // fma.rn.f32, as nvcc emits
+      for (int k = 0; k < 3; ++k) p.pos[k] = std::fma(p.vel[k], dt, p.pos[k]);
+      if (p.pos[1] < 0.0f) p.alive = 0;
+    }
+  for (int i = 0; i < kParticles; ++i) {
+    const P& p = r.final[size_t(i)];
+    float v2 = std::fma(p.vel[2], p.vel[2], std::fma(p.vel[1], p.vel[1], p.vel[0] * p.vel[0]));
+    float e = p.alive ? v2 * (p.mass * 0.5f) : 0.0f;
+    r.energy.push_back(e);
+    r.energy_sum += e;
+    if (p.alive) r.alive_ids.push_back(i);
+  }
+  std::vector<float> src = random_f32(9, 0.0f, 100.0f, kHeat - 2);
+  std::vector<float> a(kHeat, 0.0f), b(kHeat, 0.0f);
+  for (int i = 0; i < kHeat - 2; ++i) a[size_t(i) + 1] = src[size_t(i)];
+  for (int s = 0; s < kHeatSteps; ++s) {
+    for (int i = 0; i < kHeat; ++i) {
+      if (i == 0 || i == kHeat - 1) { b[size_t(i)] = a[size_t(i)]; continue; }
+      float l = a[size_t(i) - 1], c = a[size_t(i)], rr = a[size_t(i) + 1];
+      b[size_t(i)] = std::fma(rr + (l - (c + c)), kAlpha, c);
+    }
+    std::swap(a, b);
+  }
+  r.heat = a;
+  for (float h : a) r.heat_sum += h;
+  return r;
+}
+}  // namespace particles_ref
+
+// The launch file's expected values must be the CPU reference's (so none of
+// them is hard-coded without a derivation), it must verify, and its dumped
+// particles must match the reference field by field.
+TEST_F(LaunchFileRun, ParticlesExampleMatchesTheCpuReference) {
+  using namespace particles_ref;
+  const Result ref = compute();
+  const nlohmann::json file = nlohmann::json::parse(read_text(kLaunchDir + "/particles.json"));
+  auto expect_entry = [&](const std::string& buffer, const std::string& what) -> const nlohmann::json& {
+    for (const auto& e : file["expect"])
+      if (e["buffer"] == buffer && (e.value("field", "") == what || e.contains(what))) return e;
+    throw std::runtime_error("no expectation " + buffer + " " + what);
+  };
+  const auto& pos_y = expect_entry("particles", "pos.y")["values"];
+  const auto& alive = expect_entry("particles", "alive")["values"];
+  ASSERT_EQ(pos_y.size(), size_t(kParticles));
+  for (size_t i = 0; i < size_t(kParticles); ++i) {
+    EXPECT_EQ(pos_y[i].get<float>(), ref.final[i].pos[1]) << i;
+    EXPECT_EQ(alive[i].get<int>(), ref.final[i].alive) << i;
+  }
+  EXPECT_NEAR(expect_entry("energy", "sum")["sum"].get<double>(), ref.energy_sum, 1e-4);
+  EXPECT_EQ(expect_entry("live", "values")["values"][0].get<size_t>(), ref.alive_ids.size());
+  EXPECT_EQ(expect_entry("ids", "sorted")["values"].get<std::vector<int>>(), ref.alive_ids);
+  EXPECT_EQ(expect_entry("ids", "sorted")["count"].get<size_t>(), ref.alive_ids.size());
+  EXPECT_EQ(expect_entry("ids", "constant")["start"].get<size_t>(), ref.alive_ids.size());
+  const auto heat = expect_entry("a", "values")["values"].get<std::vector<float>>();
+  EXPECT_EQ(heat, ref.heat);
+  EXPECT_NEAR(expect_entry("a", "sum")["sum"].get<double>(), ref.heat_sum, 1e-3);
+
+  LaunchFileResult r = run_fixture("particles.json");
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_EQ(r.expectations, 11u);
+  EXPECT_EQ(r.kernel_launches, 10u + 2u + 20u);
+  const std::string bytes = read_text(dir_ / "particles.bin");
+  ASSERT_EQ(bytes.size(), size_t(kParticles) * 32u);
+  for (size_t i = 0; i < size_t(kParticles); ++i) {
+    float f[7];
+    std::memcpy(f, bytes.data() + i * 32, sizeof f);
+    const P& p = ref.final[i];
+    const float want[7] = {p.pos[0], p.pos[1], p.pos[2], p.vel[0], p.vel[1], p.vel[2], p.mass};
+    for (size_t k = 0; k < 7; ++k) EXPECT_FLOAT_EQ(f[k], want[k]) << "particle " << i << " float " << k;
+    EXPECT_EQ(uint8_t(bytes[i * 32 + 28]), p.alive) << i;
+  }
 }
 
 }  // namespace
