@@ -30,6 +30,8 @@ class MemorySystem {
   void bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock);
   /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
   void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
+  /// SM `sm`'s texture cache: upstream port 2 * num_sms + sm (after every L1D and L1I).
+  void bind_tex(uint32_t sm, L1Cache& tex);
 
   Interconnect& interconnect() { return *icnt_; }
   L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }

@@ -14,6 +14,7 @@ const char* opcode_name(Opcode op) {
       "ld", "st", "atom", "red", "membar", "prefetch",
       "bar", "shfl", "vote", "activemask", "match",
       "bra", "call", "ret", "exit", "trap", "nop",
+      "tex", "tld4", "suld", "sust",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(Opcode::Count_), "opcode name table");
   auto i = size_t(op);
