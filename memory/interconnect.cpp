@@ -241,7 +241,7 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConf
                            const sc_core::sc_time& clock_period)
     : sc_module(name), config_(config.icnt), waker_(clock_period) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
-  init(3 * config.num_sms, config.l2_slices);  // per SM: L1D, L1I (2 sm, 2 sm + 1); texture caches after them
+  init(2 * config.num_sms, config.l2_slices);
 }
 
 Interconnect::~Interconnect() = default;

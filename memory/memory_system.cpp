@@ -7,7 +7,8 @@
 
 namespace tlmgpu::memory {
 
-MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period)
+MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
+                           bool texture_caches)
     : config_(config) {
   config_.l2_slices = std::max<uint32_t>(config_.l2_slices, 1);
   config_.dram.channels = std::max<uint32_t>(config_.dram.channels, 1);
@@ -17,7 +18,13 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
   if (config_.l2_interleave_bytes < config_.l2.line_bytes)
     SC_REPORT_ERROR("tlmgpu/memory", "l2_interleave_bytes must be at least the L2 line size");
 
-  icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  if (texture_caches) {
+    // Upstream ports: every SM's L1D and L1I (2 sm, 2 sm + 1), then the texture caches.
+    icnt_ = std::make_unique<Interconnect>("icnt", config_.icnt, 3 * config_.num_sms, config_.l2_slices,
+                                           config_.l2_interleave_bytes, clock_period);
+  } else {
+    icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  }
   if (config_.soc_memory == "soc") {
     // Inside a SoC: no DRAM channels; every slice has its own port's stream.
     soc_ = std::make_unique<SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);

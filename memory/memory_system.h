@@ -23,7 +23,8 @@ namespace tlmgpu::memory {
 /// per channel when the counts are equal).
 class MemorySystem {
  public:
-  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
+  /// `texture_caches`: the crossbar also has a port per SM's texture cache (bind_tex).
+  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period, bool texture_caches = false);
   ~MemorySystem();
 
   /// Binds every module's clock port to the GPU's clock (the top's `clk`).

@@ -124,7 +124,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
     raw.push_back(sms_.back().get());
   }
-  memory_ = std::make_unique<memory::MemorySystem>(config_, period_);
+  memory_ = std::make_unique<memory::MemorySystem>(config_, period_, /*texture_caches=*/true);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_tex(i, sms_[i]->tex_cache());
   // The memory modules run from this process (see tick), so every response
