@@ -53,7 +53,8 @@ class L2AddressMap {
   FixedDivisor slices_, interleave_;
 };
 
-/// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I); downstream port
+/// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I), then one per
+/// SM's texture cache (2 * num_sms + sm); downstream port
 /// s = L2 slice s. Requests arrive as BEGIN_REQ (answered END_REQ /
 /// TLM_UPDATED at once: the crossbar buffers without limit and models
 /// contention as waiting for the links); responses come back from the slices

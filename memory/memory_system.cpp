@@ -7,16 +7,24 @@
 
 namespace tlmgpu::memory {
 
-MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period)
+MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
+                           bool texture_caches)
     : config_(config) {
   config_.l2_slices = std::max<uint32_t>(config_.l2_slices, 1);
   config_.dram.channels = std::max<uint32_t>(config_.dram.channels, 1);
-  if (config_.l1d.line_bytes != config_.l2.line_bytes || config_.l1i.line_bytes != config_.l2.line_bytes)
+  if (config_.l1d.line_bytes != config_.l2.line_bytes || config_.l1i.line_bytes != config_.l2.line_bytes ||
+      config_.tex.line_bytes != config_.l2.line_bytes)
     SC_REPORT_ERROR("tlmgpu/memory", "the L1 and L2 line sizes must be equal");
   if (config_.l2_interleave_bytes < config_.l2.line_bytes)
     SC_REPORT_ERROR("tlmgpu/memory", "l2_interleave_bytes must be at least the L2 line size");
 
-  icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  if (texture_caches) {
+    // Upstream ports: every SM's L1D and L1I (2 sm, 2 sm + 1), then the texture caches.
+    icnt_ = std::make_unique<Interconnect>("icnt", config_.icnt, 3 * config_.num_sms, config_.l2_slices,
+                                           config_.l2_interleave_bytes, clock_period);
+  } else {
+    icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+  }
   if (config_.soc_memory == "soc") {
     // Inside a SoC: no DRAM channels; every slice has its own port's stream.
     soc_ = std::make_unique<SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);
@@ -89,6 +97,14 @@ void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
     l1s_.push_back(l1);
     if (calendar_) l1->take_cycle_from(*calendar_);
   }
+}
+
+void MemorySystem::bind_tex(uint32_t sm, L1Cache& tex) {
+  const uint32_t port = 2 * config_.num_sms + sm;
+  tex.socket.bind(icnt_->upstream(port));
+  icnt_->expect_in_order(port);
+  l1s_.push_back(&tex);
+  if (calendar_) tex.take_cycle_from(*calendar_);
 }
 
 }  // namespace tlmgpu::memory

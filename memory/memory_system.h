@@ -23,13 +23,16 @@ namespace tlmgpu::memory {
 /// per channel when the counts are equal).
 class MemorySystem {
  public:
-  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
+  /// `texture_caches`: the crossbar also has a port per SM's texture cache (bind_tex).
+  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period, bool texture_caches = false);
   ~MemorySystem();
 
   /// Binds every module's clock port to the GPU's clock (the top's `clk`).
   void bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock);
   /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
   void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
+  /// SM `sm`'s texture cache: upstream port 2 * num_sms + sm (after every L1D and L1I).
+  void bind_tex(uint32_t sm, L1Cache& tex);
 
   Interconnect& interconnect() { return *icnt_; }
   L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }

@@ -166,6 +166,7 @@ std::vector<KeySpec> build_key_table() {
   };
   const CacheRow caches[] = {{"l1i", &GpuConfig::l1i, "L1 instruction cache (per SM)"},
                              {"l1d", &GpuConfig::l1d, "L1 data cache (per SM)"},
+                             {"tex", &GpuConfig::tex, "texture cache (per SM, read-only: tex/tld4 fetches)"},
                              {"l2", &GpuConfig::l2, "L2 slice"}};
   for (const CacheRow& c : caches) {
     const std::string s = std::string(c.section) + ".";
@@ -468,7 +469,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "l2", "icnt", "dram", "soc", "lt"};
+const char* const kSections[] = {"gpu", "sm", "l1i", "l1d", "tex", "l2", "icnt", "dram", "soc", "lt"};
 
 std::string unknown_key_message(const std::string& key) {
   const std::string wanted = lower(key);
@@ -710,6 +711,11 @@ void validate_config(const GpuConfig& config) {
 
   check_cache(config, &GpuConfig::l1i, "l1i", errors);
   check_cache(config, &GpuConfig::l1d, "l1d", errors);
+  check_cache(config, &GpuConfig::tex, "tex", errors);
+  if (config.tex.write_back) errors.push_back("tex.write_back = true: the texture cache is read-only");
+  if (config.tex.line_bytes != config.l2.line_bytes)
+    errors.push_back("tex.line_bytes = " + std::to_string(config.tex.line_bytes) + " must equal l2.line_bytes = " +
+                     std::to_string(config.l2.line_bytes) + " (the texture cache fills whole L2 lines)");
   check_cache(config, &GpuConfig::l2, "l2", errors);
   if (config.l1i.write_back) errors.push_back("l1i.write_back = true: the instruction cache is read-only");
 

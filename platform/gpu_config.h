@@ -126,6 +126,11 @@ struct GpuConfig {
   SmConfig sm;
   CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
   CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};
+  /// Per-SM read-only texture cache that tex/tld4 fetches go through (its
+  /// misses go to the L2 like the L1D's). GPGPU-Sim SM2_GTX480
+  /// -gpgpu_tex_cache:l1 4:128:24 (4 sets x 24 ways x 128 B lines = 12 KB),
+  /// F:128:4 (128 MSHRs merging 4); the hit latency is the L1D's.
+  CacheConfig tex{12 * 1024, 24, 128, 128, 35, 128, 4, false};
   CacheConfig l2{768 * 1024 / 12, 8, 128, 32, 1, 256, 4, true};  ///< per slice
   uint32_t l2_slices = 12;
   uint32_t l2_interleave_bytes = 256;

@@ -285,6 +285,45 @@ void GpuDevice::launch_with_param_buffer(ModuleHandle m, const std::string& kern
   run_launch(lm, k, grid, block, dynamic_shared_bytes, params, regs_per_thread);
 }
 
+void GpuDevice::check_tex_resource(const exec::TexResource& resource) {
+  try {
+    exec::validate_tex_resource(resource);
+  } catch (const std::invalid_argument& e) {
+    throw LaunchError(e.what());
+  }
+  // The device's own memory says where allocations end; external memory is the owner's business.
+  if (own_memory_ && own_memory_->translate(resource.base, resource.size_bytes()) == nullptr) {
+    std::ostringstream os;
+    os << "texture/surface resource of " << resource.size_bytes() << " bytes at 0x" << std::hex << resource.base
+       << " is not inside one allocation";
+    throw LaunchError(os.str());
+  }
+}
+
+uint64_t GpuDevice::create_texture_object(const exec::TexResource& resource, const exec::TexSampler& sampler) {
+  check_tex_resource(resource);
+  try {
+    return textures_.create_texture(exec::TextureObject{resource, sampler});
+  } catch (const std::invalid_argument& e) {
+    throw LaunchError(e.what());
+  }
+}
+
+uint64_t GpuDevice::create_surface_object(const exec::TexResource& resource) {
+  check_tex_resource(resource);
+  if (resource.kind == exec::TexResourceKind::Linear)
+    throw LaunchError("surface objects need an array or pitch-2D resource, not a linear one");
+  return textures_.create_surface(resource);
+}
+
+void GpuDevice::destroy_texture_object(uint64_t handle) {
+  try {
+    textures_.destroy(handle);
+  } catch (const std::invalid_argument& e) {
+    throw LaunchError(e.what());
+  }
+}
+
 void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, Dim3 block,
                            uint32_t dynamic_shared_bytes, const std::vector<uint8_t>& params,
                            uint32_t regs_per_thread) {
@@ -310,6 +349,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.divergence = options_.divergence;
   ctx.num_sms = options_.num_sms;
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
+  ctx.textures = &textures_;
 
   const auto started = std::chrono::steady_clock::now();
   last_launch_cycles_ = 0;

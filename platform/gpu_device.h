@@ -11,6 +11,7 @@
 
 #include "memory/device_memory.h"
 #include "model/exec/kernel_context.h"
+#include "model/exec/texture_unit.h"
 #include "model/ptx/ptx_ir.h"
 #include "platform/gpu_config.h"
 #include "platform/lt_cost_model.h"
@@ -161,6 +162,18 @@ class GpuDevice {
   void read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes,
                    uint64_t offset = 0);
 
+  // --- texture and surface objects (cudaCreateTextureObject / cudaCreateSurfaceObject) ---
+  /// A handle (cudaTextureObject_t) for sampling `resource` with `sampler`;
+  /// pass it as a .u64 kernel argument. The resource must lie inside one
+  /// allocation. LaunchError for an invalid description.
+  uint64_t create_texture_object(const exec::TexResource& resource, const exec::TexSampler& sampler);
+  /// A handle (cudaSurfaceObject_t) for suld/sust on `resource` (an array or pitch-2D resource).
+  uint64_t create_surface_object(const exec::TexResource& resource);
+  /// cudaDestroyTextureObject / cudaDestroySurfaceObject; LaunchError for an unknown handle.
+  void destroy_texture_object(uint64_t handle);
+  void destroy_surface_object(uint64_t handle) { destroy_texture_object(handle); }
+  const exec::TextureTable& textures() const { return textures_; }
+
   // --- launch ---
   /// Runs the kernel to completion. Throws LaunchError for a bad launch and
   /// exec::DeviceFault for a fault, deadlock or no forward progress.
@@ -222,6 +235,9 @@ class GpuDevice {
   DeviceStats stats_;
   uint64_t last_launch_cycles_ = 0;
   std::vector<LtLaunchRecord> lt_launches_;
+  exec::TextureTable textures_;
+  /// A texture/surface resource must lie in device memory (LaunchError otherwise).
+  void check_tex_resource(const exec::TexResource& resource);
   /// Timing mode with l2.fill_on_host_copy: host-to-device copies since the
   /// last launch, in order; the next launch leaves them in the L2 first.
   std::vector<HostCopy> host_copies_;

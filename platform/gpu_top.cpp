@@ -124,8 +124,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
     raw.push_back(sms_.back().get());
   }
-  memory_ = std::make_unique<memory::MemorySystem>(config_, period_);
+  memory_ = std::make_unique<memory::MemorySystem>(config_, period_, /*texture_caches=*/true);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
+  for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_tex(i, sms_[i]->tex_cache());
   // The memory modules run from this process (see tick), so every response
   // reaches an SM inside tick and no per-SM response event is needed.
   memory_->drive_from(calendar_);
@@ -395,6 +396,7 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   for (auto& sm : sms_) {
     sm->l1d().invalidate_all();
     sm->l1i().invalidate_all();
+    sm->tex_cache().invalidate_all();
   }
   start_cycle_ = sc_core::sc_get_status() == sc_core::SC_ELABORATION ? 0 : now_cycle() + 1;
   if (new_device_) {

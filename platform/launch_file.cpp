@@ -721,8 +721,8 @@ struct SymbolSpec {
 };
 
 struct ArgSpec {
-  enum class Kind { Buffer, Scalar, Bytes } kind = Kind::Scalar;
-  size_t buffer = 0;
+  enum class Kind { Buffer, Scalar, Bytes, Texture } kind = Kind::Scalar;
+  size_t buffer = 0;  ///< Buffer: buffers index; Texture: textures index
   Elem type = Elem::U32;
   int struct_type = -1;  // Bytes: a struct passed by value, laid out as this declared type
   uint64_t bits = 0;
@@ -734,6 +734,16 @@ struct ArgSpec {
 struct FaultExpect {
   std::optional<exec::FaultKind> kind;
   std::string message_contains;
+  std::string path;
+};
+
+/// A texture or surface object over a buffer (docs/LAUNCH_FILE.md, "Textures and surfaces").
+struct TextureSpec {
+  std::string name;
+  bool surface = false;
+  size_t buffer = 0;
+  exec::TexResource resource;  ///< base filled in at run time from the buffer
+  exec::TexSampler sampler;
   std::string path;
 };
 
@@ -823,6 +833,8 @@ struct LaunchPlan {
   std::optional<exec::DivergenceMode> divergence;
   std::vector<BufferSpec> buffers;
   std::map<std::string, size_t> buffer_index;
+  std::vector<TextureSpec> textures;
+  std::map<std::string, size_t> texture_index;
   std::vector<SymbolSpec> symbols;
   Group root;
   std::vector<DumpSpec> dumps;
@@ -840,8 +852,8 @@ class Parser {
 
   void parse(const json& root) {
     if (!root.is_object()) ck_.fail("", std::string("expected a JSON object at the top level, got ") + root.type_name());
-    ck_.allow_keys(root, "", {"ptx", "divergence", "types", "structs", "buffers", "symbols", "launches", "repeat",
-                              "dump", "expect", "expect_fault"});
+    ck_.allow_keys(root, "", {"ptx", "divergence", "types", "structs", "buffers", "textures", "symbols", "launches",
+                              "repeat", "dump", "expect", "expect_fault"});
 
     const json& ptx = ck_.require(root, "ptx", "");
     plan_.ptx_path = ck_.resolve(ck_.string(ptx, "ptx"));
@@ -863,6 +875,7 @@ class Parser {
       ck_.array(*b, "buffers");
       for (size_t i = 0; i < b->size(); ++i) parse_buffer((*b)[i], index_path("buffers", i));
     }
+    if (const json* t = ck_.find(root, "textures")) parse_textures(*t);
     if (const json* s = ck_.find(root, "symbols")) {
       ck_.array(*s, "symbols");
       for (size_t i = 0; i < s->size(); ++i) parse_symbol((*s)[i], index_path("symbols", i));
@@ -1142,6 +1155,10 @@ class Parser {
       ck_.allow_keys(v, path, {"buffer"});
       a.kind = ArgSpec::Kind::Buffer;
       a.buffer = buffer_ref(*b, key_path(path, "buffer"));
+    } else if (const json* t = ck_.find(v, "texture")) {
+      ck_.allow_keys(v, path, {"texture"});
+      a.kind = ArgSpec::Kind::Texture;
+      a.buffer = texture_ref(*t, key_path(path, "texture"));
     } else if (const json* bytes = ck_.find(v, "bytes")) {
       ck_.allow_keys(v, path, {"bytes"});
       a.kind = ArgSpec::Kind::Bytes;
@@ -1166,10 +1183,96 @@ class Parser {
       a.type = ck_.elem(ck_.require(v, "type", path), key_path(path, "type"));
       a.bits = ck_.value_bits(ck_.require(v, "value", path), a.type, key_path(path, "value"));
     } else {
-      ck_.fail(path, "expected {\"buffer\": name}, {\"type\": t, \"value\": v}, {\"struct\": T, \"value\": {...}} or "
+      ck_.fail(path, "expected {\"buffer\": name}, {\"texture\": name}, {\"type\": t, \"value\": v}, "
+                     "{\"struct\": T, \"value\": {...}} or "
                      "{\"bytes\": [...]}");
     }
     return a;
+  }
+
+  size_t texture_ref(const json& v, const std::string& path) const {
+    const std::string name = ck_.string(v, path);
+    auto it = plan_.texture_index.find(name);
+    if (it == plan_.texture_index.end()) ck_.fail(path, "unknown texture or surface " + quote(name));
+    return it->second;
+  }
+
+  /// One of `names` (a string key of `v`), as its index; `fallback` when absent.
+  size_t choice(const json& v, const char* key, const std::string& path, std::initializer_list<const char*> names,
+                size_t fallback) const {
+    const json* j = ck_.find(v, key);
+    if (!j) return fallback;
+    const std::string s = ck_.string(*j, key_path(path, key));
+    size_t i = 0;
+    std::string list;
+    for (const char* n : names) {
+      if (s == n) return i;
+      list += std::string(list.empty() ? "" : ", ") + n;
+      ++i;
+    }
+    ck_.fail(key_path(path, key), "unknown value " + quote(s) + " (expected " + list + ")");
+  }
+
+  void parse_textures(const json& arr) {
+    ck_.array(arr, "textures");
+    for (size_t i = 0; i < arr.size(); ++i) {
+      const json& v = arr[i];
+      const std::string path = index_path("textures", i);
+      ck_.object(v, path);
+      ck_.allow_keys(v, path, {"name", "kind", "buffer", "resource", "format", "channels", "width", "height", "depth",
+                               "layers", "cubemap", "pitch_bytes", "address", "filter", "read",
+                               "normalized_coords"});
+      TextureSpec t;
+      t.path = path;
+      t.name = ck_.string(ck_.require(v, "name", path), key_path(path, "name"));
+      if (t.name.empty() || plan_.texture_index.count(t.name))
+        ck_.fail(key_path(path, "name"), "empty or duplicate texture name " + quote(t.name));
+      t.surface = choice(v, "kind", path, {"texture", "surface"}, 0) == 1;
+      t.buffer = buffer_ref(ck_.require(v, "buffer", path), key_path(path, "buffer"));
+      exec::TexResource& r = t.resource;
+      r.kind = exec::TexResourceKind(choice(v, "resource", path, {"linear", "pitch2d", "array"}, 2));
+      r.format = exec::TexelFormat(
+          choice(v, "format", path, {"u8", "s8", "u16", "s16", "u32", "s32", "f16", "f32"}, 7));
+      auto dim = [&](const char* key, uint64_t lo, uint64_t dflt) {
+        const json* j = ck_.find(v, key);
+        return j ? uint32_t(ck_.unsigned_int(*j, key_path(path, key), lo, 1u << 30)) : uint32_t(dflt);
+      };
+      r.channels = uint8_t(dim("channels", 1, 1));
+      r.width = uint32_t(ck_.unsigned_int(ck_.require(v, "width", path), key_path(path, "width"), 1, 1u << 30));
+      r.height = dim("height", 1, 1);
+      r.depth = dim("depth", 1, 1);
+      r.layers = dim("layers", 0, 0);
+      r.pitch_bytes = dim("pitch_bytes", 0, 0);
+      if (const json* c = ck_.find(v, "cubemap")) {
+        if (!c->is_boolean()) ck_.fail(key_path(path, "cubemap"), "expected true or false");
+        r.cubemap = c->get<bool>();
+      }
+      if (const json* a = ck_.find(v, "address")) {
+        // One mode for every axis, or one per axis (x, y, z).
+        const std::string ap = key_path(path, "address");
+        static const char* const modes[] = {"wrap", "clamp", "mirror", "border"};
+        auto mode = [&](const json& m, const std::string& mp) {
+          const std::string s = ck_.string(m, mp);
+          for (unsigned k = 0; k < 4; ++k)
+            if (s == modes[k]) return exec::TexAddressMode(k);
+          ck_.fail(mp, "unknown address mode " + quote(s) + " (expected wrap, clamp, mirror, border)");
+        };
+        if (a->is_array()) {
+          if (a->empty() || a->size() > 3) ck_.fail(ap, "expected 1 to 3 address modes");
+          for (size_t k = 0; k < 3; ++k) t.sampler.address[k] = mode((*a)[std::min(k, a->size() - 1)], index_path(ap, std::min(k, a->size() - 1)));
+        } else {
+          t.sampler.address[0] = t.sampler.address[1] = t.sampler.address[2] = mode(*a, ap);
+        }
+      }
+      t.sampler.filter = exec::TexFilterMode(choice(v, "filter", path, {"point", "linear"}, 0));
+      t.sampler.read_mode = exec::TexReadMode(choice(v, "read", path, {"element", "normalized"}, 0));
+      if (const json* n = ck_.find(v, "normalized_coords")) {
+        if (!n->is_boolean()) ck_.fail(key_path(path, "normalized_coords"), "expected true or false");
+        t.sampler.normalized_coords = n->get<bool>();
+      }
+      plan_.texture_index[t.name] = plan_.textures.size();
+      plan_.textures.push_back(std::move(t));
+    }
   }
 
   RepeatSpec parse_repeat(const json& v, const std::string& path) {
@@ -1358,6 +1461,26 @@ class Runner {
         device_.copy_to_device(addr, data.data(), data.size());
       }
       address_.push_back(addr);
+    }
+  }
+
+  /// Texture and surface objects over the allocated buffers (the resource must fit in its buffer).
+  void create_textures() {
+    for (const TextureSpec& t : plan_.textures) {
+      exec::TexResource r = t.resource;
+      r.base = address_[t.buffer];
+      const BufferSpec& b = plan_.buffers[t.buffer];
+      try {
+        exec::validate_tex_resource(r);
+        if (r.size_bytes() > b.count * info(b.type).bytes)
+          ck_.fail(t.path, "needs " + std::to_string(r.size_bytes()) + " bytes but buffer " + quote(b.name) + " has " +
+                               std::to_string(b.count * info(b.type).bytes));
+        handles_.push_back(t.surface ? device_.create_surface_object(r) : device_.create_texture_object(r, t.sampler));
+      } catch (const std::invalid_argument& e) {
+        ck_.fail(t.path, e.what());
+      } catch (const LaunchError& e) {
+        ck_.fail(t.path, e.what());
+      }
     }
   }
 
@@ -1620,10 +1743,11 @@ class Runner {
       for (size_t i = 0; i < l.args.size(); ++i) {
         const ArgSpec& a = l.args[i];
         const ptx::KernelParam& p = f.params[i];
-        uint64_t bytes = a.kind == ArgSpec::Kind::Buffer ? 8
+        uint64_t bytes = a.kind == ArgSpec::Kind::Buffer || a.kind == ArgSpec::Kind::Texture ? 8
                          : a.kind == ArgSpec::Kind::Bytes ? a.bytes.size()
                                                           : info(a.type).bytes;
-        std::string what = a.kind == ArgSpec::Kind::Buffer ? std::string("a buffer address")
+        std::string what = a.kind == ArgSpec::Kind::Buffer    ? std::string("a buffer address")
+                           : a.kind == ArgSpec::Kind::Texture ? std::string("a texture handle")
                            : a.kind == ArgSpec::Kind::Bytes ? std::string("raw bytes")
                                                             : std::string("type ") + info(a.type).name;
         std::string param = "parameter " + std::to_string(i) + " (" + p.name + ", " + ptx::type_name(p.type) +
@@ -1686,6 +1810,8 @@ class Runner {
     for (const ArgSpec& a : l.args) {
       if (a.kind == ArgSpec::Kind::Buffer) {
         args.ptr(address_[a.buffer]);
+      } else if (a.kind == ArgSpec::Kind::Texture) {
+        args.add<uint64_t>(handles_[a.buffer]);
       } else if (a.kind == ArgSpec::Kind::Bytes) {
         args.raw(a.bytes);
       } else {
@@ -1735,6 +1861,7 @@ class Runner {
   GpuDevice& device_;
   LaunchFileResult& result_;
   std::vector<uint64_t> address_;
+  std::vector<uint64_t> handles_;  ///< per plan_.textures entry
   std::string output_dir_;
   std::map<std::string, size_t> kernel_slot_;
   std::map<std::string, size_t> repeat_slot_;
@@ -1794,6 +1921,7 @@ LaunchFileResult LaunchFile::run(GpuDevice& device, const LaunchFileOptions& opt
   runner.check_symbols(m);
 
   runner.allocate();
+  runner.create_textures();
   runner.write_symbols(mod);
   if (!p.expect_fault) {
     runner.run_group(p.root, mod);

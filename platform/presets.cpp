@@ -56,6 +56,10 @@ GpuConfig gtx480() {
   // sectored) fills, 64 MSHRs merging 8; -gpgpu_l1_latency 35 for every
   // access (a miss pays it too: the answer passes the same pipeline).
   c.l1d = {16 * 1024, 4, 128, 128, 35, 64, 8, false};
+  // 12 KB texture cache: SM2_GTX480's -gpgpu_tex_cache:l1 4:128:24,...,F:128:4
+  // (4 sets x 24 ways x 128 B, 128 MSHRs merging 4). GPGPU-Sim gives it no
+  // latency of its own: a hit costs the L1D's.
+  c.tex = {12 * 1024, 24, 128, 128, 35, 128, 4, false};
   // 2 KB L1I (seed 004): 4 sets x 4 ways x 128 B, 2 MSHRs merging 32.
   c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false};
   // 768 KB L2 (both tables) as GPGPU-Sim 4.2 builds it: 12 sub-partitions,
@@ -148,6 +152,9 @@ GpuConfig titanx_pascal() {
   // "24 kB, 48-way": 4 sets. Latency, sectors and MSHRs from GPGPU-Sim 4.2's
   // SM6_TITANX (-gpgpu_l1_latency 82, -gpgpu_cache:dl1 S:4:128:96,...,A:256:8).
   c.l1d = {24 * 1024, 48, 128, 32, 82, 256, 8, false};
+  // 48 KB texture cache: SM6_TITANX's -gpgpu_tex_cache:l1 N:16:128:24,...,T:128:4
+  // (16 sets x 24 ways x 128 B, 128 MSHRs merging 4); hit latency as the L1D's.
+  c.tex = {48 * 1024, 24, 128, 128, 82, 128, 4, false};
   sm.shared_latency = 24;    // SM6_TITANX: -gpgpu_smem_latency 24
   // "4 kB, 48-way" cannot be: 4 KB holds 32 lines of 128 B. 4 ways, as gtx480.
   c.l1i = {4 * 1024, 4, 128, 128, 3, 2, 32, false};

@@ -258,12 +258,12 @@ TEST(ConfigSet, UnknownKeySuggestsTheNearestKey) {
   EXPECT_EQ(config_error([&] { set_config_value(c, "dram.trcd", "2"); }),
             "unknown configuration key 'dram.trcd' (did you mean 'dram.tRCD'?)");
   EXPECT_EQ(config_error([&] { set_config_value(c, "size_bytes", "2"); }),
-            "unknown configuration key 'size_bytes' (did you mean 'l1i.size_bytes', 'l1d.size_bytes' or "
-            "'l2.size_bytes'?)");
+            "unknown configuration key 'size_bytes' (did you mean 'l1i.size_bytes', 'l1d.size_bytes', "
+            "'tex.size_bytes' or 'l2.size_bytes'?)");
   const std::string far = config_error([&] { set_config_value(c, "video.encoder", "1"); });
   EXPECT_TRUE(contains(far, "unknown configuration key 'video.encoder'")) << far;
   EXPECT_FALSE(contains(far, "did you mean")) << far;
-  EXPECT_TRUE(contains(far, "gpu sm l1i l1d l2 icnt dram")) << far;
+  EXPECT_TRUE(contains(far, "gpu sm l1i l1d tex l2 icnt dram")) << far;
 }
 
 TEST(ConfigSet, OutOfRangeNamesKeyAndAllowedRange) {
@@ -399,7 +399,7 @@ TEST(ConfigIni, SyntaxErrorsNameFileAndLine) {
   EXPECT_EQ(config_error([&] { load_config_text(c, "[sm]\n = 4\n", "e.ini"); }),
             "e.ini:2: missing key before '=' in '= 4'");
   EXPECT_EQ(config_error([&] { load_config_text(c, "[smm]\nnum_schedulers = 4\n", "f.ini"); }),
-            "f.ini:1: unknown section [smm] (sections: gpu, sm, l1i, l1d, l2, icnt, dram, soc, lt)");
+            "f.ini:1: unknown section [smm] (sections: gpu, sm, l1i, l1d, tex, l2, icnt, dram, soc, lt)");
 }
 
 TEST(ConfigIni, LoadsFilesAndReportsMissingOnes) {

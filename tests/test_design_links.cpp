@@ -40,8 +40,8 @@ TEST(DesignLinks, EveryClockedModuleSeesTheOneClock) {
     EXPECT_EQ(bound->get_interface(), static_cast<sc_core::sc_interface*>(&clock)) << o->name();
     ++clock_ports;
   });
-  // 2 SMs with 2 L1s each, the crossbar, 12 L2 slices, 6 DRAM channels.
-  EXPECT_EQ(clock_ports, 2 * 3 + 1 + 12 + 6);
+  // 2 SMs with 2 L1s and a texture cache each, the crossbar, 12 L2 slices, 6 DRAM channels.
+  EXPECT_EQ(clock_ports, 2 * 4 + 1 + 12 + 6);
 }
 
 TEST(DesignLinks, SchedulersReadTheDispatchersSignalsThroughPorts) {
@@ -65,11 +65,12 @@ TEST(DesignLinks, SchedulersReadTheDispatchersSignalsThroughPorts) {
     for (const sc_core::sc_object* o : sm->get_child_objects()) {
       const auto* port = dynamic_cast<const sc_core::sc_port<memory::CacheAccessIf>*>(o);
       if (!port) continue;
-      const memory::L1Cache& l1 = std::string(o->basename()) == "l1d_access" ? sm->l1d() : sm->l1i();
+      const std::string n = o->basename();
+      const memory::L1Cache& l1 = n == "l1d_access" ? sm->l1d() : n == "tex_access" ? sm->tex_cache() : sm->l1i();
       EXPECT_EQ(port->get_interface(), static_cast<const sc_core::sc_interface*>(&l1)) << o->name();
       ++cache_ports;
     }
-    EXPECT_EQ(cache_ports, 2);
+    EXPECT_EQ(cache_ports, 3);
   }
 }
 

@@ -1119,15 +1119,15 @@ TEST(PtxErrors, BadTypes) {
 }
 
 TEST(PtxErrors, UnsupportedInstructionMessage) {
-  auto d = errors(kernel("  tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex0, {%f5, %f6}];"), "k.ptx");
+  auto d = errors(kernel("  txq.width.b32 %r1, [%rd1];"), "k.ptx");
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].message, "unsupported PTX instruction 'tex.2d.v4.f32.f32' at k.ptx:12:3");
+  EXPECT_EQ(d[0].message, "unsupported PTX instruction 'txq.width.b32' at k.ptx:12:3");
   EXPECT_EQ(d[0].line, kBodyLine);
   EXPECT_EQ(d[0].column, 3u);
   EXPECT_EQ(d[0].format(),
-            "k.ptx:12:3: error: unsupported PTX instruction 'tex.2d.v4.f32.f32' at k.ptx:12:3\n"
-            "    tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex0, {%f5, %f6}];");
-  for (const char* s : {"suld.b.2d.v4.b32.trap {%r1,%r2,%r3,%r4}, [surf, {%r5,%r6}];",
+            "k.ptx:12:3: error: unsupported PTX instruction 'txq.width.b32' at k.ptx:12:3\n"
+            "    txq.width.b32 %r1, [%rd1];");
+  for (const char* s : {"suq.width.b32 %r1, [%rd1];",
                         "vadd.s32.s32.s32 %r1, %r2, %r3;", "wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];",
                         "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};",
                         "cp.async.ca.shared.global [%r1], [%rd1], 16;", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];",

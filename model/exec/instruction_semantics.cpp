@@ -23,6 +23,7 @@
 #include "model/exec/cta.h"
 #include "model/exec/float_ops.h"
 #include "model/exec/int_ops.h"
+#include "model/exec/texture_unit.h"
 #include "model/exec/warp.h"
 
 namespace tlmgpu::exec {
@@ -1979,6 +1980,9 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::Vote: exec_vote(in, mask, warp); return;
     case Opcode::Match: exec_match(in, mask, warp); return;
     case Opcode::Activemask: exec_activemask(in, mask, warp); return;
+    case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust:
+      execute_texture_instruction(in, mask, warp);
+      return;
     case Opcode::Membar: case Opcode::Prefetch: case Opcode::Nop:
       return;  // no functional effect: every access is immediately visible
     default:

@@ -10,6 +10,8 @@
 
 namespace tlmgpu::exec {
 
+class TextureTable;
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
@@ -36,6 +38,7 @@ struct KernelContext {
   uint32_t num_sms = 1;
   uint32_t grid_id = 0;
   const uint64_t* clock = nullptr;            ///< current cycle for %clock (nullptr: instruction count)
+  const TextureTable* textures = nullptr;     ///< the device's texture/surface objects (tex, suld, sust)
 };
 
 enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported };

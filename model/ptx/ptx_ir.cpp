@@ -16,6 +16,7 @@ const char* opcode_name(Opcode op) {
       "bar", "shfl", "vote", "activemask", "match",
       "wmma.load", "wmma.store", "wmma.mma",
       "bra", "call", "ret", "exit", "trap", "nop",
+      "tex", "tld4", "suld", "sust",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(Opcode::Count_), "opcode name table");
   auto i = size_t(op);

@@ -40,6 +40,8 @@ enum class Opcode : uint8_t {
   WmmaLoad, WmmaStore, WmmaMma,
   // control flow
   Bra, Call, Ret, Exit, Trap, Nop,
+  // texture and surface objects (appended so that other opcodes keep their values)
+  Tex, Tld4, Suld, Sust,
   Count_
 };
 
@@ -93,6 +95,13 @@ enum class ShfMode : uint8_t { LeftWrap, LeftClamp, RightWrap, RightClamp };
 enum class TestpMode : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 /// prmt.b32 selector mode; Default is the generic byte permute with the c selector.
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+
+/// tex/tld4/suld/sust geometry (.1d .2d .3d .a1d .a2d .cube).
+enum class TexGeom : uint8_t { D1, D2, D3, A1D, A2D, Cube };
+/// tex level-of-detail form: implicit (compute has none: level 0), .level, .grad.
+enum class TexLod : uint8_t { Base, Level, Grad };
+/// suld/sust out-of-range handling (.trap .clamp .zero).
+enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
 
 /// Which execution unit an instruction needs; the timing model uses it.
 enum class UnitClass : uint8_t { SP, SFU, DP, MEM, CTRL, BAR };
@@ -199,6 +208,11 @@ struct SourceLoc {
 ///  elements (kind None: the layout's natural leading dimension).  wmma.store:
 ///  dst = Address, src[0] = Vector, src[1] = stride.  wmma.mma: dst = D, src[0..2]
 ///  = A, B, C vectors.
+///  tex/tld4: dst = Vector(4), src[0] = Reg (texture object handle), src[1] = Vector of
+///  coordinates (type2; a1d/a2d: element 0 is the s32 layer), tex.level: src[2] = lod,
+///  tex.grad: src[2] / src[3] = Vector ddx / ddy.  suld: dst = Reg or Vector(vec),
+///  src[0] = handle, src[1] = coordinates (x in bytes).  sust: no dst, src[0] = handle,
+///  src[1] = coordinates, src[2] = value (Reg/Imm or Vector).
 ///  bra: target and src[0] (Label) = target PC.  call: target = Module::calls index, no operands.
 struct Instruction {
   Opcode op = Opcode::Nop;
@@ -218,6 +232,10 @@ struct Instruction {
   TestpMode testp = TestpMode::Finite;  ///< testp.<mode>
   PrmtMode prmt = PrmtMode::Default;    ///< prmt.b32.<mode>
   WarpMatrixShape wmma;                 ///< wmma.*
+  TexGeom tex_geom = TexGeom::D1;       ///< tex/tld4/suld/sust
+  TexLod tex_lod = TexLod::Base;        ///< tex
+  SurfClamp surf_clamp = SurfClamp::Trap;  ///< suld/sust
+  uint8_t tld4_comp = 0;                ///< tld4.{r,g,b,a}: channel 0-3
   uint8_t vec = 1;                  ///< ld/st vector width (1, 2, 4)
   bool ftz = false, sat = false, approx = false, uni = false;
   bool to_generic = false;          ///< cvta: true for cvta.SPACE (to generic), false for cvta.to.SPACE

@@ -289,7 +289,8 @@ bool known_opcode(std::string_view base) {
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
       "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep",
-      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent", "wmma"};
+      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent", "wmma",
+      "tex", "tld4", "suld", "sust"};
   for (auto n : names)
     if (n == base) return true;
   return false;
@@ -355,6 +356,9 @@ struct RawOp {
   int64_t offset = 0;      ///< Addr: +imm; Name: sym+imm
   std::vector<sv> elems;   ///< Vector / List names ('_' for a sink)
   const Token* tok = nullptr;
+  /// Addr of a texture/surface instruction, '[handle, {c0, ...}]': the coordinates.
+  std::vector<sv> coords;
+  const Token* coords_tok = nullptr;
 };
 
 struct Binding {
@@ -658,6 +662,8 @@ class Parser {
       } else if (w == "v2" || w == "v4") {
         vec = w == "v2" ? 2 : 4;
       } else if (w == "ptr") {
+      } else if (w == "texref" || w == "surfref" || w == "samplerref") {
+        fail(m, "unsupported: texture references (." + std::string(w) + "); use texture objects");
       } else if (auto ty = type_of(w); ty && *ty != DataType::Pred) {
         proto.type = *ty;
         have_type = true;
@@ -1491,6 +1497,8 @@ class Parser {
           r.offset = parse_offset(p, e);
         } else if (s.is('-')) {
           r.offset = parse_offset(p, e);
+        } else if (s.is(',')) {
+          parse_texture_coordinates(p, e, r);
         }
       } else if (b.kind == TokKind::Int || b.is('-')) {
         r.offset = parse_offset(p, e);
@@ -1523,6 +1531,27 @@ class Parser {
       return r;
     }
     fail(t, "expected an operand, found " + describe(t));
+  }
+
+  /// The ', {c0, ...}' after a texture/surface handle in '[...]'.
+  void parse_texture_coordinates(size_t& p, size_t e, RawOp& r) {
+    ++p;  // ','
+    const Token& open = need(p, e, "a coordinate vector '{...}'");
+    if (!open.is('{')) fail(open, "expected a coordinate vector '{...}' after ',', found " + describe(open));
+    r.coords_tok = &open;
+    ++p;
+    while (true) {
+      const Token& n = need(p, e, "a register in coordinate vector");
+      if (n.kind != TokKind::Word || n.text[0] == '.')
+        fail(n, "expected a register in coordinate vector, found " + describe(n));
+      r.coords.push_back(n.text);
+      ++p;
+      const Token& s = need(p, e, "'}'");
+      ++p;
+      if (s.is('}')) break;
+      if (!s.is(',')) fail(s, "expected ',' or '}' in coordinate vector, found " + describe(s));
+    }
+    if (r.coords.size() > 4) fail(open, "coordinate vectors have at most 4 elements");
   }
 
   /// [-]integer, as in [%rd+-4] or [%rd-4] (the '+' already consumed).
@@ -2487,6 +2516,8 @@ class Parser {
       in.num_src = 1;
       return;
     }
+    if (base == "tex" || base == "tld4") return decode_tex(d, base == "tld4");
+    if (base == "suld" || base == "sust") return decode_surface(d, base == "suld");
     if (base == "ret" || base == "exit" || base == "trap" || base == "nop") {
       mods(d, [&](sv m) { return base == "ret" && m == "uni" && (in.uni = true); });
       if (!d.types.empty()) bad_type(d, d.types[0]);
@@ -2625,6 +2656,138 @@ class Parser {
       in.dst = address_operand(d, 0);
       in.src[0] = in.vec > 1 ? vector_operand(d, 1, in.vec, false) : src_operand(d, 1, in.type);
       in.num_src = 1;
+    }
+  }
+
+  // -------------------------------------------------- textures and surfaces
+
+  /// Coordinate count of a geometry (PTX ISA: 3d, a2d and cube take a .v4 vector).
+  static unsigned tex_coord_count(TexGeom g) {
+    switch (g) {
+      case TexGeom::D1: return 1;
+      case TexGeom::D2: case TexGeom::A1D: return 2;
+      default: return 4;
+    }
+  }
+
+  bool tex_geom_mod(sv m, TexGeom& g, bool& have) {
+    static const std::pair<sv, TexGeom> table[] = {{"1d", TexGeom::D1},   {"2d", TexGeom::D2},
+                                                   {"3d", TexGeom::D3},   {"a1d", TexGeom::A1D},
+                                                   {"a2d", TexGeom::A2D}, {"cube", TexGeom::Cube}};
+    for (auto& [n, v] : table)
+      if (n == m && !have) return g = v, have = true;
+    return false;
+  }
+
+  /// The handle register of '[handle, {coords}]': a .u64 texture/surface object.
+  Operand tex_handle_operand(const Dec& d, size_t i) {
+    const RawOp& r = d.ops[i];
+    if (r.kind != RawOp::Addr || r.coords_tok == nullptr || r.name.empty() || r.offset != 0)
+      fail(*r.tok, "'" + std::string(d.full) + "' expects '[handle, {coordinates}]' as " + nth(i) + " operand");
+    const Binding* b = lookup(r.name);
+    if (b && b->kind == Binding::Reg) {
+      Operand o;
+      o.kind = OperandKind::Reg;
+      o.reg = b->slot;
+      return o;
+    }
+    if (b && b->kind == Binding::Pred) fail(*r.tok, "a predicate cannot be a texture or surface handle");
+    if (!b && r.name[0] == '%') fail(*r.tok, "unknown register '" + std::string(r.name) + "'");
+    fail(*r.tok, "unsupported: texture references (named texture/surface '" + std::string(r.name) +
+                     "'); use texture objects");
+  }
+
+  Operand tex_coord_operand(const Dec& d, size_t i, unsigned want) {
+    const RawOp& r = d.ops[i];
+    if (r.coords.size() != want)
+      fail(*r.coords_tok, "'" + std::string(d.full) + "' expects " + std::to_string(want) +
+                              (want == 1 ? " coordinate" : " coordinates") + ", got " + std::to_string(r.coords.size()));
+    Operand o;
+    o.kind = OperandKind::Vector;
+    o.count = uint8_t(want);
+    for (size_t k = 0; k < r.coords.size(); ++k) {
+      const Binding* b = lookup(r.coords[k]);
+      if (!b || b->kind == Binding::Var) fail(*r.coords_tok, "unknown register '" + std::string(r.coords[k]) + "'");
+      if (b->kind == Binding::Pred)
+        fail(*r.coords_tok, "predicate '" + std::string(r.coords[k]) + "' in a coordinate vector");
+      o.vregs[k] = b->slot;
+    }
+    return o;
+  }
+
+  /// tex[.level|.grad].geom.v4.dtype.ctype d, [a, c] {, lod | , ddx, ddy};
+  /// tld4.comp.2d.v4.dtype.f32 d, [a, c];
+  void decode_tex(Dec& d, bool tld4) {
+    Instruction& in = d.in;
+    in.op = tld4 ? Opcode::Tld4 : Opcode::Tex;
+    in.space = StateSpace::Global;  // timing: the fetch reads device memory
+    bool geom = false, v4 = false, comp = false;
+    mods(d, [&](sv m) {
+      if (tex_geom_mod(m, in.tex_geom, geom)) return true;
+      if (m == "v4") return v4 = true;
+      if (!tld4 && (m == "level" || m == "grad") && in.tex_lod == TexLod::Base)
+        return in.tex_lod = m == "level" ? TexLod::Level : TexLod::Grad, true;
+      if (tld4 && !comp && m.size() == 1 && sv("rgba").find(m[0]) != sv::npos)
+        return in.tld4_comp = uint8_t(sv("rgba").find(m[0])), comp = true;
+      return false;
+    });
+    if (!geom || !v4 || (tld4 && (!comp || in.tex_geom != TexGeom::D2))) unsupported(d);
+    in.vec = 4;
+    two_types(d, bit(DataType::F32) | bit(DataType::S32) | bit(DataType::U32),
+              tld4 ? bit(DataType::F32) : bit(DataType::F32) | bit(DataType::S32));
+    in.type = d.types[0];
+    in.type2 = d.types[1];
+    const size_t extra = in.tex_lod == TexLod::Level ? 1 : in.tex_lod == TexLod::Grad ? 2 : 0;
+    want_count(d, 2 + extra);
+    in.dst = vector_operand(d, 0, 4, true);
+    in.src[0] = tex_handle_operand(d, 1);
+    in.src[1] = tex_coord_operand(d, 1, tex_coord_count(in.tex_geom));
+    in.num_src = 2;
+    if (in.tex_lod == TexLod::Level) {
+      in.src[2] = src_operand(d, 2, DataType::F32);
+      in.num_src = 3;
+    } else if (in.tex_lod == TexLod::Grad) {
+      // One gradient per coordinate dimension, as a .v2 or .v4 vector.
+      const unsigned n = in.tex_geom == TexGeom::D1 || in.tex_geom == TexGeom::A1D ? 1
+                         : in.tex_geom == TexGeom::D2 || in.tex_geom == TexGeom::A2D ? 2 : 4;
+      in.src[2] = vector_operand(d, 2, n, false);
+      in.src[3] = vector_operand(d, 3, n, false);
+      in.num_src = 4;
+    }
+  }
+
+  /// suld.b.geom{.v2,.v4}.btype.clamp d, [a, c];  sust.b.geom{.v2,.v4}.btype.clamp [a, c], b;
+  void decode_surface(Dec& d, bool is_ld) {
+    Instruction& in = d.in;
+    in.op = is_ld ? Opcode::Suld : Opcode::Sust;
+    in.space = StateSpace::Global;
+    bool geom = false, raw = false, clamp = false;
+    mods(d, [&](sv m) {
+      if (m == "b" && !raw) return raw = true;
+      if (tex_geom_mod(m, in.tex_geom, geom)) return true;
+      if (m == "v2" || m == "v4") return in.vec = uint8_t(m == "v2" ? 2 : 4), true;
+      if (!clamp && (m == "trap" || m == "clamp" || m == "zero"))
+        return in.surf_clamp = m == "trap" ? SurfClamp::Trap : m == "clamp" ? SurfClamp::Clamp : SurfClamp::Zero,
+               clamp = true;
+      return is_cache_hint(m);
+    });
+    // Formatted (.p) access and layered surfaces are not what CUDA's surf*Dread/write emit.
+    if (!raw || !geom || in.tex_geom == TexGeom::A1D || in.tex_geom == TexGeom::A2D || in.tex_geom == TexGeom::Cube)
+      unsupported(d);
+    in.type = one_type(d, bit(DataType::B8) | bit(DataType::B16) | bit(DataType::B32) | bit(DataType::B64));
+    if (in.vec == 4 && in.type == DataType::B64) bad_type(d, in.type);
+    want_count(d, 2);
+    const size_t ai = is_ld ? 1 : 0, vi = is_ld ? 0 : 1;
+    in.src[0] = tex_handle_operand(d, ai);
+    in.src[1] = tex_coord_operand(d, ai, tex_coord_count(in.tex_geom));
+    // nvcc writes the scalar form's value as a one-element vector too: {%r1}.
+    const bool vector = in.vec > 1 || d.ops[vi].kind == RawOp::Vector;
+    if (is_ld) {
+      in.dst = vector ? vector_operand(d, vi, in.vec, true) : dst_operand(d, vi, false);
+      in.num_src = 2;
+    } else {
+      in.src[2] = vector ? vector_operand(d, vi, in.vec, false) : src_operand(d, vi, in.type);
+      in.num_src = 3;
     }
   }
 
@@ -2802,6 +2965,7 @@ class Parser {
     switch (in.op) {
       case Opcode::Ld: case Opcode::St: case Opcode::Atom: case Opcode::Red: case Opcode::Prefetch:
       case Opcode::Membar: case Opcode::WmmaLoad: case Opcode::WmmaStore:
+      case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust:
         return UnitClass::MEM;
       case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Nop:
         return UnitClass::CTRL;

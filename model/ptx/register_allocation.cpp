@@ -160,8 +160,12 @@ Motion motion_of(const Instruction& in) {
   switch (in.op) {
     case Opcode::St: case Opcode::Atom: case Opcode::Red: case Opcode::Membar: case Opcode::Bar:
     case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Bra:
-    case Opcode::Prefetch: case Opcode::Nop:
+    case Opcode::Prefetch: case Opcode::Nop: case Opcode::Sust:
       return Motion::Fixed;
+    case Opcode::Suld:  // surfaces are writable device memory
+      return Motion::Load;
+    case Opcode::Tex: case Opcode::Tld4:  // textures are read-only while a kernel runs
+      return Motion::ReadOnly;
     // The carry flag is an implicit dependence between these: keep the chain in order.
     case Opcode::AddCarry: case Opcode::SubCarry: case Opcode::MadCarry:
       return Motion::Fixed;

@@ -29,6 +29,7 @@ struct InstructionTiming {
   std::array<uint32_t, kMaxSrc> src{};
   std::array<uint32_t, kMaxDst> dst{};
   bool is_memory = false;      ///< goes through the LD/ST unit
+  bool is_texture = false;     ///< tex / tld4: reads go through the texture cache
   bool is_shared = false;      ///< .shared space (generic accesses are resolved at issue)
   bool is_membar = false;
   bool is_atomic = false;

@@ -43,6 +43,10 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   l1d_access_.bind(l1d_cache_->access_export);
   l1i_cache_->clk.bind(clk);
   l1d_cache_->clk.bind(clk);
+  tex_cache_ = std::make_unique<memory::L1Cache>("tex", config.tex, period);
+  tex_cache_->response_port.bind(*this);
+  tex_access_.bind(tex_cache_->access_export);
+  tex_cache_->clk.bind(clk);
 
   const uint32_t nsched = smc_.num_schedulers;
   schedulers::PolicyContext pctx;
@@ -104,12 +108,14 @@ StreamingMultiprocessor::~StreamingMultiprocessor() = default;
 
 memory::L1Cache& StreamingMultiprocessor::l1d() { return *l1d_cache_; }
 memory::L1Cache& StreamingMultiprocessor::l1i() { return *l1i_cache_; }
+memory::L1Cache& StreamingMultiprocessor::tex_cache() { return *tex_cache_; }
 
 void StreamingMultiprocessor::end_of_elaboration() {
   // What the ports resolved to, once: the per-access calls skip the port's
   // binding check.
   l1i_ = l1i_access_.operator->();
   l1d_ = l1d_access_.operator->();
+  tex_ = tex_access_.operator->();
 }
 
 // ------------------------------------------------------------------ CTAs
@@ -137,6 +143,9 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   line_queue_.clear();
   line_queue_head_ = 0;
   line_refused_at_ = kNever;
+  tex_queue_.clear();
+  tex_queue_head_ = 0;
+  tex_refused_at_ = kNever;
   fetch_refused_at_ = kNever;
   fetch_generations_ = 0;
   next_age_ = 0;
@@ -266,6 +275,7 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   writeback(now);
   read_operands_and_dispatch(now);
   send_lines(now);
+  send_tex_lines(now);
   issue(now);
   fetch(now);
   finish_warps(now);
@@ -290,6 +300,7 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
   if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
+  if (tex_queue_head_ != tex_queue_.size()) next = std::min(next, tex_->next_release_cycle());
   if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
@@ -333,6 +344,7 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = kNever;
   if (line_queue_head_ != line_queue_.size()) wake = l1d_->next_release_cycle();
+  if (tex_queue_head_ != tex_queue_.size()) wake = std::min(wake, tex_->next_release_cycle());
   if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
@@ -545,7 +557,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
         } else {
           l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
         }
-        line_queue_.push_back(l);
+        (t.is_texture ? tex_queue_ : line_queue_).push_back(l);
       }
       return;
     }
@@ -570,6 +582,22 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
     if (line_queue_head_ == line_queue_.size()) {
       line_queue_.clear();
       line_queue_head_ = 0;
+    }
+  }
+}
+
+void StreamingMultiprocessor::send_tex_lines(uint64_t now) {
+  // As send_lines, one line per cycle, into the texture cache.
+  if (tex_queue_head_ == tex_queue_.size()) return;
+  if (tex_refused_at_ != kNever) tex_->count_skipped_retries(tex_refused_at_, now);
+  tex_refused_at_ = now;
+  if (tex_->try_access(tex_queue_[tex_queue_head_], now)) {
+    tex_refused_at_ = kNever;
+    active_ = true;
+    ++tex_queue_head_;
+    if (tex_queue_head_ == tex_queue_.size()) {
+      tex_queue_.clear();
+      tex_queue_head_ = 0;
     }
   }
 }
@@ -1192,7 +1220,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
 // ------------------------------------------------------------------ stats
 
 bool StreamingMultiprocessor::waiting_on_memory() const {
-  if (line_queue_head_ != line_queue_.size()) return true;
+  if (line_queue_head_ != line_queue_.size() || tex_queue_head_ != tex_queue_.size()) return true;
   for (const MemoryOp& op : memory_ops_)
     if (op.valid) return true;
   for (const WarpSlot& w : warps_)

@@ -80,6 +80,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   ~StreamingMultiprocessor() override;
 
   memory::L1Cache& l1d();
+  memory::L1Cache& tex_cache();
   memory::L1Cache& l1i();
 
   /// A new GPU context whose first launch starts at `first_cycle`: the
@@ -252,6 +253,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void read_operands_and_dispatch(uint64_t now);
   void dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
+  void send_tex_lines(uint64_t now);
   void issue(uint64_t now);
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
   /// scheduler (slot mod N) is told, which differs under warp sharing.
@@ -335,6 +337,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint8_t, 64> unit_need_{};
   size_t line_queue_head_ = 0;
   std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
+  size_t tex_queue_head_ = 0;
+  std::vector<memory::LineAccess> tex_queue_;   // FIFO to the texture cache
+  uint64_t tex_refused_at_ = ~uint64_t(0);
   // Memory answers by (cycle, id) and completions by (cycle, push order):
   // both mostly arrive in that order already, which these queues exploit.
   memory::ArrivalQueue<uint64_t> responses_;
@@ -383,6 +388,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   sc_core::sc_port<memory::CacheAccessIf> l1i_access_{"l1i_access"}, l1d_access_{"l1d_access"};
   memory::CacheAccessIf* l1i_ = nullptr;
   memory::CacheAccessIf* l1d_ = nullptr;
+  // Texture fetches (tex, tld4) go to their own read-only cache, through its own port.
+  std::unique_ptr<memory::L1Cache> tex_cache_;
+  sc_core::sc_port<memory::CacheAccessIf> tex_access_{"tex_access"};
+  memory::CacheAccessIf* tex_ = nullptr;
   std::vector<RegisterBankPort> bank_ports_;
   std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 
