@@ -789,7 +789,13 @@ TEST_P(HalfKernels, NativeIsaForms) {
     if (i % 5 == 0) f[i] = float(int(r % 4001) - 2000) / 4096.0f;
   }
   const RefMods plain, relu{false, false, true}, ftz{true, false, false}, ftz_sat{true, true, false};
-  for (int op = 0; op <= 21; ++op) {
+  // cvt of an f32 to f16/bf16 in a mode, with .relu (negative and -0 -> +0).
+  auto cvt_ref = [](float v, Format fm, Mode md, bool clamp_negative) -> uint16_t {
+    if (std::isnan(v)) return kNaN;
+    const uint16_t h = std::isinf(v) ? uint16_t((v < 0 ? 0x8000u : 0) | inf_bits(fm)) : encode(decode_double(v), fm, md);
+    return clamp_negative && (h & 0x8000u) ? 0 : h;
+  };
+  for (int op = 0; op <= 24; ++op) {
     const auto out = run3("half_native_isa", in, op, &f);
     for (size_t i = 0; i < in.size(); ++i) {
       const uint16_t x = in.a[i], y = in.b[i], z = in.c[i];
@@ -838,8 +844,19 @@ TEST_P(HalfKernels, NativeIsaForms) {
           want = uint16_t(lo | (hi << 1));
           break;
         }
-        default:  // set.gt.bf16.f32 d, f, 0.5: 1.0 or 0.0 in bf16
+        case 21:  // set.gt.bf16.f32 d, f, 0.5: 1.0 or 0.0 in bf16
           want = f[i] > 0.5f ? 0x3f80u : 0;
+          break;
+        case 22:  // cvt.rn.relu.f16x2.f32 d, f, -0.75f: f to the high half
+          want = half_of(uint32_t(cvt_ref(f[i] * -0.75f, kF16, Mode::Rn, true)) |
+                         (uint32_t(cvt_ref(f[i], kF16, Mode::Rn, true)) << 16));
+          break;
+        case 23:  // cvt.rz.bf16x2.f32
+          want = half_of(uint32_t(cvt_ref(f[i] * -0.75f, kBF16, Mode::Rz, false)) |
+                         (uint32_t(cvt_ref(f[i], kBF16, Mode::Rz, false)) << 16));
+          break;
+        default:  // cvt.rn.relu.bf16.f32
+          want = cvt_ref(f[i], kBF16, Mode::Rn, true);
           break;
       }
       (void)p;
@@ -919,6 +936,9 @@ TEST(HalfParse, InvalidFormsAreLocatedErrors) {
       {"sin.approx.f16 %h1, %h2;", "not valid"},
       {"set.lt.f32.f16 %r1, %h1, %h2;", "not valid"},
       {"min.NaN.u32 %r1, %r2, %r3;", "unsupported"},
+      {"cvt.rn.f16x2.f32 %r1, %r2;", "expects 3 operands"},
+      {"cvt.rm.f16x2.f32 %r1, %r2, %r3;", "unsupported"},
+      {"cvt.rn.relu.f32.f16 %r1, %h1;", "not valid"},
   };
   for (auto [line, want] : bad) {
     const std::string src = head + line + "\nret;\n}\n";

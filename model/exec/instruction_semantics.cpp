@@ -1300,8 +1300,24 @@ void cvt_half_from(const Instruction& in, uint32_t mask, Warp& w) {
   const bool sat = in.sat;
   const DataType dt = in.type, st = in.type2;
   const bool irnd = r == Rounding::Rni || r == Rounding::Rzi || r == Rounding::Rmi || r == Rounding::Rpi;
+  if (ptx::type_is_packed_half(dt)) {
+    // cvt.{rn,rz}{.relu}.f16x2/.bf16x2.f32 d, a, b: a to the high half, b to the low.
+    if constexpr (std::is_same_v<S, float>) {
+      const fp::HalfFormat f = fp::half_format_of(dt);
+      const bool relu = in.relu;
+      auto one = [=](uint64_t x) {
+        const uint16_t h = fp::round_double_to_half(double(get<float>(x)), 0.0, f, r);
+        return relu && !fp::half_is_nan(h, f) && (h & 0x8000u) ? uint16_t(0) : h;
+      };
+      map2(in, mask, w, [=](uint64_t a, uint64_t b) { return (uint64_t(one(a)) << 16) | one(b); });
+    } else {
+      unsupported(in, mask, w, "packed conversion from a type other than f32");
+    }
+    return;
+  }
   if (ptx::type_is_half(dt)) {
     const fp::HalfFormat f = fp::half_format_of(dt);
+    const bool relu = in.relu;
     map1(in, mask, w, [=](uint64_t a) {
       double lo;
       double v = cvt_source<S>(a, st, flush, lo);
@@ -1311,7 +1327,9 @@ void cvt_half_from(const Instruction& in, uint32_t mask, Warp& w) {
         if (c != v) lo = 0.0;
         v = c;
       }
-      return uint64_t(fp::round_double_to_half(v, lo, f, r));
+      const uint16_t h = fp::round_double_to_half(v, lo, f, r);
+      // .relu: negative results (and -0) become +0; NaN stays NaN.
+      return uint64_t(relu && !fp::half_is_nan(h, f) && (h & 0x8000u) ? uint16_t(0) : h);
     });
     return;
   }

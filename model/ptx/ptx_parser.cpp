@@ -1968,16 +1968,28 @@ class Parser {
       mods(d, [&](sv m) {
         if (frnd(m)) return true;
         if (auto r = irnd_of(m)) return in.rnd = *r, true;
+        if (m == "relu") return in.relu = true;
         return flag_ftz_sat(m);
       });
       const TypeSet num = kB | kU | kS | kF | kF16 | bit(DataType::BF16) | k8;
-      two_types(d, num, num);
+      two_types(d, num | bit(DataType::F16x2) | bit(DataType::BF16x2), num);
       in.type = d.types[0];
       in.type2 = d.types[1];
-      want_count(d, 2);
+      // cvt.frnd2{.relu}.{f16,bf16,f16x2,bf16x2}.f32 (frnd2 = .rn/.rz); the
+      // packed forms take two sources: d.hi = cvt(a), d.lo = cvt(b).
+      const bool packed = type_is_packed_half(in.type);
+      if (packed || in.relu) {
+        if (in.type2 != DataType::F32 || !type_is_half(in.type)) bad_type(d, packed ? in.type2 : in.type);
+        if ((in.rnd != Rounding::Rn && in.rnd != Rounding::Rz) || in.ftz || in.sat) unsupported(d);
+      }
+      want_count(d, packed ? 3 : 2);
       in.dst = dst_operand(d, 0, false);
       in.src[0] = src_operand(d, 1, in.type2);
       in.num_src = 1;
+      if (packed) {
+        in.src[1] = src_operand(d, 2, in.type2);
+        in.num_src = 2;
+      }
       return;
     }
     if (base == "cvta") {

@@ -226,6 +226,19 @@ extern "C" __global__ void half_native_isa(const uint16_t* a, const uint16_t* b,
       break;
     }
     case 21: asm("set.gt.bf16.f32 %0, %1, 0f3F000000;" : "=h"(r) : "f"(f[i])); break;
+    case 22: {
+      unsigned s;
+      asm("cvt.rn.relu.f16x2.f32 %0, %1, %2;" : "=r"(s) : "f"(f[i]), "f"(f[i] * -0.75f));
+      r = (unsigned short)((i & 1) ? s >> 16 : s);
+      break;
+    }
+    case 23: {
+      unsigned s;
+      asm("cvt.rz.bf16x2.f32 %0, %1, %2;" : "=r"(s) : "f"(f[i]), "f"(f[i] * -0.75f));
+      r = (unsigned short)((i & 1) ? s >> 16 : s);
+      break;
+    }
+    case 24: asm("cvt.rn.relu.bf16.f32 %0, %1;" : "=h"(r) : "f"(f[i])); break;
     default: r = x; break;
   }
   out[i] = r;
