@@ -388,9 +388,12 @@ std::string read_breadth_ptx(const std::string& name) {
   return ss.str();
 }
 
+/// The same kernels compiled for sm_75 (bf16 and min/max emulated in f32)
+/// and for sm_80 / sm_90 (native bf16, min/max, fma.relu forms).
 struct HalfCase {
   exec::DivergenceMode divergence;
   platform::SimulationMode mode;
+  const char* ptx;
 };
 
 /// Input triples: all pairs of special values, then random patterns biased
@@ -437,7 +440,7 @@ Inputs make_inputs(Format f, uint32_t seed, size_t random_count) {
 
 class HalfKernels : public ::testing::TestWithParam<HalfCase> {
  protected:
-  HalfKernels() : dev(options()) { m = dev.load_module(read_breadth_ptx("half_math.ptx"), "half_math.ptx"); }
+  HalfKernels() : dev(options()) { m = dev.load_module(read_breadth_ptx(GetParam().ptx), GetParam().ptx); }
   platform::DeviceOptions options() const {
     platform::DeviceOptions o;
     o.divergence = GetParam().divergence;
@@ -889,12 +892,18 @@ TEST_P(HalfKernels, NativeIsaForms) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, HalfKernels,
-    ::testing::Values(HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},
-                      HalfCase{exec::DivergenceMode::Its, platform::SimulationMode::Functional},
-                      HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Timing}),
+    ::testing::Values(HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional, "half_math.ptx"},
+                      HalfCase{exec::DivergenceMode::Its, platform::SimulationMode::Functional, "half_math.ptx"},
+                      HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Timing, "half_math.ptx"},
+                      HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional, "half_math_sm80.ptx"},
+                      HalfCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional, "half_math_sm90.ptx"}),
     [](const ::testing::TestParamInfo<HalfCase>& param_info) {
       std::string name = param_info.param.divergence == exec::DivergenceMode::Its ? "Its" : "Ipdom";
-      return name + (param_info.param.mode == platform::SimulationMode::Timing ? "Timing" : "Functional");
+      name += param_info.param.mode == platform::SimulationMode::Timing ? "Timing" : "Functional";
+      const std::string file = param_info.param.ptx;
+      if (file.find("sm80") != std::string::npos) name += "Sm80";
+      if (file.find("sm90") != std::string::npos) name += "Sm90";
+      return name;
     });
 
 // ------------------------------------------------------------ timing classes

@@ -4,6 +4,7 @@
 // bf16 and .NaN/.relu forms of the PTX ISA that sm_75 code never emits.
 // Every value travels as raw 16-bit patterns so the test sees exact bits.
 // Regenerate: nvcc -ptx -arch=sm_75 -O3 half_math.cu -o half_math.ptx
+// (and -arch=sm_80 / sm_90 into half_math_sm80.ptx / half_math_sm90.ptx)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cstdint>
