@@ -1131,7 +1131,7 @@ TEST(PtxErrors, UnsupportedInstructionMessage) {
                         "vadd.s32.s32.s32 %r1, %r2, %r3;", "wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];",
                         "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};",
                         "cp.async.ca.shared.global [%r1], [%rd1], 16;", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];",
-                        "add.f16x2 %r1, %r2, %r3;", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
+                        "min.xorsign.abs.f16 %rs1, %rs2, %rs3;", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
                         "atom.global.add.noftz.f16 %rs1, [%rd1], %rs2;", "min.NaN.f32 %f1, %f2, %f3;", "lop3.b32 %r1, %r2, %r3, %r4, 0x96;",
                         "fence.proxy.async;", "prefetchu.L1 [%rd1];", "brx.idx %r1, tbl;"}) {
     std::string msg = error_of(s);

@@ -22,6 +22,7 @@
 #include "memory/device_memory.h"
 #include "model/exec/cta.h"
 #include "model/exec/float_ops.h"
+#include "model/exec/half_ops.h"
 #include "model/exec/int_ops.h"
 #include "model/exec/texture_unit.h"
 #include "model/exec/warp.h"
@@ -348,43 +349,51 @@ void float_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
   }
 }
 
-/// f16 arithmetic (add sub mul fma min max neg abs): computed in double and
-/// rounded once to half. a+b, a-b and a*b of halves are exact in double. For
-/// fma the product is exact but the sum may not be, so the sum is rounded to
-/// odd (sticky last bit), which makes the final rounding to half exact.
-uint16_t half_fma(float a, float b, float c, Rounding r) {
-  const double p = double(a) * double(b);  // exact: 11 x 11 bits
-  const double s = p + double(c);
-  // TwoSum residual: the exact sum is s + e.
-  const double bb = s - p;
-  const double e = (p - (s - bb)) + (double(c) - bb);
-  if (e == 0.0 || std::isinf(s)) return fp::double_to_half(s, r);
-  double t = s;
-  if ((e > 0) != (s > 0)) t = std::nextafter(s, 0.0);  // s + e truncated toward zero
-  const uint64_t u = fp::bits(t) | 1u;
-  return fp::double_to_half(fp::f64(u), r);
+// ------------------------------------------------------------ f16 / bf16 (and packed pairs)
+
+fp::HalfArith half_arith(const Instruction& in, DataType type) {
+  fp::HalfArith m;
+  m.format = fp::half_format_of(type);
+  m.ftz = in.ftz;
+  m.sat = in.sat;
+  m.relu = in.relu;
+  m.propagate_nan = in.nan_out;
+  return m;
 }
 
+/// d = op(sources) on 16-bit floats: once for f16/bf16, on each half of the
+/// register for f16x2/bf16x2 (element 0 in bits 0..15).
 template <int N, typename Op>
-void half_op(const Instruction& in, uint32_t mask, Warp& w, Op op) {
-  const Rounding r = in.rnd;
-  const bool sat = in.sat;
-  auto finish = [&](uint16_t h) {
-    if (!sat) return h;
-    const float f = fp::half_to_float(h);
-    return fp::float_to_half(fp::saturate(f), Rounding::Rn);
+void half_lanes(const Instruction& in, uint32_t mask, Warp& w, Op op) {
+  const bool packed = ptx::type_is_packed_half(in.type);
+  auto both = [packed, &op](auto... v) -> uint64_t {
+    const uint64_t lo = op(uint16_t(v)...);
+    if (!packed) return lo;
+    return lo | (uint64_t(op(uint16_t(v >> 16)...)) << 16);
   };
-  if constexpr (N == 1) {
-    map1(in, mask, w, [&](uint64_t a) { return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), r))); });
-  } else if constexpr (N == 2) {
-    map2(in, mask, w, [&](uint64_t a, uint64_t b) {
-      return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), fp::half_to_float(uint16_t(b)), r)));
-    });
-  } else {
-    map3(in, mask, w, [&](uint64_t a, uint64_t b, uint64_t c) {
-      return uint64_t(finish(op(fp::half_to_float(uint16_t(a)), fp::half_to_float(uint16_t(b)),
-                                fp::half_to_float(uint16_t(c)), r)));
-    });
+  if constexpr (N == 1) map1(in, mask, w, [&](uint64_t a) { return both(a); });
+  else if constexpr (N == 2) map2(in, mask, w, [&](uint64_t a, uint64_t b) { return both(a, b); });
+  else map3(in, mask, w, [&](uint64_t a, uint64_t b, uint64_t c) { return both(a, b, c); });
+}
+
+/// add sub mul fma min max neg abs ex2 tanh on f16, bf16, f16x2, bf16x2.
+[[gnu::noinline]] void exec_half(const Instruction& in, uint32_t mask, Warp& w) {
+  const fp::HalfArith m = half_arith(in, in.type);
+  using H = uint16_t;
+  switch (in.op) {
+    case Opcode::Add: half_lanes<2>(in, mask, w, [&m](H a, H b) { return fp::half_add(a, b, m); }); return;
+    case Opcode::Sub: half_lanes<2>(in, mask, w, [&m](H a, H b) { return fp::half_sub(a, b, m); }); return;
+    case Opcode::Mul: half_lanes<2>(in, mask, w, [&m](H a, H b) { return fp::half_mul(a, b, m); }); return;
+    case Opcode::Fma: case Opcode::Mad:
+      half_lanes<3>(in, mask, w, [&m](H a, H b, H c) { return fp::half_fma(a, b, c, m); });
+      return;
+    case Opcode::Min: half_lanes<2>(in, mask, w, [&m](H a, H b) { return fp::half_min(a, b, m); }); return;
+    case Opcode::Max: half_lanes<2>(in, mask, w, [&m](H a, H b) { return fp::half_max(a, b, m); }); return;
+    case Opcode::Neg: half_lanes<1>(in, mask, w, [&m](H a) { return fp::half_neg(a, m); }); return;
+    case Opcode::Abs: half_lanes<1>(in, mask, w, [&m](H a) { return fp::half_abs(a, m); }); return;
+    case Opcode::Ex2: half_lanes<1>(in, mask, w, [&m](H a) { return fp::half_ex2(a, m); }); return;
+    case Opcode::Tanh: half_lanes<1>(in, mask, w, [&m](H a) { return fp::half_tanh(a, m); }); return;
+    default: unsupported(in, mask, w, "no 16-bit float form");
   }
 }
 
@@ -436,8 +445,8 @@ void fma_f64_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint
     else fma_f64_lanes(a, b, c, d, mask);
     return;
   }
-  if (in.type == DataType::F16) {
-    half_op<3>(in, mask, w, [](float a, float b, float c, Rounding r) { return half_fma(a, b, c, r); });
+  if (ptx::type_is_half(in.type)) {
+    exec_half(in, mask, w);
     return;
   }
   if (!with_float(in.type, [&](auto tag) {
@@ -519,9 +528,8 @@ template <typename T>
 
 [[gnu::noinline]] void add_sub_float(const Instruction& in, uint32_t mask, Warp& w) {
   const bool sub = in.op == Opcode::Sub;
-  if (in.type == DataType::F16) {
-    if (sub) half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) - b, r); });
-    else half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) + b, r); });
+  if (ptx::type_is_half(in.type)) {
+    exec_half(in, mask, w);
     return;
   }
   if (!with_float(in.type, [&](auto tag) {
@@ -555,8 +563,8 @@ using Wide = std::conditional_t<
                        std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
 
 [[gnu::noinline]] void exec_mul(const Instruction& in, uint32_t mask, Warp& w) {
-  if (in.type == DataType::F16) {
-    half_op<2>(in, mask, w, [](float a, float b, Rounding r) { return fp::double_to_half(double(a) * b, r); });
+  if (ptx::type_is_half(in.type)) {
+    exec_half(in, mask, w);
     return;
   }
   if (with_float(in.type, [&](auto tag) {
@@ -751,10 +759,8 @@ using Wide = std::conditional_t<
 
 [[gnu::noinline]] void exec_abs_neg(const Instruction& in, uint32_t mask, Warp& w) {
   const bool neg = in.op == Opcode::Neg;
-  if (in.type == DataType::F16) {
-    // Sign-bit operations: exact, no rounding.
-    if (neg) map1(in, mask, w, [](uint64_t a) { return uint64_t(uint16_t(a) ^ 0x8000u); });
-    else map1(in, mask, w, [](uint64_t a) { return uint64_t(uint16_t(a) & 0x7fffu); });
+  if (ptx::type_is_half(in.type)) {  // sign-bit operations: exact, no rounding
+    exec_half(in, mask, w);
     return;
   }
   if (with_float(in.type, [&](auto tag) {
@@ -773,10 +779,8 @@ using Wide = std::conditional_t<
 
 [[gnu::noinline]] void exec_min_max(const Instruction& in, uint32_t mask, Warp& w) {
   const bool mx = in.op == Opcode::Max;
-  if (in.type == DataType::F16) {
-    half_op<2>(in, mask, w, [mx](float a, float b, Rounding) {
-      return fp::float_to_half(mx ? fp::ptx_max(a, b) : fp::ptx_min(a, b), Rounding::Rn);
-    });
+  if (ptx::type_is_half(in.type)) {
+    exec_half(in, mask, w);
     return;
   }
   if (with_float(in.type, [&](auto tag) {
@@ -797,6 +801,10 @@ using Wide = std::conditional_t<
 /// correctly rounded (or libm) result: within the PTX error bounds.
 [[gnu::noinline]] void exec_float_unary(const Instruction& in, uint32_t mask, Warp& w) {
   const Opcode op = in.op;
+  if (ptx::type_is_half(in.type)) {  // ex2.approx / tanh.approx on 16-bit floats
+    exec_half(in, mask, w);
+    return;
+  }
   if (!with_float(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         switch (op) {
@@ -1033,7 +1041,73 @@ uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp
   return pack_bits(r) & mask;
 }
 
+/// Comparison of 16-bit floats: lane masks of the low halves (`lo`) and, for
+/// f16x2/bf16x2, of the high halves (`hi`).
+void compare_half_lanes(const Instruction& in, DataType type, uint32_t mask, Warp& w, uint32_t& lo, uint32_t& hi) {
+  alignas(64) Scratch s0, s1;
+  const uint64_t* a = lanes_of(in, in.src[0], mask, w, s0);
+  const uint64_t* b = lanes_of(in, in.src[1], mask, w, s1);
+  const fp::HalfArith m = half_arith(in, type);
+  const bool packed = ptx::type_is_packed_half(type);
+  lo = hi = 0;
+  for_lanes(mask, [&](unsigned l) {
+    if (fp::half_compare(uint16_t(a[l]), uint16_t(b[l]), in.cmp, m)) lo |= 1u << l;
+    if (packed && fp::half_compare(uint16_t(a[l] >> 16), uint16_t(b[l] >> 16), in.cmp, m)) hi |= 1u << l;
+  });
+}
+
+/// t combined with the predicate c of setp/set .and/.or/.xor.
+inline uint32_t combine(ptx::BoolOp op, uint32_t t, uint32_t c) {
+  switch (op) {
+    case ptx::BoolOp::And: return t & c;
+    case ptx::BoolOp::Or: return t | c;
+    case ptx::BoolOp::Xor: return t ^ c;
+    default: return t;
+  }
+}
+
+/// setp on f16/bf16 (p = result, q = its complement) and on f16x2/bf16x2
+/// (p = low half's result, q = high half's), each combined with c.
+[[gnu::noinline]] void exec_setp_half(const Instruction& in, uint32_t mask, Warp& w) {
+  uint32_t lo, hi;
+  compare_half_lanes(in, in.type, mask, w, lo, hi);
+  const uint32_t c = in.boolop != ptx::BoolOp::None ? pred_value(in.src[2], w) : 0;
+  const uint32_t q = ptx::type_is_packed_half(in.type) ? hi : ~lo;
+  write_pred(w, in.dst, combine(in.boolop, lo, c), mask);
+  write_pred(w, in.dst2, combine(in.boolop, q, c), mask);
+}
+
+/// set with a 16-bit float destination or source: true writes 1.0 for a
+/// float destination, all ones for an integer one; a packed source sets each
+/// 16-bit half of the destination from its own comparison.
+[[gnu::noinline]] void exec_set_half(const Instruction& in, uint32_t mask, Warp& w) {
+  uint32_t lo, hi = 0;
+  if (ptx::type_is_half(in.type2)) compare_half_lanes(in, in.type2, mask, w, lo, hi);
+  else lo = compare_lanes(in, in.type2, mask, w);
+  const uint32_t c = in.boolop != ptx::BoolOp::None ? pred_value(in.src[2], w) : 0;
+  lo = combine(in.boolop, lo, c);
+  hi = combine(in.boolop, hi, c);
+  uint64_t yes = 0;
+  switch (in.type) {
+    case DataType::F16: case DataType::F16x2: yes = 0x3c00u; break;
+    case DataType::BF16: case DataType::BF16x2: yes = 0x3f80u; break;
+    case DataType::U16: case DataType::S16: yes = 0xffffu; break;
+    default: yes = ptx::type_is_packed_half(in.type2) ? 0xffffu : 0xffffffffu; break;  // u32 / s32
+  }
+  const bool packed = ptx::type_is_packed_half(in.type2);
+  uint64_t* d = dst_reg(in, mask, w);
+  for_lanes(mask, [&](unsigned l) {
+    uint64_t v = ((lo >> l) & 1u) ? yes : 0;
+    if (packed && ((hi >> l) & 1u)) v |= yes << 16;
+    d[l] = v;
+  });
+}
+
 [[gnu::noinline]] void exec_setp(const Instruction& in, uint32_t mask, Warp& w) {
+  if (ptx::type_is_half(in.type)) {
+    exec_setp_half(in, mask, w);
+    return;
+  }
   const uint32_t t = compare_lanes(in, in.type, mask, w);
   uint32_t p = t, q = ~t;
   if (in.boolop != ptx::BoolOp::None) {
@@ -1049,6 +1123,11 @@ uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp
 }
 
 [[gnu::noinline]] void exec_set(const Instruction& in, uint32_t mask, Warp& w) {
+  if (ptx::type_is_half(in.type) || ptx::type_is_half(in.type2) || in.type == DataType::U16 ||
+      in.type == DataType::S16) {
+    exec_set_half(in, mask, w);
+    return;
+  }
   uint32_t t = compare_lanes(in, in.type2, mask, w);
   if (in.boolop != ptx::BoolOp::None) {
     const uint32_t c = pred_value(in.src[2], w);
@@ -1123,13 +1202,14 @@ uint32_t compare_lanes(const Instruction& in, DataType type, uint32_t mask, Warp
     return;
   }
   if (in.src[0].kind == OperandKind::Vector) {
-    // Pack: element 0 is the least significant.
+    // Pack: element 0 is the least significant; integer elements are in imm.
     const Operand& v = in.src[0];
     const unsigned n = v.count;
     if (n == 0 || bits == 0 || bits % n != 0) unsupported(in, mask, w, "vector pack");
     const unsigned eb = bits / n;
     const uint64_t emask = eb >= 64 ? ~0ull : ((1ull << eb) - 1);
-    uint64_t tmp[kLanes] = {};
+    uint64_t tmp[kLanes];
+    for (unsigned l = 0; l < kLanes; ++l) tmp[l] = v.imm;
     for (unsigned i = 0; i < n; ++i) {
       if (v.vregs[i] == ptx::kNoReg) continue;
       const uint64_t* s = w.reg(v.vregs[i]);
@@ -1255,7 +1335,112 @@ void cvt_typed(const Instruction& in, uint32_t mask, Warp& w) {
   }
 }
 
+/// Exact value of a cvt source lane as hi + lo (lo only carries the sign of
+/// what a 64-bit integer loses in double); f32 sources flushed under .ftz.
+template <typename S>
+inline double cvt_source(uint64_t a, DataType type, bool flush, double& lo) {
+  lo = 0.0;
+  if (ptx::type_is_half(type)) return fp::half_bits_to_double(uint16_t(a), fp::half_format_of(type));
+  if constexpr (std::is_same_v<S, float>) {
+    const float f = get<float>(a);
+    return double(flush ? fp::ftz(f) : f);
+  } else if constexpr (std::is_same_v<S, double>) {
+    return get<double>(a);
+  } else {
+    const S v = get<S>(a);
+    const double hi = double(v);
+    if constexpr (sizeof(S) == 8) {
+      // 2^64 (the rounded value of a u64 near the top) still fits in __int128.
+      const __int128 diff = __int128(v) - __int128(hi);
+      lo = diff > 0 ? 1.0 : diff < 0 ? -1.0 : 0.0;
+    }
+    return hi;
+  }
+}
+
+/// cvt to or from f16/bf16: every rounding mode exact (one rounding of the
+/// exact source value); to an integer: rounded per the mode, NaN -> 0,
+/// saturated. .sat on a float destination clamps to [0, 1].
+template <typename S>
+void cvt_half_from(const Instruction& in, uint32_t mask, Warp& w) {
+  const Rounding r = in.rnd;
+  const bool flush = in.ftz && in.type2 == DataType::F32;
+  const bool sat = in.sat;
+  const DataType dt = in.type, st = in.type2;
+  const bool irnd = r == Rounding::Rni || r == Rounding::Rzi || r == Rounding::Rmi || r == Rounding::Rpi;
+  if (ptx::type_is_packed_half(dt)) {
+    // cvt.{rn,rz}{.relu}.f16x2/.bf16x2.f32 d, a, b: a to the high half, b to the low.
+    if constexpr (std::is_same_v<S, float>) {
+      const fp::HalfFormat f = fp::half_format_of(dt);
+      const bool relu = in.relu;
+      auto one = [=](uint64_t x) {
+        const uint16_t h = fp::round_double_to_half(double(get<float>(x)), 0.0, f, r);
+        return relu && !fp::half_is_nan(h, f) && (h & 0x8000u) ? uint16_t(0) : h;
+      };
+      map2(in, mask, w, [=](uint64_t a, uint64_t b) { return (uint64_t(one(a)) << 16) | one(b); });
+    } else {
+      unsupported(in, mask, w, "packed conversion from a type other than f32");
+    }
+    return;
+  }
+  if (ptx::type_is_half(dt)) {
+    const fp::HalfFormat f = fp::half_format_of(dt);
+    const bool relu = in.relu;
+    map1(in, mask, w, [=](uint64_t a) {
+      double lo;
+      double v = cvt_source<S>(a, st, flush, lo);
+      if (irnd && ptx::type_is_float(st)) v = fp::round_integral(v, r);  // integral value, then exact
+      if (sat) {
+        const double c = fp::saturate(v);
+        if (c != v) lo = 0.0;
+        v = c;
+      }
+      const uint16_t h = fp::round_double_to_half(v, lo, f, r);
+      // .relu: negative results (and -0) become +0; NaN stays NaN.
+      return uint64_t(relu && !fp::half_is_nan(h, f) && (h & 0x8000u) ? uint16_t(0) : h);
+    });
+    return;
+  }
+  // From a 16-bit float: its value is exact in f32, f64 and double.
+  const fp::HalfFormat f = fp::half_format_of(st);
+  if (dt == DataType::F32 || dt == DataType::F64) {
+    const bool flush_out = in.ftz && dt == DataType::F32;
+    map1(in, mask, w, [=](uint64_t a) {
+      // Through f32 so that a NaN keeps its payload (as the widening conversion does).
+      const uint16_t h = uint16_t(a);
+      double v = double(f == fp::HalfFormat::F16 ? fp::half_to_float(h) : fp::f32(uint32_t(h) << 16));
+      if (irnd) v = fp::round_integral(v, r);
+      if (sat) v = fp::saturate(v);
+      if (dt == DataType::F64) return fp::bits(v);
+      const float x = float(v);
+      return uint64_t(fp::bits(flush_out ? fp::ftz(x) : x));
+    });
+    return;
+  }
+  if (!with_int(dt, [&](auto dtag) {
+        using D = typename decltype(dtag)::type;
+        map1(in, mask, w, [=](uint64_t a) { return put_wide(float_to_int<D>(fp::half_bits_to_double(uint16_t(a), f), r)); });
+      }))
+    unsupported(in, mask, w, "");
+}
+
+[[gnu::noinline]] void exec_cvt_half(const Instruction& in, uint32_t mask, Warp& w) {
+  const DataType st = in.type2;
+  if (ptx::type_is_half(st)) {
+    cvt_half_from<uint16_t>(in, mask, w);
+    return;
+  }
+  if (st == DataType::F32) cvt_half_from<float>(in, mask, w);
+  else if (st == DataType::F64) cvt_half_from<double>(in, mask, w);
+  else if (!with_int(st, [&](auto stag) { cvt_half_from<typename decltype(stag)::type>(in, mask, w); }))
+    unsupported(in, mask, w, "");
+}
+
 [[gnu::noinline]] void exec_cvt(const Instruction& in, uint32_t mask, Warp& w) {
+  if (ptx::type_is_half(in.type) || ptx::type_is_half(in.type2)) {
+    exec_cvt_half(in, mask, w);
+    return;
+  }
   bool ok = false;
   with_any(in.type, [&](auto dtag) {
     using D = typename decltype(dtag)::type;

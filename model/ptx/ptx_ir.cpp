@@ -40,6 +40,9 @@ const char* type_name(DataType t) {
     case DataType::S32: return ".s32";
     case DataType::S64: return ".s64";
     case DataType::F16: return ".f16";
+    case DataType::BF16: return ".bf16";
+    case DataType::F16x2: return ".f16x2";
+    case DataType::BF16x2: return ".bf16x2";
     case DataType::F32: return ".f32";
     case DataType::F64: return ".f64";
   }

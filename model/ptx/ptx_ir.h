@@ -51,14 +51,18 @@ enum class DataType : uint8_t {
   U8, U16, U32, U64,
   S8, S16, S32, S64,
   F16, F32, F64,
+  /// bfloat16, and the packed pairs .f16x2/.bf16x2 (two values in one 32-bit
+  /// register, element 0 in the low half; arithmetic applies to each half).
+  BF16, F16x2, BF16x2,
 };
 
 /// Width in bytes of a data type (Pred -> 0).
 inline constexpr unsigned type_bytes(DataType t) {
   switch (t) {
     case DataType::B8: case DataType::U8: case DataType::S8: return 1;
-    case DataType::B16: case DataType::U16: case DataType::S16: case DataType::F16: return 2;
-    case DataType::B32: case DataType::U32: case DataType::S32: case DataType::F32: return 4;
+    case DataType::B16: case DataType::U16: case DataType::S16: case DataType::F16: case DataType::BF16: return 2;
+    case DataType::B32: case DataType::U32: case DataType::S32: case DataType::F32:
+    case DataType::F16x2: case DataType::BF16x2: return 4;
     case DataType::B64: case DataType::U64: case DataType::S64: case DataType::F64: return 8;
     default: return 0;
   }
@@ -67,8 +71,14 @@ inline constexpr bool type_is_signed(DataType t) {
   return t == DataType::S8 || t == DataType::S16 || t == DataType::S32 || t == DataType::S64;
 }
 inline constexpr bool type_is_float(DataType t) {
-  return t == DataType::F16 || t == DataType::F32 || t == DataType::F64;
+  return t == DataType::F16 || t == DataType::F32 || t == DataType::F64 || t == DataType::BF16 ||
+         t == DataType::F16x2 || t == DataType::BF16x2;
 }
+/// The 16-bit float family: f16, bf16 and their packed pairs.
+inline constexpr bool type_is_half(DataType t) {
+  return t == DataType::F16 || t == DataType::BF16 || t == DataType::F16x2 || t == DataType::BF16x2;
+}
+inline constexpr bool type_is_packed_half(DataType t) { return t == DataType::F16x2 || t == DataType::BF16x2; }
 
 enum class StateSpace : uint8_t {
   Generic, Global, Shared, Local, Param /* kernel parameters */, Const, Reg,
@@ -242,6 +252,8 @@ struct Instruction {
   bool volatile_ = false;
   bool noncoherent = false;         ///< ld.global.nc: read-only data, may be read before earlier stores
   bool shiftamt = false;            ///< bfind.shiftamt
+  bool relu = false;                ///< fma.relu (f16/bf16): negative results become +0
+  bool nan_out = false;             ///< min/max .NaN: a NaN operand gives the canonical NaN
   /// Carry chain: carry_in for addc/subc/madc (adds, or for subc subtracts, the
   /// lane's carry flag), carry_out for '.cc' (writes the flag: the carry, or for
   /// sub the borrow, out of the operation's width).

@@ -10,6 +10,7 @@
 #include "model/ptx/ptx_parser.h"
 
 #include "model/exec/float_ops.h"
+#include "model/exec/half_ops.h"
 
 #include <algorithm>
 #include <charconv>
@@ -148,6 +149,11 @@ bool literal_bits(const Literal& l, DataType t, uint64_t& out) {
     }
     return true;
   }
+  if (t == DataType::BF16) {  // rounded to nearest even, like cvt.rn.bf16
+    if (l.kind == Literal::Int) return false;
+    out = exec::fp::round_double_to_half(literal_as_double(l), 0.0, exec::fp::HalfFormat::BF16, Rounding::Rn);
+    return true;
+  }
   if (l.kind == Literal::Int) {
     out = l.bits;
     return true;
@@ -174,6 +180,7 @@ std::optional<DataType> type_of(sv m) {
       {"b64", DataType::B64},   {"u8", DataType::U8},   {"u16", DataType::U16}, {"u32", DataType::U32},
       {"u64", DataType::U64},   {"s8", DataType::S8},   {"s16", DataType::S16}, {"s32", DataType::S32},
       {"s64", DataType::S64},   {"f16", DataType::F16}, {"f32", DataType::F32}, {"f64", DataType::F64},
+      {"bf16", DataType::BF16}, {"f16x2", DataType::F16x2}, {"bf16x2", DataType::BF16x2},
   };
   for (auto& [n, t] : table)
     if (n == m) return t;
@@ -279,6 +286,8 @@ constexpr TypeSet kU = bit(DataType::U16) | bit(DataType::U32) | bit(DataType::U
 constexpr TypeSet kS = bit(DataType::S16) | bit(DataType::S32) | bit(DataType::S64);
 constexpr TypeSet kF = bit(DataType::F32) | bit(DataType::F64);
 constexpr TypeSet kF16 = bit(DataType::F16);
+/// f16, bf16 and the packed pairs f16x2, bf16x2.
+constexpr TypeSet kHalf = kF16 | bit(DataType::BF16) | bit(DataType::F16x2) | bit(DataType::BF16x2);
 constexpr TypeSet k8 = bit(DataType::B8) | bit(DataType::U8) | bit(DataType::S8);
 constexpr TypeSet kP = bit(DataType::Pred);
 
@@ -976,7 +985,7 @@ class Parser {
     const Token& t = peek();
     if (t.kind == TokKind::Word) {
       sv w = t.text;
-      if (w == ".reg") return parse_reg_decl(f);
+      if (w == ".reg" || w.substr(0, 5) == ".reg.") return parse_reg_decl(f);
       const bool ext = w == ".extern" && peek(1).is_word(".shared");
       if (ext) next();
       if (ext || w == ".local" || w == ".shared" || w == ".param") {
@@ -1036,15 +1045,18 @@ class Parser {
   }
 
   void parse_reg_decl(FuncDef& f) {
-    next();
-    const Token& tt = peek();
-    if (tt.kind != TokKind::Word || tt.text[0] != '.')
+    // '.reg .b32 x' or, as the inline asm of cuda_fp16.h writes it, '.reg.b32 x'.
+    const Token& rt = next();
+    const bool fused = rt.text.size() > 4;
+    const Token& tt = fused ? rt : peek();
+    const sv type_text = fused ? rt.text.substr(4) : tt.text;
+    if (tt.kind != TokKind::Word || type_text[0] != '.')
       fail(tt, "expected a type after .reg, found " + describe(tt));
-    if (tt.text == ".v2" || tt.text == ".v4" || tt.text == ".v8")
-      fail(tt, "vector registers (.reg " + std::string(tt.text) + ") are not supported");
-    auto ty = type_of(tt.text.substr(1));
-    if (!ty) fail(tt, "unsupported register type '" + std::string(tt.text) + "'");
-    next();
+    if (type_text == ".v2" || type_text == ".v4" || type_text == ".v8")
+      fail(tt, "vector registers (.reg " + std::string(type_text) + ") are not supported");
+    auto ty = type_of(type_text.substr(1));
+    if (!ty) fail(tt, "unsupported register type '" + std::string(type_text) + "'");
+    if (!fused) next();
     do {
       const Token& n = expect_name("a register name");
       Decl d;
@@ -1446,18 +1458,19 @@ class Parser {
         return r;
       }
       r.name = t.text;
-      if (t.text[0] == '%') {
+      const Binding* bound = t.text[0] == '%' ? nullptr : lookup(t.text);
+      // A register declared without '%' (temp_param_reg, or 'p' in the
+      // inline asm of cuda_fp16.h) is a register as well.
+      if (t.text[0] == '%' || (bound && bound->kind != Binding::Var)) {
         r.kind = RawOp::Reg;
         if (p < e && tok(p).is('|')) {
           ++p;
           const Token& n2 = need(p, e, "a register after '|'");
-          if (n2.kind != TokKind::Word || n2.text[0] != '%')
+          if (n2.kind != TokKind::Word || n2.text[0] == '.')
             fail(n2, "expected a register after '|', found " + describe(n2));
           r.name2 = n2.text;
           ++p;
         }
-      } else if (const Binding* b = lookup(t.text); b && b->kind != Binding::Var) {
-        r.kind = RawOp::Reg;  // a register declared without '%', e.g. temp_param_reg
       } else {
         r.kind = RawOp::Name;
         if (p < e && tok(p).is('+')) {
@@ -1472,7 +1485,8 @@ class Parser {
       ++p;
       while (true) {
         const Token& n = need(p, e, "a register in vector");
-        if (n.kind != TokKind::Word || n.text[0] == '.')
+        // Integer elements: 'mov.b32 %f1, {0, %rs1}' (cuda_bf16.h); checked by vector_operand.
+        if (n.kind != TokKind::Int && (n.kind != TokKind::Word || n.text[0] == '.'))
           fail(n, "expected a register in vector operand, found " + describe(n));
         r.elems.push_back(n.text);
         ++p;
@@ -1744,7 +1758,9 @@ class Parser {
     return o;
   }
 
-  Operand vector_operand(const Dec& d, size_t i, unsigned want, bool allow_sink) {
+  /// allow_imm: integer elements are allowed (mov pack); they go to the
+  /// operand's imm, already shifted into place, with vregs[k] = kNoReg.
+  Operand vector_operand(const Dec& d, size_t i, unsigned want, bool allow_sink, bool allow_imm = false) {
     const RawOp& r = d.ops[i];
     if (r.kind != RawOp::Vector)
       fail(*r.tok, "'" + std::string(d.full) + "' expects a vector '{...}' as " + nth(i) + " operand");
@@ -1756,6 +1772,20 @@ class Parser {
     o.count = uint8_t(want);
     for (size_t k = 0; k < r.elems.size(); ++k) {
       sv n = r.elems[k];
+      if (!n.empty() && n[0] >= '0' && n[0] <= '9') {
+        uint64_t v = 0;
+        const bool hex = n.size() > 2 && (n[1] == 'x' || n[1] == 'X');
+        sv digits = hex ? n.substr(2) : n;
+        if (!digits.empty() && digits.back() == 'U') digits.remove_suffix(1);
+        const auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v, hex ? 16 : 10);
+        if (!allow_imm || res.ec != std::errc() || res.ptr != digits.data() + digits.size())
+          fail(*r.tok, "expected a register in vector operand, found '" + std::string(n) + "'");
+        const unsigned eb = 8 * type_bytes(d.in.type) / want;
+        const uint64_t emask = eb >= 64 ? ~0ull : ((1ull << eb) - 1);
+        if (v > emask) fail(*r.tok, "vector element '" + std::string(n) + "' does not fit " + std::to_string(eb) + " bits");
+        o.imm |= v << (k * eb);
+        continue;
+      }
       if (n == "_") {
         if (!allow_sink) fail(*r.tok, "'_' is only allowed in destination vectors");
         continue;
@@ -1875,6 +1905,37 @@ class Parser {
 
   static bool is_int(DataType t) { return !type_is_float(t) && t != DataType::Pred && t != DataType::None; }
 
+  /// Modifiers of f16/bf16 arithmetic (add sub mul fma min max neg abs) per
+  /// the PTX ISA: only round-to-nearest (.rn, the default); .ftz and .sat
+  /// exist for f16 only; .relu only on fma.rn (not with .sat); .NaN only on
+  /// min/max. Non-half types must not carry .relu or .NaN.
+  void check_half_modifiers(const Dec& d) {
+    const Instruction& in = d.in;
+    if (!type_is_half(in.type)) {
+      if (in.relu || in.nan_out) unsupported(d);
+      return;
+    }
+    const bool bf = in.type == DataType::BF16 || in.type == DataType::BF16x2;
+    if (in.rnd != Rounding::None && in.rnd != Rounding::Rn)
+      fail(*d.op_tok, "'" + std::string(d.full) + "': " + type_name(in.type) + " arithmetic rounds only to nearest (.rn)");
+    if (bf && (in.ftz || in.sat)) unsupported(d);
+    if (in.relu && (in.op != Opcode::Fma || in.sat)) unsupported(d);
+  }
+
+  /// set.CmpOp.dtype.stype with 16-bit floats (PTX ISA "Half Precision
+  /// Comparison Instructions: set"): an f16/bf16 destination takes any scalar
+  /// source; .u16/.s16 destinations only f16/bf16 sources; packed sources give
+  /// a packed or 32-bit integer destination; .f32 takes no 16-bit float source.
+  void check_half_set_types(const Dec& d) {
+    const DataType dt = d.in.type, st = d.in.type2;
+    bool ok = true;
+    if (type_is_packed_half(st)) ok = dt == st || dt == DataType::U32 || dt == DataType::S32;
+    else if (type_is_packed_half(dt)) ok = false;
+    else if (dt == DataType::U16 || dt == DataType::S16) ok = st == DataType::F16 || st == DataType::BF16;
+    else if (dt == DataType::F32) ok = !type_is_half(st);
+    if (!ok) bad_type(d, dt);
+  }
+
   void decode_op(Dec& d, sv base) {
     Instruction& in = d.in;
     auto flag_ftz_sat = [&](sv m) {
@@ -1930,7 +1991,7 @@ class Parser {
           in.src[0] = src_operand(d, 1, in.type);
         } else {
           in.dst = dst_operand(d, 0, false);
-          in.src[0] = vector_operand(d, 1, parts, false);
+          in.src[0] = vector_operand(d, 1, parts, false, true);
         }
       } else {
         in.dst = dst_operand(d, 0, pred);
@@ -1944,16 +2005,28 @@ class Parser {
       mods(d, [&](sv m) {
         if (frnd(m)) return true;
         if (auto r = irnd_of(m)) return in.rnd = *r, true;
+        if (m == "relu") return in.relu = true;
         return flag_ftz_sat(m);
       });
-      const TypeSet num = kB | kU | kS | kF | kF16 | k8;
-      two_types(d, num, num);
+      const TypeSet num = kB | kU | kS | kF | kF16 | bit(DataType::BF16) | k8;
+      two_types(d, num | bit(DataType::F16x2) | bit(DataType::BF16x2), num);
       in.type = d.types[0];
       in.type2 = d.types[1];
-      want_count(d, 2);
+      // cvt.frnd2{.relu}.{f16,bf16,f16x2,bf16x2}.f32 (frnd2 = .rn/.rz); the
+      // packed forms take two sources: d.hi = cvt(a), d.lo = cvt(b).
+      const bool packed = type_is_packed_half(in.type);
+      if (packed || in.relu) {
+        if (in.type2 != DataType::F32 || !type_is_half(in.type)) bad_type(d, packed ? in.type2 : in.type);
+        if ((in.rnd != Rounding::Rn && in.rnd != Rounding::Rz) || in.ftz || in.sat) unsupported(d);
+      }
+      want_count(d, packed ? 3 : 2);
       in.dst = dst_operand(d, 0, false);
       in.src[0] = src_operand(d, 1, in.type2);
       in.num_src = 1;
+      if (packed) {
+        in.src[1] = src_operand(d, 2, in.type2);
+        in.num_src = 2;
+      }
       return;
     }
     if (base == "cvta") {
@@ -2000,8 +2073,9 @@ class Parser {
     }
     if (base == "add" || base == "sub") {
       mods(d, [&](sv m) { return frnd(m) || flag_ftz_sat(m); });
-      binary(base == "add" ? Opcode::Add : Opcode::Sub, kU | kS | kF | kF16);
+      binary(base == "add" ? Opcode::Add : Opcode::Sub, kU | kS | kF | kHalf);
       float_rounding_check();
+      check_half_modifiers(d);
       if (in.sat && in.type != DataType::S32 && !type_is_float(in.type)) unsupported(d);
       return;
     }
@@ -2014,7 +2088,7 @@ class Parser {
       });
       const bool is_mad = base == "mad";
       in.op = is_mad ? Opcode::Mad : Opcode::Mul;
-      in.type = one_type(d, kU | kS | kF | kF16);
+      in.type = one_type(d, kU | kS | kF | (is_mad ? kF16 : kHalf));
       if (is_int(in.type)) {
         if (in.mul == MulMode::None)
           fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo, .hi or .wide for an integer type");
@@ -2024,6 +2098,7 @@ class Parser {
         unsupported(d);
       }
       float_rounding_check();
+      if (!is_mad) check_half_modifiers(d);
       want_count(d, is_mad ? 4 : 3);
       in.dst = dst_operand(d, 0, false);
       in.src[0] = src_operand(d, 1, in.type);
@@ -2073,21 +2148,30 @@ class Parser {
     }
     if (base == "abs" || base == "neg") {
       mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
-      unary(base == "abs" ? Opcode::Abs : Opcode::Neg, kS | kF | kF16);
+      unary(base == "abs" ? Opcode::Abs : Opcode::Neg, kS | kF | kHalf);
       float_rounding_check();
+      if (in.ftz && (in.type == DataType::BF16 || in.type == DataType::BF16x2)) unsupported(d);
       return;
     }
     if (base == "min" || base == "max") {
-      mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
-      binary(base == "min" ? Opcode::Min : Opcode::Max, kU | kS | kF | kF16);
+      mods(d, [&](sv m) {
+        if (m == "NaN") return in.nan_out = true;
+        return m == "ftz" && (in.ftz = true);
+      });
+      binary(base == "min" ? Opcode::Min : Opcode::Max, kU | kS | kF | kHalf);
       float_rounding_check();
+      check_half_modifiers(d);
       return;
     }
     if (base == "fma") {
-      mods(d, [&](sv m) { return frnd(m) || flag_ftz_sat(m); });
+      mods(d, [&](sv m) {
+        if (m == "relu") return in.relu = true;
+        return frnd(m) || flag_ftz_sat(m);
+      });
       in.op = Opcode::Fma;
-      in.type = one_type(d, kF | kF16);
+      in.type = one_type(d, kF | kHalf);
       if (in.rnd == Rounding::None) fail(*d.op_tok, "'" + std::string(d.full) + "' needs a rounding mode");
+      check_half_modifiers(d);
       want_count(d, 4);
       in.dst = dst_operand(d, 0, false);
       for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
@@ -2111,8 +2195,13 @@ class Parser {
       });
       Opcode op = base == "ex2" ? Opcode::Ex2 : base == "lg2" ? Opcode::Lg2 : base == "sin" ? Opcode::Sin
                 : base == "cos" ? Opcode::Cos : Opcode::Tanh;
-      unary(op, bit(DataType::F32) | kF16);
+      // f16/bf16 forms exist for ex2 (bf16 only with .ftz, f16 without) and tanh.
+      unary(op, bit(DataType::F32) | (op == Opcode::Ex2 || op == Opcode::Tanh ? kHalf : 0));
       if (!in.approx) fail(*d.op_tok, "'" + std::string(d.full) + "' needs .approx");
+      if (type_is_half(in.type)) {
+        const bool bf = in.type == DataType::BF16 || in.type == DataType::BF16x2;
+        if (op == Opcode::Ex2 ? in.ftz != bf : in.ftz) unsupported(d);
+      }
       return;
     }
     if (base == "copysign") {
@@ -2249,17 +2338,20 @@ class Parser {
         return m == "ftz" && (in.ftz = true);
       });
       if (!have_cmp) unsupported(d);
-      const TypeSet cmp_types = kB | kU | kS | kF | kF16;
+      const TypeSet cmp_types = kB | kU | kS | kF | kHalf;
       DataType ct;
       if (base == "setp") {
         in.op = Opcode::Setp;
         in.type = ct = one_type(d, cmp_types);
       } else {
         in.op = Opcode::Set;
-        two_types(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::F32), cmp_types);
+        two_types(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::F32) | bit(DataType::U16) |
+                         bit(DataType::S16) | kHalf, cmp_types);
         in.type = d.types[0];
         in.type2 = ct = d.types[1];
+        check_half_set_types(d);
       }
+      if (in.ftz && (ct == DataType::BF16 || ct == DataType::BF16x2)) unsupported(d);
       if (in.ftz && !type_is_float(ct)) unsupported(d);
       if (type_is_float(ct) ? (in.cmp >= CmpOp::Lo && in.cmp <= CmpOp::Hs) : (in.cmp >= CmpOp::Equ))
         fail(*d.op_tok, "comparison ." + std::string(cmp_text) + " is not valid for type " + type_name(ct));
@@ -2267,6 +2359,9 @@ class Parser {
       if (in.op == Opcode::Setp) {
         const RawOp& r = d.ops[0];
         in.dst = dst_operand(d, 0, true, true);
+        // setp.f16x2 / .bf16x2 writes p (low half) | q (high half); both are required.
+        if (type_is_packed_half(ct) && r.name2.empty())
+          fail(*r.tok, "'" + std::string(d.full) + "' writes two predicates 'p|q'");
         if (!r.name2.empty()) {
           const Binding& b = reg_binding(r, r.name2);
           if (b.kind != Binding::Pred) fail(*r.tok, "'" + std::string(r.name2) + "' is not a predicate");
