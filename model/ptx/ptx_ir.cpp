@@ -10,6 +10,7 @@ const char* opcode_name(Opcode op) {
       "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp",
       "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind",
       "prmt", "shf",
+      "bmsk", "szext", "video",
       "setp", "set", "selp", "slct",
       "ld", "st", "atom", "red", "membar", "prefetch",
       "bar", "shfl", "vote", "activemask", "match",

@@ -27,6 +27,10 @@ enum class Opcode : uint8_t {
   // bit manipulation
   And, Or, Xor, Not, Cnot, Shl, Shr, Popc, Clz, Brev, Bfe, Bfi, Bfind, Prmt,
   Shf,
+  // bit mask generation and sign/zero extension of a bit field (sm_70+)
+  Bmsk, Szext,
+  // video instructions, scalar (vadd..vset) and SIMD (vadd2/4 ..), see VideoForm
+  Video,
   // comparison and selection
   Setp, Set, Selp, Slct,
   // memory
@@ -89,6 +93,36 @@ enum class TestpMode : uint8_t { Finite, Infinite, Number, NotANumber, Normal, S
 /// prmt.b32 selector mode; Default is the generic byte permute with the c selector.
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 
+/// Video instruction operation (PTX ISA "Scalar Video Instructions" and
+/// "SIMD Video Instructions").
+enum class VideoOp : uint8_t { Add, Sub, Absdiff, Min, Max, Avrg, Shl, Shr, Mad, Set };
+/// Scalar video secondary operation on the result and c: .add/.min/.max, or
+/// Merge for the 'd.dsel' form (the result's byte/half-word replaces that part of c).
+enum class VideoSecondary : uint8_t { None, Add, Min, Max, Merge };
+/// Scalar part selector codes (asel/bsel/dsel): .b0-.b3, .h0, .h1, whole word.
+constexpr uint8_t kVideoSelB0 = 0, kVideoSelH0 = 4, kVideoSelH1 = 5, kVideoSelWord = 6;
+
+/// Decoded form of a video instruction (Opcode::Video). Signedness comes from
+/// the three .u32/.s32 types (vset has no dtype: its result is unsigned).
+struct VideoForm {
+  VideoOp op = VideoOp::Add;
+  VideoSecondary op2 = VideoSecondary::None;
+  uint8_t lanes = 1;  ///< 1: scalar; 2: vop2 (half-words); 4: vop4 (bytes)
+  bool d_signed = false, a_signed = false, b_signed = false;
+  /// Scalar: kVideoSel* codes. SIMD: element i takes part (sel >> 4i) & 15 of
+  /// the 8-byte / 4-half-word pair {b, a} (a is parts 0..3 for bytes, 0..1 for halves).
+  uint16_t asel = kVideoSelWord, bsel = kVideoSelWord;
+  /// Scalar: the merge selector (kVideoSelWord without one). SIMD: bit i set
+  /// when element i of d is written (.mask); the others come from c.
+  uint8_t dsel = kVideoSelWord;
+  bool simd_accumulate = false;  ///< SIMD .add: d = c + sum of the masked elements
+  uint8_t scale = 0;             ///< vmad .shr7 / .shr15: right shift of the result
+  bool plus_one = false;         ///< vmad .po: (a*b) + c + 1
+  bool neg_product = false;      ///< vmad: exactly one of a, b negated
+  bool neg_c = false;            ///< vmad: c negated
+  bool shift_clamp = false;      ///< vshl/vshr .clamp (else .wrap)
+};
+
 /// Which execution unit an instruction needs; the timing model uses it.
 enum class UnitClass : uint8_t { SP, SFU, DP, MEM, CTRL, BAR };
 
@@ -147,6 +181,7 @@ struct SourceLoc {
 ///  bar Sync/Arrive: src[0] = barrier id, src[1] = thread count (kind None if absent).
 ///  bar Red*: dst (U32 for popc, Pred for and/or), src[0] = id, src[1] = count
 ///  (kind None if absent), src[2] = Pred (negate for '!').  bar Warp: src[0] = member mask.
+///  video: dst, src[0] = a, src[1] = b, src[2] = c (Imm 0 when absent); num_src 3.
 ///  shfl: dst (+ dst2 Pred if '%r|%p'), src[0] = a, src[1] = lane/delta, src[2] = clamp,
 ///  src[3] = member mask (num_src 4 for .sync, 3 otherwise).
 ///  vote: src[0] = Pred (negate for '!'), src[1] = member mask (.sync only);
@@ -176,6 +211,8 @@ struct Instruction {
   bool volatile_ = false;
   bool noncoherent = false;         ///< ld.global.nc: read-only data, may be read before earlier stores
   bool shiftamt = false;            ///< bfind.shiftamt
+  bool clamp = false;               ///< bmsk/szext .clamp (else .wrap)
+  VideoForm video;                  ///< Opcode::Video
   /// Carry chain: carry_in for addc/subc/madc (adds, or for subc subtracts, the
   /// lane's carry flag), carry_out for '.cc' (writes the flag: the carry, or for
   /// sub the borrow, out of the operation's width).
