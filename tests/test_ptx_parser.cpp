@@ -1445,6 +1445,17 @@ TEST(PtxErrors, FollowOnErrorsDoNotCallDefinedNamesUnknown) {
   EXPECT_EQ(d[1].message, "unknown register '%nope'");
 }
 
+TEST(PtxErrors, VariablesWithBadDeclaratorsStayDeclared) {
+  auto d = errors(std::string(kHeader) + ".global .align 4 .b32 tbl[2] = {1, 2, 3};\n"
+                                          ".visible .entry e()\n{\n.reg .b32 %r;\n.shared .b32 buf[4] = {1};\n"
+                                          "ld.global.u32 %r, [tbl];\nld.shared.u32 %r, [buf+4];\nmov.u32 %r, buf;\nret;\n}\n");
+  ASSERT_EQ(d.size(), 2u) << d[0].format() << "\n" << d.back().format();
+  EXPECT_EQ(d[0].message, "too many initializers for 'tbl'");
+  EXPECT_EQ(d[0].line, 4u);
+  EXPECT_EQ(d[1].message, "variables in .shared cannot have initializers");
+  EXPECT_EQ(d[1].line, 8u);
+}
+
 TEST(PtxErrors, VideoInstructionMistakesAreLocated) {
   EXPECT_EQ(error_of("vadd.u32.u32.u32 %r1, %r2.b4, %r3;"),
             "'vadd.u32.u32.u32': bad selector '.b4' (expected .b0, .b1, .b2, .b3, .h0 or .h1)");

@@ -680,34 +680,70 @@ class Parser {
       d.name = std::string(n.text);
       d.loc = {n.line, n.column};
       d.elems = vec;
-      while (accept('[')) {
-        if (peek().is(']')) {
-          d.unsized = true;
-        } else {
-          const Token& nt = peek();
-          uint32_t k = expect_u32("an array size");
-          if (uint64_t(d.elems) * k * d.elem_bytes() > (1ull << 31)) fail(nt, "array too large");
-          d.elems *= k;
-        }
-        expect(']', "after array size");
+      try {
+        parse_var_declarator(d, n);
+      } catch (const StmtAbort&) {
+        // Reported already; the name stays declared (erroneous, no data) so
+        // that its uses raise no follow-on "unknown symbol" errors.
+        d.erroneous = true;
+        d.unsized = false;
+        d.elems = std::max(d.elems, 1u);
+        d.init.clear();
+        d.has_init = false;
+        out.push_back(std::move(d));
+        skip_rest_of_statement();
+        return out;
       }
-      if (accept('=')) parse_initializer(d);
-      if (d.unsized) {
-        if (d.has_init) {
-          d.elems = uint32_t(d.init.size());
-          d.unsized = false;
-        } else if (!(d.is_extern && d.space == StateSpace::Shared)) {
-          fail(n, "array '" + d.name + "' has no size");
-        } else {
-          d.elems = 0;
-        }
-      }
-      if (d.has_init && d.init.size() > d.elems)
-        fail(n, "too many initializers for '" + d.name + "'");
       out.push_back(std::move(d));
     } while (accept(','));
     expect(';', "after variable declaration");
     return out;
+  }
+
+  /// Skips to just after the current statement's ';' (braces of an initializer
+  /// included; not past an unmatched '}' or the next directive line).
+  void skip_rest_of_statement() {
+    int depth = 0;
+    while (!at_end()) {
+      const Token& t = peek();
+      if (t.is(';')) {
+        next();
+        return;
+      }
+      if (t.is('}') && depth == 0) return;
+      if (t.line_start && t.kind == TokKind::Word && t.text[0] == '.') return;
+      if (t.is('{')) ++depth;
+      if (t.is('}')) --depth;
+      next();
+    }
+  }
+
+  /// The rest of one variable declarator after its name: [dims] [= init].
+  void parse_var_declarator(Decl& d, const Token& n) {
+    while (accept('[')) {
+      if (peek().is(']')) {
+        d.unsized = true;
+      } else {
+        const Token& nt = peek();
+        uint32_t k = expect_u32("an array size");
+        if (uint64_t(d.elems) * k * d.elem_bytes() > (1ull << 31)) fail(nt, "array too large");
+        d.elems *= k;
+      }
+      expect(']', "after array size");
+    }
+    if (accept('=')) parse_initializer(d);
+    if (d.unsized) {
+      if (d.has_init) {
+        d.elems = uint32_t(d.init.size());
+        d.unsized = false;
+      } else if (!(d.is_extern && d.space == StateSpace::Shared)) {
+        fail(n, "array '" + d.name + "' has no size");
+      } else {
+        d.elems = 0;
+      }
+    }
+    if (d.has_init && d.init.size() > d.elems)
+      fail(n, "too many initializers for '" + d.name + "'");
   }
 
   void parse_initializer(Decl& d) {
