@@ -158,25 +158,19 @@ struct MadForm {
 
 uint32_t ref_vmad(const MadForm& f, uint32_t a, uint32_t b, uint32_t c) {
   // (±a*b) ± c (+1 for .po) in exact arithmetic; the product fits 66 bits.
-  // c is read with the product's signedness (unsigned only for an unsigned,
-  // un-negated product); negating c makes the result signed.
-  const bool signed_product = f.as || f.bs || (f.nega != f.negb);
-  const bool signed_final = signed_product || f.negc;
+  // c is sign-extended when the result is signed (a signed source or any negation).
+  const bool signed_final = f.as || f.bs || (f.nega != f.negb) || f.negc;
   __int128 p = __int128(ref_part(a, f.asel, f.as)) * ref_part(b, f.bsel, f.bs);
-  __int128 cc = signed_product ? __int128(int32_t(c)) : __int128(c);
+  __int128 cc = signed_final ? __int128(int32_t(c)) : __int128(c);
   if (f.nega != f.negb) p = -p;
   if (f.negc) cc = -cc;
   __int128 r = p + cc + (f.po ? 1 : 0);
   r >>= f.scale;  // arithmetic: floor division by 2^scale
-  const uint64_t low64 = uint64_t(r);
   if (f.sat) {
-    if (signed_final) {
-      const int64_t v = int64_t(low64);
-      return uint32_t(v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v);
-    }
-    return low64 > 0xffffffffull ? 0xffffffffu : uint32_t(low64);
+    const __int128 lo = signed_final ? INT32_MIN : 0, hi = signed_final ? INT32_MAX : UINT32_MAX;
+    r = std::min(std::max(r, lo), hi);
   }
-  return uint32_t(low64);
+  return uint32_t(uint64_t(r));
 }
 
 /// SIMD: op 0 add, 1 sub, 2 avrg, 3 absdiff, 4 min, 5 max, 6 set.

@@ -110,11 +110,11 @@ uint32_t scalar(const VideoForm& v, CmpOp cmp, bool sat, uint32_t a, uint32_t b,
   const int64_t ta = select_part(a, uint8_t(v.asel), v.a_signed);
   if (v.op == VideoOp::Mad) {
     const int64_t tb = select_part(b, uint8_t(v.bsel), v.b_signed);
-    // c has the product's signedness; the result is signed also when c is negated.
-    const bool signed_product = v.a_signed || v.b_signed || v.neg_product;
-    const bool signed_final = signed_product || v.neg_c;
+    // The ISA's pseudo-code: c is sign-extended whenever the result is signed
+    // (a signed source, a negated product or a negated c), else zero-extended.
+    const bool signed_final = v.a_signed || v.b_signed || v.neg_product || v.neg_c;
     __int128 t = __int128(ta) * tb;
-    __int128 tc = signed_product ? __int128(int32_t(c)) : __int128(c);
+    __int128 tc = signed_final ? __int128(int32_t(c)) : __int128(c);
     int lsb = 0;
     // Negation is one's complement plus the carry-in bit, as the ISA writes it.
     if (v.plus_one) {
@@ -126,15 +126,13 @@ uint32_t scalar(const VideoForm& v, CmpOp cmp, bool sat, uint32_t a, uint32_t b,
       tc = ~tc;
       lsb = 1;
     }
+    // Scaling shifts the exact sum (sign-extending a signed result); .sat
+    // clamps that value to the 32-bit range of the result's signedness.
     __int128 r = (t + tc + lsb) >> v.scale;
-    r = __int128(int64_t(uint64_t(r)));  // the 64-bit result the ISA clamps
     if (sat) {
-      if (signed_final) {
-        r = r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : r;
-      } else {
-        const uint64_t u = uint64_t(r);
-        return u > 0xffffffffull ? 0xffffffffu : uint32_t(u);
-      }
+      const __int128 lo = signed_final ? __int128(INT32_MIN) : 0;
+      const __int128 hi = signed_final ? __int128(INT32_MAX) : __int128(UINT32_MAX);
+      r = r < lo ? lo : r > hi ? hi : r;
     }
     return uint32_t(uint64_t(r));
   }
