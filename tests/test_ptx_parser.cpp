@@ -1456,6 +1456,19 @@ TEST(PtxErrors, VariablesWithBadDeclaratorsStayDeclared) {
   EXPECT_EQ(d[1].line, 8u);
 }
 
+TEST(PtxErrors, FunctionsWithUnsupportedHeaderPartsStayDefined) {
+  auto d = errors(std::string(kHeader) +
+                  ".func (.param .b32 .weird r) f(.param .b32 x)\n{\n.reg .b32 %a;\nld.param.b32 %a, [x];\n"
+                  "st.param.b32 [r], %a;\nret;\n}\n"
+                  ".visible .entry e() .badperf 3, 4\n{\n.param .b32 p;\n.param .b32 q;\nst.param.b32 [p], 1;\n"
+                  "call (q), f, (p);\nret;\n}\n");
+  ASSERT_EQ(d.size(), 2u) << d[0].format() << "\n" << d.back().format();
+  EXPECT_EQ(d[0].message, "unsupported syntax: unsupported qualifier '.weird' in parameter declaration");
+  EXPECT_EQ(d[0].line, 4u);
+  EXPECT_EQ(d[1].message, "unsupported syntax: unknown or unsupported function directive '.badperf'");
+  EXPECT_EQ(d[1].line, 11u);
+}
+
 TEST(PtxErrors, VideoInstructionMistakesAreLocated) {
   EXPECT_EQ(error_of("vadd.u32.u32.u32 %r1, %r2.b4, %r3;"),
             "'vadd.u32.u32.u32': bad selector '.b4' (expected .b0, .b1, .b2, .b3, .h0 or .h1)");

@@ -851,7 +851,10 @@ class Parser {
         d.type = *ty;
         have_type = true;
       } else {
-        fail(m, "unsupported syntax: unsupported qualifier '" + std::string(m.text) + "' in parameter declaration");
+        // Reported once; the parameter stays declared (erroneous) so that the
+        // function is still defined and uses of the name raise no follow-on errors.
+        error(m, "unsupported syntax: unsupported qualifier '" + std::string(m.text) + "' in parameter declaration");
+        d.erroneous = true;
       }
     }
     if (!have_type) fail(peek(), "expected a type in parameter declaration, found " + describe(peek()));
@@ -924,7 +927,12 @@ class Parser {
         }
         expect(';', "after .pragma");
       } else {
-        fail(d, "unsupported syntax: unknown or unsupported function directive '" + std::string(w) + "'");
+        // Reported and skipped with its arguments: the function is still
+        // defined, so calls to it raise no follow-on "unknown function".
+        error(d, "unsupported syntax: unknown or unsupported function directive '" + std::string(w) + "'");
+        while (!at_end() && !peek().is('{') && !peek().is(';') &&
+               !(peek().kind == TokKind::Word && peek().text[0] == '.'))
+          next();
       }
     }
     if (accept(';')) {
