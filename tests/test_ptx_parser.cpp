@@ -1128,7 +1128,7 @@ TEST(PtxErrors, UnsupportedInstructionMessage) {
             "k.ptx:12:3: error: unsupported PTX instruction 'txq.width.b32' at k.ptx:12:3\n"
             "    txq.width.b32 %r1, [%rd1];");
   for (const char* s : {"suq.width.b32 %r1, [%rd1];",
-                        "vadd.s32.s32.s32 %r1, %r2, %r3;", "wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];",
+                        "istypep.texref %p1, %rd1;", "wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r1}, [%rd1];",
                         "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};",
                         "cp.async.ca.shared.global [%r1], [%rd1], 16;", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];",
                         "min.xorsign.abs.f16 %rs1, %rs2, %rs3;", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
@@ -1408,3 +1408,113 @@ TEST(PtxFixture, WarpPrimitivesAndMath) {
   EXPECT_NE(m.code[br].src[2].reg, m.code[pc_of(m, "vote.sync.all.pred %p1")].dst.reg);
   EXPECT_GE(m.global_segment_bytes, 24u);  // __cudart_i2opi_f
 }
+
+namespace {
+
+// Issue 18: unsupported syntax is named as such, with its place; a failed
+// declaration is still recorded, so its names raise no follow-on errors.
+TEST(PtxErrors, UnsupportedSyntaxIsNamedAndLocated) {
+  auto d = errors(std::string(kHeader) +
+                  ".visible .entry e()\n{\n.reg .v4 .f32 %v<2>;\n.reg .b32 %r<3>;\n"
+                  "mov.b32 %r1, %v1;\nmov.b32 %r2, 7;\nret;\n}\n");
+  ASSERT_EQ(d.size(), 1u) << d[0].format();
+  EXPECT_EQ(d[0].message, "unsupported syntax: vector registers (.reg .v4) are not supported");
+  EXPECT_EQ(d[0].line, 6u);
+  EXPECT_EQ(d[0].column, 6u);
+  EXPECT_EQ(d[0].format().rfind("t.ptx:6:6: error: unsupported syntax: ", 0), 0u);
+
+  auto t = errors(std::string(kHeader) + ".visible .entry e()\n{\n.reg .q32 %q, %w;\n.reg .pred %p;\n"
+                                          "@%p mov.b32 %q, %w;\nret;\n}\n");
+  ASSERT_EQ(t.size(), 1u) << t[0].format();
+  EXPECT_EQ(t[0].message, "unsupported syntax: unsupported register type '.q32'");
+
+  auto q = errors(std::string(kHeader) + ".visible .entry e()\n{\n.reg .b32 %r;\n"
+                                          ".shared .align 4 .weird .b32 buf[4];\n"
+                                          "ld.shared.u32 %r, [buf];\nret;\n}\n");
+  ASSERT_EQ(q.size(), 1u) << q[0].format();
+  EXPECT_EQ(q[0].message, "unsupported syntax: unsupported qualifier '.weird' in variable declaration");
+  EXPECT_EQ(q[0].line, 7u);
+}
+
+TEST(PtxErrors, FollowOnErrorsDoNotCallDefinedNamesUnknown) {
+  // The bad statement between the declaration and the use does not lose the
+  // declaration; the only errors are the bad statement's and a real unknown name.
+  auto d = errors(std::string(kHeader) +
+                  ".visible .entry e()\n{\n.reg .b32 %r<3>;\n.reg .pred %p;\n"
+                  "add.u32 %r1, %r2 %r2;\n@%p mov.b32 %r1, %r2;\nmov.b32 %r1, %nope;\nret;\n}\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].line, 8u);
+  EXPECT_EQ(d[0].message, "expected ',' between operands, found '%r2'");
+  EXPECT_EQ(d[1].line, 10u);
+  EXPECT_EQ(d[1].message, "unknown register '%nope'");
+}
+
+TEST(PtxErrors, VariablesWithBadDeclaratorsStayDeclared) {
+  auto d = errors(std::string(kHeader) + ".global .align 4 .b32 tbl[2] = {1, 2, 3};\n"
+                                          ".visible .entry e()\n{\n.reg .b32 %r;\n.shared .b32 buf[4] = {1};\n"
+                                          "ld.global.u32 %r, [tbl];\nld.shared.u32 %r, [buf+4];\nmov.u32 %r, buf;\nret;\n}\n");
+  ASSERT_EQ(d.size(), 2u) << d[0].format() << "\n" << d.back().format();
+  EXPECT_EQ(d[0].message, "too many initializers for 'tbl'");
+  EXPECT_EQ(d[0].line, 4u);
+  EXPECT_EQ(d[1].message, "variables in .shared cannot have initializers");
+  EXPECT_EQ(d[1].line, 8u);
+}
+
+TEST(PtxErrors, FunctionsWithUnsupportedHeaderPartsStayDefined) {
+  auto d = errors(std::string(kHeader) +
+                  ".func (.param .b32 .weird r) f(.param .b32 x)\n{\n.reg .b32 %a;\nld.param.b32 %a, [x];\n"
+                  "st.param.b32 [r], %a;\nret;\n}\n"
+                  ".visible .entry e() .badperf 3, 4\n{\n.param .b32 p;\n.param .b32 q;\nst.param.b32 [p], 1;\n"
+                  "call (q), f, (p);\nret;\n}\n");
+  ASSERT_EQ(d.size(), 2u) << d[0].format() << "\n" << d.back().format();
+  EXPECT_EQ(d[0].message, "unsupported syntax: unsupported qualifier '.weird' in parameter declaration");
+  EXPECT_EQ(d[0].line, 4u);
+  EXPECT_EQ(d[1].message, "unsupported syntax: unknown or unsupported function directive '.badperf'");
+  EXPECT_EQ(d[1].line, 11u);
+}
+
+TEST(PtxErrors, VideoInstructionMistakesAreLocated) {
+  EXPECT_EQ(error_of("vadd.u32.u32.u32 %r1, %r2.b4, %r3;"),
+            "'vadd.u32.u32.u32': bad selector '.b4' (expected .b0, .b1, .b2, .b3, .h0 or .h1)");
+  EXPECT_EQ(error_of("vadd.u32.u32 %r1, %r2, %r3;"),
+            "'vadd.u32.u32' needs 3 types (.dtype.atype.btype, each .u32 or .s32)");
+  EXPECT_EQ(error_of("vadd.u32.u32.u32 %r1, %r2, %r3, %r4;"),
+            "'vadd.u32.u32.u32' takes c with .add, .min, .max or a destination selector, and only then");
+  EXPECT_EQ(error_of("vshl.u32.u32.u32 %r1, %r2, %r3;"), "'vshl.u32.u32.u32' needs .clamp or .wrap");
+  EXPECT_EQ(error_of("vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;"),
+            "'vadd4.u32.u32.u32.sat.add': .sat cannot be combined with the .add accumulate");
+  EXPECT_EQ(error_of("vmin4.u32.u32.u32 %r1.b02, %r2, %r3, %r4;"),
+            "'vmin4.u32.u32.u32': bad mask '.b02' (expected .b and descending element digits, e.g. .b3210)");
+  EXPECT_EQ(error_of("vadd2.u32.u32.u32 %r1, %r2.h41, %r3, %r4;"),
+            "'vadd2.u32.u32.u32': bad selector '.h41' (expected .h and 2 digits 0-3)");
+  EXPECT_EQ(error_of("vmad.u32.u32.u32.po %r1, -%r2, %r3, %r4;"),
+            "'vmad.u32.u32.u32.po': operands cannot be negated in .po mode");
+  EXPECT_EQ(error_of("add.u32 %r1, -%r2, %r3;"), "'-' before a register is only allowed on vmad source operands");
+  EXPECT_EQ(error_of("bmsk.b32 %r1, %r2, %r3;"), "'bmsk.b32' needs .clamp or .wrap");
+  EXPECT_EQ(error_of("szext.clamp.b32 %r1, %r2, %r3;"), "type .b32 is not valid for 'szext.clamp.b32'");
+  EXPECT_EQ(error_of("vset.u32.u32.lo %r1, %r2, %r3;"), "unsupported PTX instruction 'vset.u32.u32.lo' at t.ptx:12:1");
+}
+
+TEST(PtxInlineAsm, ScopedRegistersWithoutPercentShadowAndPipeDestinations) {
+  Module m = parse(kernel(
+      "{\n.reg .pred p, q;\n.reg .u32 r0;\nsetp.lt.s32 p|q, %r1, %r2;\n@p add.u32 r0, r0, %r5;\n"
+      "shfl.sync.up.b32 r0|p, %r1, 1, 0, -1;\n{\n.reg .u32 r0;\n@!q mov.u32 r0, 3;\n}\n}\n"));
+  const Instruction& setp = m.code[0];
+  EXPECT_EQ(setp.op, Opcode::Setp);
+  EXPECT_EQ(setp.dst2.kind, OperandKind::Pred);
+  EXPECT_NE(setp.dst.reg, setp.dst2.reg);
+  const Instruction& add = m.code[1];
+  EXPECT_EQ(add.guard, setp.dst.reg);
+  const Instruction& shfl = m.code[2];
+  EXPECT_EQ(shfl.dst.reg, add.dst.reg);
+  EXPECT_EQ(shfl.dst2.kind, OperandKind::Pred);
+  EXPECT_EQ(shfl.dst2.reg, setp.dst.reg);
+  const Instruction& inner = m.code[3];
+  EXPECT_NE(inner.dst.reg, add.dst.reg);  // the inner r0 shadows the outer one
+  EXPECT_EQ(inner.guard, setp.dst2.reg);
+  EXPECT_TRUE(inner.guard_negated);
+  // Outside its block the scoped name is unknown.
+  EXPECT_EQ(error_of("{\n.reg .pred p;\n}\n@p ret;"), "unknown register 'p'");
+}
+
+}  // namespace

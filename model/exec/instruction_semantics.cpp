@@ -25,6 +25,7 @@
 #include "model/exec/half_ops.h"
 #include "model/exec/int_ops.h"
 #include "model/exec/texture_unit.h"
+#include "model/exec/video_ops.h"
 #include "model/exec/warp.h"
 
 namespace tlmgpu::exec {
@@ -922,6 +923,28 @@ using Wide = std::conditional_t<
         }
       }))
     unsupported(in, mask, w, "");
+}
+
+// bmsk, szext and the video instructions: per-lane functions in video_ops.
+[[gnu::noinline]] void exec_video(const Instruction& in, uint32_t mask, Warp& w) {
+  if (in.op == Opcode::Bmsk) {
+    const bool clamp = in.clamp;
+    map2(in, mask, w, [clamp](uint64_t a, uint64_t b) { return put(video::bmsk(uint32_t(a), uint32_t(b), clamp)); });
+    return;
+  }
+  if (in.op == Opcode::Szext) {
+    const bool clamp = in.clamp, is_signed = in.type == DataType::S32;
+    map2(in, mask, w, [clamp, is_signed](uint64_t a, uint64_t b) {
+      return put(video::szext(uint32_t(a), uint32_t(b), clamp, is_signed));
+    });
+    return;
+  }
+  const ptx::VideoForm v = in.video;
+  const ptx::CmpOp cmp = in.cmp;
+  const bool sat = in.sat;
+  map3(in, mask, w, [&v, cmp, sat](uint64_t a, uint64_t b, uint64_t c) {
+    return put(video::execute(v, cmp, sat, uint32_t(a), uint32_t(b), uint32_t(c)));
+  });
 }
 
 [[gnu::noinline]] void exec_bits(const Instruction& in, uint32_t mask, Warp& w) {
@@ -2154,6 +2177,7 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::WmmaMma: exec_wmma_mma(in, mask, warp); return;
     case Opcode::Sad: exec_sad(in, mask, warp); return;
     case Opcode::Fns: exec_fns(in, mask, warp); return;
+    case Opcode::Bmsk: case Opcode::Szext: case Opcode::Video: exec_video(in, mask, warp); return;
     case Opcode::Setp: exec_setp(in, mask, warp); return;
     case Opcode::Set: exec_set(in, mask, warp); return;
     case Opcode::Selp: exec_selp(in, mask, warp); return;

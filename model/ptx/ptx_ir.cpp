@@ -11,6 +11,7 @@ const char* opcode_name(Opcode op) {
       "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind",
       "prmt", "shf",
       "dp4a", "dp2a", "sad", "fns",
+      "bmsk", "szext", "video",
       "setp", "set", "selp", "slct",
       "ld", "st", "atom", "red", "membar", "prefetch",
       "bar", "shfl", "vote", "activemask", "match",

@@ -30,6 +30,10 @@ enum class Opcode : uint8_t {
   // integer dot products and sum of absolute differences (dp4a, dp2a.lo/hi,
   // sad) and find-n-th-set-bit (fns)
   Dp4a, Dp2a, Sad, Fns,
+  // bit mask generation and sign/zero extension of a bit field (sm_70+)
+  Bmsk, Szext,
+  // video instructions, scalar (vadd..vset) and SIMD (vadd2/4 ..), see VideoForm
+  Video,
   // comparison and selection
   Setp, Set, Selp, Slct,
   // memory
@@ -112,6 +116,35 @@ enum class TexGeom : uint8_t { D1, D2, D3, A1D, A2D, Cube };
 enum class TexLod : uint8_t { Base, Level, Grad };
 /// suld/sust out-of-range handling (.trap .clamp .zero).
 enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
+/// Video instruction operation (PTX ISA "Scalar Video Instructions" and
+/// "SIMD Video Instructions").
+enum class VideoOp : uint8_t { Add, Sub, Absdiff, Min, Max, Avrg, Shl, Shr, Mad, Set };
+/// Scalar video secondary operation on the result and c: .add/.min/.max, or
+/// Merge for the 'd.dsel' form (the result's byte/half-word replaces that part of c).
+enum class VideoSecondary : uint8_t { None, Add, Min, Max, Merge };
+/// Scalar part selector codes (asel/bsel/dsel): .b0-.b3, .h0, .h1, whole word.
+constexpr uint8_t kVideoSelB0 = 0, kVideoSelH0 = 4, kVideoSelH1 = 5, kVideoSelWord = 6;
+
+/// Decoded form of a video instruction (Opcode::Video). Signedness comes from
+/// the three .u32/.s32 types (vset has no dtype: its result is unsigned).
+struct VideoForm {
+  VideoOp op = VideoOp::Add;
+  VideoSecondary op2 = VideoSecondary::None;
+  uint8_t lanes = 1;  ///< 1: scalar; 2: vop2 (half-words); 4: vop4 (bytes)
+  bool d_signed = false, a_signed = false, b_signed = false;
+  /// Scalar: kVideoSel* codes. SIMD: element i takes part (sel >> 4i) & 15 of
+  /// the 8-byte / 4-half-word pair {b, a} (a is parts 0..3 for bytes, 0..1 for halves).
+  uint16_t asel = kVideoSelWord, bsel = kVideoSelWord;
+  /// Scalar: the merge selector (kVideoSelWord without one). SIMD: bit i set
+  /// when element i of d is written (.mask); the others come from c.
+  uint8_t dsel = kVideoSelWord;
+  bool simd_accumulate = false;  ///< SIMD .add: d = c + sum of the masked elements
+  uint8_t scale = 0;             ///< vmad .shr7 / .shr15: right shift of the result
+  bool plus_one = false;         ///< vmad .po: (a*b) + c + 1
+  bool neg_product = false;      ///< vmad: exactly one of a, b negated
+  bool neg_c = false;            ///< vmad: c negated
+  bool shift_clamp = false;      ///< vshl/vshr .clamp (else .wrap)
+};
 
 /// Which execution unit an instruction needs; the timing model uses it.
 enum class UnitClass : uint8_t { SP, SFU, DP, MEM, CTRL, BAR };
@@ -209,6 +242,7 @@ struct SourceLoc {
 ///  bar Sync/Arrive: src[0] = barrier id, src[1] = thread count (kind None if absent).
 ///  bar Red*: dst (U32 for popc, Pred for and/or), src[0] = id, src[1] = count
 ///  (kind None if absent), src[2] = Pred (negate for '!').  bar Warp: src[0] = member mask.
+///  video: dst, src[0] = a, src[1] = b, src[2] = c (Imm 0 when absent); num_src 3.
 ///  shfl: dst (+ dst2 Pred if '%r|%p'), src[0] = a, src[1] = lane/delta, src[2] = clamp,
 ///  src[3] = member mask (num_src 4 for .sync, 3 otherwise).
 ///  vote: src[0] = Pred (negate for '!'), src[1] = member mask (.sync only);
@@ -254,6 +288,8 @@ struct Instruction {
   bool shiftamt = false;            ///< bfind.shiftamt
   bool relu = false;                ///< fma.relu (f16/bf16): negative results become +0
   bool nan_out = false;             ///< min/max .NaN: a NaN operand gives the canonical NaN
+  bool clamp = false;               ///< bmsk/szext .clamp (else .wrap)
+  VideoForm video;                  ///< Opcode::Video
   /// Carry chain: carry_in for addc/subc/madc (adds, or for subc subtracts, the
   /// lane's carry flag), carry_out for '.cc' (writes the flag: the carry, or for
   /// sub the borrow, out of the operation's width).

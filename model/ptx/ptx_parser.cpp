@@ -296,6 +296,9 @@ bool known_opcode(std::string_view base) {
       "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "addc", "subc", "madc",
       "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
       "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
+      "bmsk", "szext", "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2",
+      "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
+      "vmin4", "vmax4", "vset4",
       "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
       "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep",
       "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent", "wmma",
@@ -320,6 +323,7 @@ struct Decl {
   SourceLoc loc;
   std::vector<Literal> init;
   bool has_init = false;
+  bool erroneous = false;  ///< its declaration had an error (already reported)
   // Filled by layout:
   uint64_t offset = 0;
   int32_t global_index = -1;   ///< .global: Module::globals index
@@ -359,6 +363,7 @@ struct FuncDef {
 struct RawOp {
   enum Kind : uint8_t { Reg, Name, Lit, Vector, Addr, List } kind = Reg;
   bool negate = false;
+  bool minus = false;      ///< '-%r' (vmad operand negation)
   sv name;                 ///< Reg / Name / Addr base (empty: absolute address)
   sv name2;                ///< second register of '%r|%p'
   Literal lit;
@@ -585,7 +590,7 @@ class Parser {
       const Token& n = peek();
       uint32_t v = expect_u32("an address size");
       if (v != 64 && v != 32) fail(n, "invalid .address_size " + std::to_string(v));
-      if (v != 64) fail(n, ".address_size 32 is not supported (only 64-bit PTX)");
+      if (v != 64) fail(n, "unsupported syntax: .address_size 32 is not supported (only 64-bit PTX)");
       mod_.address_size = v;
       accept(';');
       return;
@@ -619,7 +624,7 @@ class Parser {
       return;
     }
     if (d.kind == TokKind::Word && d.text[0] == '.')
-      fail(d, "unknown or unsupported directive '" + std::string(d.text) + "' at module scope");
+      fail(d, "unsupported syntax: unknown or unsupported directive '" + std::string(d.text) + "' at module scope");
     fail(d, "unexpected " + describe(d) + " at module scope; expected a directive such as .entry or .global");
   }
 
@@ -677,7 +682,10 @@ class Parser {
         proto.type = *ty;
         have_type = true;
       } else {
-        fail(m, "unsupported qualifier '" + std::string(m.text) + "' in variable declaration");
+        // Reported once; the names are still declared (marked erroneous) so
+        // that their uses raise no follow-on "unknown symbol" errors.
+        error(m, "unsupported syntax: unsupported qualifier '" + std::string(m.text) + "' in variable declaration");
+        proto.erroneous = true;
       }
     }
     if (!have_type) fail(peek(), "expected a type in variable declaration, found " + describe(peek()));
@@ -688,34 +696,70 @@ class Parser {
       d.name = std::string(n.text);
       d.loc = {n.line, n.column};
       d.elems = vec;
-      while (accept('[')) {
-        if (peek().is(']')) {
-          d.unsized = true;
-        } else {
-          const Token& nt = peek();
-          uint32_t k = expect_u32("an array size");
-          if (uint64_t(d.elems) * k * d.elem_bytes() > (1ull << 31)) fail(nt, "array too large");
-          d.elems *= k;
-        }
-        expect(']', "after array size");
+      try {
+        parse_var_declarator(d, n);
+      } catch (const StmtAbort&) {
+        // Reported already; the name stays declared (erroneous, no data) so
+        // that its uses raise no follow-on "unknown symbol" errors.
+        d.erroneous = true;
+        d.unsized = false;
+        d.elems = std::max(d.elems, 1u);
+        d.init.clear();
+        d.has_init = false;
+        out.push_back(std::move(d));
+        skip_rest_of_statement();
+        return out;
       }
-      if (accept('=')) parse_initializer(d);
-      if (d.unsized) {
-        if (d.has_init) {
-          d.elems = uint32_t(d.init.size());
-          d.unsized = false;
-        } else if (!(d.is_extern && d.space == StateSpace::Shared)) {
-          fail(n, "array '" + d.name + "' has no size");
-        } else {
-          d.elems = 0;
-        }
-      }
-      if (d.has_init && d.init.size() > d.elems)
-        fail(n, "too many initializers for '" + d.name + "'");
       out.push_back(std::move(d));
     } while (accept(','));
     expect(';', "after variable declaration");
     return out;
+  }
+
+  /// Skips to just after the current statement's ';' (braces of an initializer
+  /// included; not past an unmatched '}' or the next directive line).
+  void skip_rest_of_statement() {
+    int depth = 0;
+    while (!at_end()) {
+      const Token& t = peek();
+      if (t.is(';')) {
+        next();
+        return;
+      }
+      if (t.is('}') && depth == 0) return;
+      if (t.line_start && t.kind == TokKind::Word && t.text[0] == '.') return;
+      if (t.is('{')) ++depth;
+      if (t.is('}')) --depth;
+      next();
+    }
+  }
+
+  /// The rest of one variable declarator after its name: [dims] [= init].
+  void parse_var_declarator(Decl& d, const Token& n) {
+    while (accept('[')) {
+      if (peek().is(']')) {
+        d.unsized = true;
+      } else {
+        const Token& nt = peek();
+        uint32_t k = expect_u32("an array size");
+        if (uint64_t(d.elems) * k * d.elem_bytes() > (1ull << 31)) fail(nt, "array too large");
+        d.elems *= k;
+      }
+      expect(']', "after array size");
+    }
+    if (accept('=')) parse_initializer(d);
+    if (d.unsized) {
+      if (d.has_init) {
+        d.elems = uint32_t(d.init.size());
+        d.unsized = false;
+      } else if (!(d.is_extern && d.space == StateSpace::Shared)) {
+        fail(n, "array '" + d.name + "' has no size");
+      } else {
+        d.elems = 0;
+      }
+    }
+    if (d.has_init && d.init.size() > d.elems)
+      fail(n, "too many initializers for '" + d.name + "'");
   }
 
   void parse_initializer(Decl& d) {
@@ -751,7 +795,7 @@ class Parser {
         Literal lit;
         if (!read_literal(v, neg, lit)) {
           if (v.kind == TokKind::Word)
-            fail(v, "unsupported initializer '" + std::string(v.text) + "' (addresses of symbols cannot be initial values)");
+            fail(v, "unsupported syntax: unsupported initializer '" + std::string(v.text) + "' (addresses of symbols cannot be initial values)");
           fail(v, "expected a constant in initializer, found " + describe(v));
         }
         next();
@@ -804,7 +848,7 @@ class Parser {
   /// .param [.align N] [.ptr] [.space] .type name[[N]]
   Decl parse_param_decl(bool kernel) {
     const Token& p = peek();
-    if (p.is_word(".reg")) fail(p, "register parameters (.reg in a parameter list) are not supported");
+    if (p.is_word(".reg")) fail(p, "unsupported syntax: register parameters (.reg in a parameter list) are not supported");
     if (!p.is_word(".param")) fail(p, "expected .param in parameter list, found " + describe(p));
     next();
     Decl d;
@@ -823,7 +867,10 @@ class Parser {
         d.type = *ty;
         have_type = true;
       } else {
-        fail(m, "unsupported qualifier '" + std::string(m.text) + "' in parameter declaration");
+        // Reported once; the parameter stays declared (erroneous) so that the
+        // function is still defined and uses of the name raise no follow-on errors.
+        error(m, "unsupported syntax: unsupported qualifier '" + std::string(m.text) + "' in parameter declaration");
+        d.erroneous = true;
       }
     }
     if (!have_type) fail(peek(), "expected a type in parameter declaration, found " + describe(peek()));
@@ -896,7 +943,12 @@ class Parser {
         }
         expect(';', "after .pragma");
       } else {
-        fail(d, "unknown or unsupported function directive '" + std::string(w) + "'");
+        // Reported and skipped with its arguments: the function is still
+        // defined, so calls to it raise no follow-on "unknown function".
+        error(d, "unsupported syntax: unknown or unsupported function directive '" + std::string(w) + "'");
+        while (!at_end() && !peek().is('{') && !peek().is(';') &&
+               !(peek().kind == TokKind::Word && peek().text[0] == '.'))
+          next();
       }
     }
     if (accept(';')) {
@@ -996,7 +1048,7 @@ class Parser {
         return;
       }
       if (w == ".global" || w == ".const")
-        fail(t, "'" + std::string(w) + "' declarations inside a function are not supported");
+        fail(t, "unsupported syntax: '" + std::string(w) + "' declarations inside a function are not supported");
       if (w == ".pragma") {
         next();
         while (peek().kind == TokKind::String) {
@@ -1009,10 +1061,10 @@ class Parser {
         return;
       }
       if (w == ".loc" || w == ".file") return skip_line();
-      if (w[0] == '.') fail(t, "unknown or unsupported directive '" + std::string(w) + "' in function body");
+      if (w[0] == '.') fail(t, "unsupported syntax: unknown or unsupported directive '" + std::string(w) + "' in function body");
       if (peek(1).is(':') && w[0] != '%' && w.find('.') == sv::npos) {
         if (peek(2).is_word(".callprototype"))
-          fail(t, "indirect calls (.callprototype) are not supported");
+          fail(t, "unsupported syntax: indirect calls (.callprototype) are not supported");
         f.items.push_back(Item{ItemKind::Label, 0, pos_, pos_ + 1});
         next();
         next();
@@ -1052,11 +1104,24 @@ class Parser {
     const sv type_text = fused ? rt.text.substr(4) : tt.text;
     if (tt.kind != TokKind::Word || type_text[0] != '.')
       fail(tt, "expected a type after .reg, found " + describe(tt));
-    if (type_text == ".v2" || type_text == ".v4" || type_text == ".v8")
-      fail(tt, "vector registers (.reg " + std::string(type_text) + ") are not supported");
-    auto ty = type_of(type_text.substr(1));
-    if (!ty) fail(tt, "unsupported register type '" + std::string(type_text) + "'");
-    if (!fused) next();
+    // An unsupported register type is reported here once; its names are still
+    // declared (marked erroneous) so that their uses raise no follow-on errors.
+    bool erroneous = false;
+    std::optional<DataType> ty;
+    if (type_text == ".v2" || type_text == ".v4" || type_text == ".v8") {
+      error(tt, "unsupported syntax: vector registers (.reg " + std::string(type_text) + ") are not supported");
+      if (!fused) next();
+      if (peek().kind == TokKind::Word && peek().text[0] == '.') next();  // the element type
+      erroneous = true;
+    } else {
+      ty = type_of(type_text.substr(1));
+      if (!ty) {
+        error(tt, "unsupported syntax: unsupported register type '" + std::string(type_text) + "'");
+        erroneous = true;
+      }
+      if (!fused) next();
+    }
+    if (!ty) ty = DataType::B32;
     do {
       const Token& n = expect_name("a register name");
       Decl d;
@@ -1064,6 +1129,7 @@ class Parser {
       d.type = *ty;
       d.name = std::string(n.text);
       d.loc = {n.line, n.column};
+      d.erroneous = erroneous;
       if (accept('<')) {
         const Token& ct = peek();
         d.range = expect_u32("a register count");
@@ -1427,6 +1493,9 @@ class Parser {
     return ops;
   }
 
+  /// The register name of 'r.sel' (video selectors follow a '.').
+  static sv register_part(sv name) { return name.substr(0, name.find('.')); }
+
   const Token& need(size_t p, size_t e, const char* what) {
     if (p >= e) fail(tok(e), std::string("expected ") + what + ", found " + describe(tok(e)));
     return tok(p);
@@ -1439,6 +1508,10 @@ class Parser {
       r.negate = true;
       ++p;
       need(p, e, "a predicate after '!'");
+    }
+    if (tok(p).is('-') && p + 1 < e && tok(p + 1).kind == TokKind::Word && tok(p + 1).text[0] != '.') {
+      r.minus = true;  // negated register: only vmad accepts it
+      ++p;
     }
     const Token& t = tok(p);
     if (t.is('-') || t.kind == TokKind::Int || t.kind == TokKind::Float || t.kind == TokKind::HexFloat) {
@@ -1458,12 +1531,12 @@ class Parser {
         return r;
       }
       r.name = t.text;
-      const Binding* bound = t.text[0] == '%' ? nullptr : lookup(t.text);
-      // A register declared without '%' (temp_param_reg, or 'p' in the
-      // inline asm of cuda_fp16.h) is a register as well.
+      const Binding* bound = t.text[0] == '%' ? nullptr : lookup(register_part(t.text));
+      // A register; without '%' when declared so, e.g. temp_param_reg or the
+      // 'p' and 'r0' of inline assembly blocks (cuda_fp16.h, CUB).
       if (t.text[0] == '%' || (bound && bound->kind != Binding::Var)) {
         r.kind = RawOp::Reg;
-        if (p < e && tok(p).is('|')) {
+        if (p < e && tok(p).is('|')) {  // second destination: setp 'p|q', shfl 'r|p'
           ++p;
           const Token& n2 = need(p, e, "a register after '|'");
           if (n2.kind != TokKind::Word || n2.text[0] == '.')
@@ -1619,6 +1692,7 @@ class Parser {
   /// A destination register; a predicate when `pred`.
   Operand dst_operand(const Dec& d, size_t i, bool pred, bool allow_pipe = false) {
     const RawOp& r = d.ops[i];
+    if (r.minus) fail(*r.tok, "'-' before a register is only allowed on vmad source operands");
     if (r.kind != RawOp::Reg || r.negate || (!allow_pipe && !r.name2.empty()))
       fail(*r.tok, "'" + std::string(d.full) + "' expects a " + (pred ? "predicate" : "register") + " as " +
                        nth(i) + " operand");
@@ -1639,6 +1713,7 @@ class Parser {
     const RawOp& r = d.ops[i];
     Operand o;
     const bool pred = immty == DataType::Pred;
+    if (r.minus) fail(*r.tok, "'-' before a register is only allowed on vmad source operands");
     if (r.negate && !(pred && r.kind == RawOp::Reg))
       fail(*r.tok, "'!' is only allowed on predicate operands");
     switch (r.kind) {
@@ -1696,7 +1771,7 @@ class Parser {
     if (b && b->kind == Binding::Var) return *b->decl;
     if (b) fail(*r.tok, "'" + std::string(name) + "' is a register, not a symbol");
     if (func_names_.count(std::string(name)))
-      fail(*r.tok, "function addresses (function pointers to '" + std::string(name) + "') are not supported");
+      fail(*r.tok, "unsupported syntax: function addresses (function pointers to '" + std::string(name) + "') are not supported");
     fail(*r.tok, "unknown symbol '" + std::string(name) + "'");
   }
 
@@ -1843,9 +1918,10 @@ class Parser {
         ++p;
       }
       const Token& g = need(p, e, "a guard predicate after '@'");
-      if (g.kind != TokKind::Word || g.text[0] != '%')
+      if (g.kind != TokKind::Word || g.text[0] == '.')
         fail(g, "expected a predicate register after '@', found " + describe(g));
       const Binding* b = lookup(g.text);
+      if (b && b->decl && b->decl->erroneous) throw StmtAbort{};  // reported at its declaration
       if (!b || b->kind == Binding::Var) fail(g, "unknown register '" + std::string(g.text) + "'");
       if (b->kind != Binding::Pred) fail(g, "guard '" + std::string(g.text) + "' is not a predicate");
       in.guard = b->slot;
@@ -1877,11 +1953,27 @@ class Parser {
       decode_call(d, p, e);
     } else {
       d.ops = parse_operands(p, e);
+      skip_if_uses_erroneous_declaration(d);
       decode_op(d, base);
     }
     in.unit = unit_of(in);
     mod_.code.push_back(in);
     mod_.text.push_back(statement_text(it));
+  }
+
+  bool declared_erroneously(sv name) {
+    const Binding* b = lookup(register_part(name));
+    return b && b->decl && b->decl->erroneous;
+  }
+
+  /// An instruction that names a register whose declaration failed is dropped
+  /// without a message of its own: the declaration's error explains it.
+  void skip_if_uses_erroneous_declaration(const Dec& d) {
+    for (const RawOp& r : d.ops) {
+      bool bad = (!r.name.empty() && declared_erroneously(r.name)) || (!r.name2.empty() && declared_erroneously(r.name2));
+      for (sv n : r.elems) bad = bad || declared_erroneously(n);
+      if (bad) throw StmtAbort{};
+    }
   }
 
   std::string statement_text(const Item& it) const {
@@ -2327,6 +2419,8 @@ class Parser {
       in.num_src = 3;
       return;
     }
+    if (base == "bmsk" || base == "szext") return decode_bmsk_szext(d, base);
+    if (auto v = video_op_of(base)) return decode_video(d, v->first, v->second);
     if (base == "setp" || base == "set") {
       bool have_cmp = false;
       sv cmp_text;
@@ -2728,6 +2822,204 @@ class Parser {
     fail(*d.op_tok, "unsupported: " + what + " (wmma.load, wmma.store or wmma.mma)");
   }
 
+  // -------------------------------------------------- bmsk, szext, video
+
+  /// bmsk.{clamp,wrap}.b32 d, a, b;  szext.{clamp,wrap}.{u32,s32} d, a, b;
+  void decode_bmsk_szext(Dec& d, sv base) {
+    Instruction& in = d.in;
+    bool have_mode = false;
+    mods(d, [&](sv m) {
+      if (m == "clamp" || m == "wrap") return in.clamp = m == "clamp", have_mode = true;
+      return false;
+    });
+    if (!have_mode) fail(*d.op_tok, "'" + std::string(d.full) + "' needs .clamp or .wrap");
+    const bool is_bmsk = base == "bmsk";
+    in.op = is_bmsk ? Opcode::Bmsk : Opcode::Szext;
+    in.type = one_type(d, is_bmsk ? bit(DataType::B32) : (bit(DataType::U32) | bit(DataType::S32)));
+    want_count(d, 3);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, DataType::U32);
+    in.num_src = 2;
+  }
+
+  /// Video opcode name -> operation and lanes (1 scalar, 2 or 4 SIMD).
+  static std::optional<std::pair<VideoOp, uint8_t>> video_op_of(sv base) {
+    static const std::pair<sv, VideoOp> names[] = {
+        {"vadd", VideoOp::Add}, {"vsub", VideoOp::Sub}, {"vabsdiff", VideoOp::Absdiff}, {"vmin", VideoOp::Min},
+        {"vmax", VideoOp::Max}, {"vavrg", VideoOp::Avrg}, {"vshl", VideoOp::Shl},       {"vshr", VideoOp::Shr},
+        {"vmad", VideoOp::Mad}, {"vset", VideoOp::Set}};
+    uint8_t lanes = 1;
+    if (!base.empty() && (base.back() == '2' || base.back() == '4')) {
+      lanes = uint8_t(base.back() - '0');
+      base.remove_suffix(1);
+    }
+    for (auto& [n, op] : names) {
+      if (n != base) continue;
+      const bool simd_op = op != VideoOp::Shl && op != VideoOp::Shr && op != VideoOp::Mad;
+      if (lanes == 1 ? op == VideoOp::Avrg : !simd_op) return std::nullopt;
+      return std::make_pair(op, lanes);
+    }
+    return std::nullopt;
+  }
+
+  /// Splits 'reg.sel' into the register and its selector text (empty if none).
+  sv split_selector(RawOp& r) {
+    if ((r.kind != RawOp::Reg && r.kind != RawOp::Name) || r.offset != 0) return {};
+    const size_t dot = r.name.find('.');
+    if (dot == sv::npos) return {};
+    sv sel = r.name.substr(dot + 1);
+    r.name = r.name.substr(0, dot);
+    if (r.kind == RawOp::Name) {
+      const Binding* b = lookup(r.name);
+      if (b && b->kind != Binding::Var) r.kind = RawOp::Reg;
+    }
+    return sel;
+  }
+
+  /// Scalar selector .b0-.b3, .h0, .h1.
+  uint8_t scalar_selector(const Dec& d, const RawOp& r, sv sel) {
+    if (sel.size() == 2 && sel[0] == 'b' && sel[1] >= '0' && sel[1] <= '3') return uint8_t(sel[1] - '0');
+    if (sel.size() == 2 && sel[0] == 'h' && (sel[1] == '0' || sel[1] == '1'))
+      return uint8_t(kVideoSelH0 + (sel[1] - '0'));
+    fail(*r.tok, "'" + std::string(d.full) + "': bad selector '." + std::string(sel) +
+                     "' (expected .b0, .b1, .b2, .b3, .h0 or .h1)");
+  }
+
+  /// SIMD source selector .hxy (2 lanes, digits 0-3) or .bxyzw (4 lanes, digits
+  /// 0-7); the first digit is the top element's.
+  uint16_t simd_selector(const Dec& d, const RawOp& r, sv sel, unsigned lanes) {
+    const char kind = lanes == 2 ? 'h' : 'b';
+    const char top = lanes == 2 ? '3' : '7';
+    bool ok = sel.size() == lanes + 1 && sel[0] == kind;
+    uint16_t code = 0;
+    for (unsigned i = 0; ok && i < lanes; ++i) {
+      const char c = sel[1 + i];
+      ok = c >= '0' && c <= top;
+      code = uint16_t(code | ((c - '0') << (4 * (lanes - 1 - i))));
+    }
+    if (!ok)
+      fail(*r.tok, "'" + std::string(d.full) + "': bad selector '." + std::string(sel) + "' (expected ." + kind +
+                       " and " + std::to_string(lanes) + " digits 0-" + top + ")");
+    return code;
+  }
+
+  /// SIMD destination mask: .h0/.h1/.h10 or .b with strictly descending digits 0-3.
+  uint8_t simd_mask(const Dec& d, const RawOp& r, sv sel, unsigned lanes) {
+    const char kind = lanes == 2 ? 'h' : 'b';
+    bool ok = sel.size() >= 2 && sel.size() <= lanes + 1 && sel[0] == kind;
+    uint8_t mask = 0;
+    char prev = '9';
+    for (size_t i = 1; ok && i < sel.size(); ++i) {
+      const char c = sel[i];
+      ok = c >= '0' && c < char('0' + lanes) && c < prev;
+      prev = c;
+      mask = uint8_t(mask | (1u << (c - '0')));
+    }
+    if (!ok)
+      fail(*r.tok, "'" + std::string(d.full) + "': bad mask '." + std::string(sel) + "' (expected ." + kind +
+                       " and descending element digits, e.g. ." + (lanes == 2 ? "h10" : "b3210") + ")");
+    return mask;
+  }
+
+  /// Scalar video (vadd vsub vabsdiff vmin vmax vshl vshr vmad vset) and SIMD
+  /// video (vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4).
+  void decode_video(Dec& d, VideoOp op, uint8_t lanes) {
+    Instruction& in = d.in;
+    VideoForm& v = in.video;
+    v.op = op;
+    v.lanes = lanes;
+    bool have_cmp = false, have_mode = false, accumulate = false;
+    VideoSecondary op2 = VideoSecondary::None;
+    mods(d, [&](sv m) {
+      if (m == "sat" && op != VideoOp::Set) return in.sat = true;
+      if (op == VideoOp::Set && !have_cmp) {
+        if (auto c = cmp_of(m); c && *c <= CmpOp::Ge) return in.cmp = *c, have_cmp = true;
+      }
+      if ((op == VideoOp::Shl || op == VideoOp::Shr) && (m == "clamp" || m == "wrap"))
+        return v.shift_clamp = m == "clamp", have_mode = true;
+      if (op == VideoOp::Mad) {
+        if (m == "po") return v.plus_one = true;
+        if (m == "shr7" || m == "shr15") return v.scale = uint8_t(m == "shr7" ? 7 : 15), true;
+        return false;
+      }
+      if (lanes > 1) return m == "add" && (accumulate = true);
+      if (m == "add") return op2 = VideoSecondary::Add, true;
+      if (m == "min") return op2 = VideoSecondary::Min, true;
+      if (m == "max") return op2 = VideoSecondary::Max, true;
+      return false;
+    });
+    if (op == VideoOp::Set && !have_cmp)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs a comparison (.eq, .ne, .lt, .le, .gt or .ge)");
+    if ((op == VideoOp::Shl || op == VideoOp::Shr) && !have_mode)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs .clamp or .wrap");
+    // Types: dtype.atype.btype (vset: atype.btype); vshl/vshr take b as .u32.
+    const size_t ntypes = op == VideoOp::Set ? 2 : 3;
+    if (d.types.size() != ntypes)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs " + std::to_string(ntypes) + " types (" +
+                          (op == VideoOp::Set ? ".atype.btype" : ".dtype.atype.btype") + ", each .u32 or .s32)");
+    for (DataType t : d.types)
+      if (t != DataType::U32 && t != DataType::S32) bad_type(d, t);
+    if ((op == VideoOp::Shl || op == VideoOp::Shr) && d.types[2] != DataType::U32) bad_type(d, d.types[2]);
+    size_t k = 0;
+    if (op != VideoOp::Set) v.d_signed = d.types[k++] == DataType::S32;
+    v.a_signed = d.types[k++] == DataType::S32;
+    v.b_signed = d.types[k] == DataType::S32;
+    in.type = DataType::U32;
+
+    // Operands with their selectors; c is Imm 0 when absent.
+    const size_t n = d.ops.size();
+    std::array<sv, 4> sel{};
+    for (size_t i = 0; i < n && i < 4; ++i) sel[i] = split_selector(d.ops[i]);
+    if (lanes > 1) {
+      want_count(d, 4);
+      if (in.sat && accumulate)
+        fail(*d.op_tok, "'" + std::string(d.full) + "': .sat cannot be combined with the .add accumulate");
+      v.simd_accumulate = accumulate;
+      v.dsel = sel[0].empty() ? uint8_t((1u << lanes) - 1) : simd_mask(d, d.ops[0], sel[0], lanes);
+      v.asel = sel[1].empty() ? uint16_t(lanes == 2 ? 0x10 : 0x3210) : simd_selector(d, d.ops[1], sel[1], lanes);
+      v.bsel = sel[2].empty() ? uint16_t(lanes == 2 ? 0x32 : 0x7654) : simd_selector(d, d.ops[2], sel[2], lanes);
+      if (!sel[3].empty()) fail(*d.ops[3].tok, "'" + std::string(d.full) + "': c takes no selector");
+    } else if (op == VideoOp::Mad) {
+      want_count(d, 4);
+      if (!sel[0].empty()) fail(*d.ops[0].tok, "'" + std::string(d.full) + "' has no destination selector");
+      if (!sel[3].empty()) fail(*d.ops[3].tok, "'" + std::string(d.full) + "': c takes no selector");
+      if (v.plus_one && (d.ops[1].minus || d.ops[2].minus || d.ops[3].minus))
+        fail(*d.op_tok, "'" + std::string(d.full) + "': operands cannot be negated in .po mode");
+      v.neg_product = d.ops[1].minus != d.ops[2].minus;
+      v.neg_c = d.ops[3].minus;
+      if (v.neg_product && v.neg_c)
+        fail(*d.op_tok, "'" + std::string(d.full) + "': negate either the product (a*b) or c, not both");
+    } else {
+      want_count(d, 3, 4);
+      if (!sel[0].empty()) {
+        v.dsel = scalar_selector(d, d.ops[0], sel[0]);
+        if (n != 4) fail(*d.ops[0].tok, "'" + std::string(d.full) + "' with a destination selector needs c");
+        if (op2 != VideoSecondary::None)
+          fail(*d.op_tok, "'" + std::string(d.full) + "': a destination selector excludes .add/.min/.max");
+        op2 = VideoSecondary::Merge;
+      } else if ((n == 4) != (op2 != VideoSecondary::None)) {
+        fail(*d.op_tok, "'" + std::string(d.full) + "' takes c with .add, .min, .max or a destination selector, "
+                        "and only then");
+      }
+      if (n == 4 && !sel[3].empty()) fail(*d.ops[3].tok, "'" + std::string(d.full) + "': c takes no selector");
+      v.op2 = op2;
+    }
+    if (lanes == 1) {
+      if (!sel[1].empty()) v.asel = scalar_selector(d, d.ops[1], sel[1]);
+      if (!sel[2].empty()) v.bsel = scalar_selector(d, d.ops[2], sel[2]);
+    }
+    for (size_t i = 1; i < n; ++i) d.ops[i].minus = false;  // taken into the form
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < n; ++i) in.src[i - 1] = src_operand(d, i, DataType::U32);
+    if (n == 3) {
+      in.src[2].kind = OperandKind::Imm;
+      in.src[2].imm = 0;
+    }
+    in.num_src = 3;
+    in.op = Opcode::Video;
+  }
+
   void decode_ld_st(Dec& d, bool is_ld) {
     Instruction& in = d.in;
     in.op = is_ld ? Opcode::Ld : Opcode::St;
@@ -2986,11 +3278,11 @@ class Parser {
     if (i < d.ops.size() && d.ops[i].kind == RawOp::List) rets = d.ops[i++].elems;
     if (i >= d.ops.size()) fail(*d.op_tok, "'" + std::string(d.full) + "' expects a function name");
     const RawOp& fn = d.ops[i++];
-    if (fn.kind == RawOp::Reg) fail(*fn.tok, "indirect calls through a register are not supported");
+    if (fn.kind == RawOp::Reg) fail(*fn.tok, "unsupported syntax: indirect calls through a register are not supported");
     if (fn.kind != RawOp::Name || fn.offset != 0)
       fail(*fn.tok, "'" + std::string(d.full) + "' expects a function name, found " + describe(*fn.tok));
     if (i < d.ops.size() && d.ops[i].kind == RawOp::List) args = d.ops[i++].elems;
-    if (i < d.ops.size()) fail(*d.ops[i].tok, "unexpected operand in call (prototype calls are not supported)");
+    if (i < d.ops.size()) fail(*d.ops[i].tok, "unsupported syntax: unexpected operand in call (prototype calls are not supported)");
 
     auto f = func_names_.find(std::string(fn.name));
     if (f == func_names_.end()) fail(*fn.tok, "call to unknown function '" + std::string(fn.name) + "'");
