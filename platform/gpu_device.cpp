@@ -33,9 +33,11 @@ GpuDevice::GpuDevice(const DeviceOptions& options)
     : options_(options),
       id_(next_device_id()),
       own_memory_(std::make_unique<memory::DeviceMemory>()),
-      global_(own_memory_.get()) {}
+      global_(own_memory_.get()),
+      runtime_(std::make_unique<exec::DeviceRuntime>()) {}
 GpuDevice::GpuDevice(const DeviceOptions& options, memory::GlobalMemoryIf& external)
-    : options_(options), id_(next_device_id()), global_(&external) {}
+    : options_(options), id_(next_device_id()), global_(&external),
+      runtime_(std::make_unique<exec::DeviceRuntime>()) {}
 GpuDevice::~GpuDevice() = default;
 
 memory::DeviceMemory& GpuDevice::own_memory(const char* what) {
@@ -117,7 +119,12 @@ ModuleHandle GpuDevice::add_module(ptx::Module&& parsed) {
       const std::vector<uint8_t> zero(bytes, 0);
       copy_to_device(base, zero.data(), bytes);
     }
-    for (const ptx::ModuleVariable& v : mod.globals) {
+    for (ptx::ModuleVariable& v : mod.globals) {
+      // Initial values naming a .global variable (pointer tables) get its address.
+      for (const ptx::ModuleVariable::AddressInit& a : v.address_inits) {
+        const uint64_t address = lm->global_segment + mod.globals[a.global].offset;
+        for (unsigned b = 0; b < 8; ++b) v.init[a.offset + b] = uint8_t(address >> (8 * b));
+      }
       if (!v.init.empty()) copy_to_device(lm->global_segment + v.offset, v.init.data(), v.init.size());
     }
   }
@@ -310,21 +317,51 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.divergence = options_.divergence;
   ctx.num_sms = options_.num_sms;
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
+  ensure_device_heap(mod);
+  ctx.runtime = runtime_.get();
 
   const auto started = std::chrono::steady_clock::now();
   last_launch_cycles_ = 0;
   try {
     run_engine(lm, ctx, regs_per_thread);
   } catch (exec::DeviceFault& fault) {
+    printf_output_ += runtime_->take_launch_output();
     // Statistics report what ran, also when the launch ended in a fault.
     stats_.warp_insts += fault.executed_warp_insts();
     stats_.thread_insts += fault.executed_thread_insts();
     stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     throw;
   }
+  printf_output_ += runtime_->take_launch_output();
   stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ++stats_.kernels_launched;
   stats_.ctas += grid.count();
+}
+
+std::string GpuDevice::take_printf_output() {
+  std::string out;
+  out.swap(printf_output_);
+  return out;
+}
+
+void GpuDevice::ensure_device_heap(const ptx::Module& mod) {
+  if (runtime_->heap.ready()) return;
+  const bool uses_heap = std::any_of(mod.calls.begin(), mod.calls.end(), [](const ptx::CallSite& c) {
+    return c.builtin == ptx::BuiltinFunction::Malloc || c.builtin == ptx::BuiltinFunction::Free;
+  });
+  const uint64_t bytes = options_.config.malloc_heap_bytes;
+  if (!uses_heap || bytes == 0) return;
+  uint64_t base = 0;
+  if (own_memory_) {
+    base = own_memory_->allocate(bytes, "device malloc heap");
+  } else {
+    base = (heap_next_ + 255) & ~uint64_t(255);
+    if (heap_end_ <= heap_next_ || base > heap_end_ || heap_end_ - base < bytes)
+      throw LaunchError("the device malloc heap (" + std::to_string(bytes) +
+                        " bytes, gpu.malloc_heap_bytes) does not fit in the global heap");
+    heap_next_ = base + bytes;
+  }
+  runtime_->heap.reset(base, bytes);
 }
 
 void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uint32_t regs_per_thread) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memory/device_memory.h"
+#include "model/exec/device_runtime.h"
 #include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_ir.h"
 #include "platform/gpu_config.h"
@@ -196,6 +197,16 @@ class GpuDevice {
   memory::DeviceMemory& memory();
   memory::GlobalMemoryIf& global_memory() { return *global_; }
 
+  // --- device runtime (printf, malloc/free) ---
+  /// printf output of the launches so far that nobody took yet: each
+  /// launch's text ordered by linear CTA id, then linear thread id, then each
+  /// thread's own printf order (also after a launch that faulted).
+  const std::string& printf_output() const { return printf_output_; }
+  /// printf_output(), cleared.
+  std::string take_printf_output();
+  /// The device malloc heap (base 0 until a module calling malloc/free runs).
+  const exec::DeviceHeap& device_heap() const { return runtime_->heap; }
+
  private:
   struct LoadedModule;
   LoadedModule& loaded(ModuleHandle m);
@@ -219,6 +230,11 @@ class GpuDevice {
   uint64_t heap_next_ = 0, heap_end_ = 0;  // external memory: the .global variables' heap
   TimingBackend* timing_backend_ = nullptr;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
+  std::unique_ptr<exec::DeviceRuntime> runtime_;
+  std::string printf_output_;
+  /// Carves the malloc heap out of device memory before the first launch
+  /// of a module that calls malloc or free.
+  void ensure_device_heap(const ptx::Module& mod);
   DeviceStats stats_;
   uint64_t last_launch_cycles_ = 0;
   std::vector<LtLaunchRecord> lt_launches_;

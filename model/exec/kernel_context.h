@@ -10,6 +10,8 @@
 
 namespace tlmgpu::exec {
 
+class DeviceRuntime;
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
@@ -36,9 +38,12 @@ struct KernelContext {
   uint32_t num_sms = 1;
   uint32_t grid_id = 0;
   const uint64_t* clock = nullptr;            ///< current cycle for %clock (nullptr: instruction count)
+  /// printf records and the malloc heap (model/exec/device_runtime.h);
+  /// nullptr: device runtime calls fault.
+  DeviceRuntime* runtime = nullptr;
 };
 
-enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported };
+enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported, AssertionFailed };
 
 /// Where a fault of one thread happened (a peripheral's error registers).
 struct FaultSite {
