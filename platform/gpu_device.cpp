@@ -9,6 +9,7 @@
 #include "model/ptx/ptx_parser.h"
 #include "platform/functional_engine.h"
 #include "platform/lt_launch.h"
+#include "platform/occupancy.h"
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::platform {
@@ -319,6 +320,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
   ensure_device_heap(mod);
   ctx.runtime = runtime_.get();
+  if (cooperative_launch_) prepare_cooperative(k, ctx, regs_per_thread);
 
   const auto started = std::chrono::steady_clock::now();
   last_launch_cycles_ = 0;
@@ -336,6 +338,46 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ++stats_.kernels_launched;
   stats_.ctas += grid.count();
+}
+
+void GpuDevice::launch_cooperative(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                   uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{cooperative_launch_};
+  cooperative_launch_ = true;
+  launch(m, kernel, grid, block, dynamic_shared_bytes, args, regs_per_thread);
+}
+
+void GpuDevice::prepare_cooperative(const ptx::Function& k, exec::KernelContext& ctx, uint32_t regs_per_thread) {
+  const GpuConfig& cfg = options_.config;
+  uint32_t regs = options_.regs_per_thread ? options_.regs_per_thread
+                                           : regs_per_thread ? regs_per_thread : k.regs_per_thread;
+  regs = std::min(std::max(regs, 1u), cfg.sm.max_regs_per_thread);
+  const Occupancy occ = compute_occupancy(cfg.sm, k.name, uint32_t(ctx.block.count()), ctx.shared_bytes, regs,
+                                          RegisterSource::Estimate);
+  const uint64_t fit = uint64_t(occ.ctas_per_sm) * cfg.num_sms;
+  if (ctx.grid.count() > fit)
+    throw LaunchError("cooperative launch of '" + k.name + "': the grid's " + std::to_string(ctx.grid.count()) +
+                      " CTAs do not fit co-resident (" + std::to_string(occ.ctas_per_sm) + " CTAs per SM, limited by " +
+                      occ.limited_by + ", x " + std::to_string(cfg.num_sms) + " SMs = " + std::to_string(fit) + ")");
+  if (grid_barrier_workspace_ == 0) {
+    if (own_memory_) {
+      grid_barrier_workspace_ = own_memory_->allocate(16, "grid barrier workspace");
+    } else {
+      const uint64_t base = (heap_next_ + 255) & ~uint64_t(255);
+      if (heap_end_ <= heap_next_ || base > heap_end_ || heap_end_ - base < 16)
+        throw LaunchError("the grid barrier workspace does not fit in the global heap");
+      grid_barrier_workspace_ = base;
+      heap_next_ = base + 16;
+    }
+  }
+  const uint8_t zero[16] = {};
+  copy_to_device(grid_barrier_workspace_, zero, sizeof zero);
+  ctx.envreg[1] = uint32_t(grid_barrier_workspace_ >> 32);
+  ctx.envreg[2] = uint32_t(grid_barrier_workspace_);
+  ctx.cooperative = true;
 }
 
 std::string GpuDevice::take_printf_output() {

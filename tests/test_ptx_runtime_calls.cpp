@@ -244,6 +244,49 @@ TEST_P(RuntimeCalls, FunctionsEndingInANoreturnCallRun) {
             exec::FaultKind::Trap);
 }
 
+TEST_P(RuntimeCalls, GridBarrierOfACooperativeLaunchOrdersPhasesAcrossCtas) {
+  const platform::ModuleHandle g = dev.load_module(read_fixture("grid_sync.ptx"), "grid_sync.ptx");
+  const uint32_t ctas = 12, threads = 128, n = ctas * threads - 37;
+  std::mt19937 rng(7);
+  std::vector<int> in(n);
+  for (int& v : in) v = int(rng() % 2001) - 1000;
+  const uint64_t din = dev.upload(in);
+  const uint64_t dpartial = dev.allocate(ctas * 4);
+  const uint64_t dout = dev.allocate((ctas + 1) * 4);
+  dev.launch_cooperative(g, "grid_reduce", {ctas, 1, 1}, {threads, 1, 1}, 0,
+                         KernelArgs().ptr(din).ptr(dpartial).ptr(dout).add<int>(int(n)));
+  long long sum = 0;
+  for (int v : in) sum += v;
+  const std::vector<int> out = dev.download<int>(dout, ctas + 1);
+  for (uint32_t c = 0; c < ctas; ++c) EXPECT_EQ(out[c], sum) << "CTA " << c;
+  EXPECT_EQ(out[ctas], 1);
+  // A second cooperative launch starts from a fresh barrier word.
+  dev.memset(dout, 0, (ctas + 1) * 4);
+  dev.launch_cooperative(g, "grid_reduce", {ctas, 1, 1}, {threads, 1, 1}, 0,
+                         KernelArgs().ptr(din).ptr(dpartial).ptr(dout).add<int>(int(n)));
+  EXPECT_EQ(dev.download<int>(dout, 1)[0], sum);
+  // Not cooperative: this_grid() finds no workspace (%envreg1/2 are 0) and traps, as on a GPU.
+  EXPECT_EQ(expect_fault([&] {
+              dev.launch(g, "grid_reduce", {ctas, 1, 1}, {threads, 1, 1}, 0,
+                         KernelArgs().ptr(din).ptr(dpartial).ptr(dout).add<int>(int(n)));
+            }).kind(),
+            exec::FaultKind::Trap);
+}
+
+TEST_P(RuntimeCalls, CooperativeGridThatDoesNotFitCoResidentIsALaunchError) {
+  const platform::ModuleHandle g = dev.load_module(read_fixture("grid_sync.ptx"), "grid_sync.ptx");
+  const uint64_t d = dev.allocate(4096 * 4);
+  try {
+    dev.launch_cooperative(g, "grid_reduce", {4096, 1, 1}, {256, 1, 1}, 0,
+                           KernelArgs().ptr(d).ptr(d).ptr(d).add<int>(0));
+    ADD_FAILURE() << "no LaunchError";
+  } catch (const platform::LaunchError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cooperative launch of 'grid_reduce'"), std::string::npos) << what;
+    EXPECT_NE(what.find("do not fit co-resident"), std::string::npos) << what;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Modes, RuntimeCalls,
     ::testing::Values(RuntimeCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},

@@ -1,6 +1,7 @@
 // What every warp of one kernel launch shares, and the device fault it can raise.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,12 @@ struct KernelContext {
   /// printf records and the malloc heap (model/exec/device_runtime.h);
   /// nullptr: device runtime calls fault.
   DeviceRuntime* runtime = nullptr;
+  /// %envreg0..31. A cooperative launch puts its grid-barrier workspace's
+  /// address in %envreg1 (high word) and %envreg2 (low word), where the
+  /// code nvcc emits for cooperative_groups::this_grid() reads it; 0 otherwise.
+  std::array<uint32_t, 32> envreg{};
+  /// cudaLaunchCooperativeKernel: every CTA of the grid is resident at once.
+  bool cooperative = false;
 };
 
 enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported, AssertionFailed };

@@ -681,6 +681,9 @@ uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
     case SpecialReg::SmId: return cta_.sm_id();
     case SpecialReg::NSmId: return ctx_.num_sms;
     case SpecialReg::GridId: return ctx_.grid_id;
+    case SpecialReg::EnvReg0:
+    case SpecialReg::EnvReg31:
+      break;  // all 32 below the switch
     case SpecialReg::LanemaskEq: return 1u << lane;
     case SpecialReg::LanemaskLt: return (1u << lane) - 1;
     case SpecialReg::LanemaskLe: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
@@ -693,6 +696,8 @@ uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
       return s == SpecialReg::Clock ? (t & 0xffffffffu) : t;
     }
   }
+  if (s >= SpecialReg::EnvReg0 && s <= SpecialReg::EnvReg31)
+    return ctx_.envreg[size_t(unsigned(s) - unsigned(SpecialReg::EnvReg0))];
   return 0;
 }
 

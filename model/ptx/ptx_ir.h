@@ -98,6 +98,8 @@ enum class SpecialReg : uint8_t {
   LaneId, WarpId, NWarpId, SmId, NSmId, GridId,
   LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
   Clock, Clock64, GlobalTimer,
+  /// %envreg0..31: the driver's per-launch environment words (EnvReg0 + n).
+  EnvReg0, EnvReg31 = EnvReg0 + 31,
 };
 
 enum class OperandKind : uint8_t {

@@ -264,6 +264,10 @@ std::optional<SpecialReg> special_of(sv n) {
   };
   for (auto& [name, s] : table)
     if (name == n) return s;
+  if (n.rfind("%envreg", 0) == 0 && n.size() > 7 && n.size() <= 9) {
+    uint64_t k = 0;
+    if (parse_uint(n.substr(7), k) && k < 32) return SpecialReg(unsigned(SpecialReg::EnvReg0) + unsigned(k));
+  }
   return std::nullopt;
 }
 
