@@ -397,5 +397,29 @@ TEST(RuntimeCallsCli, FailedAssertExitsWithOneAndNamesTheExpression) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << needle << "\n" << r.err;
 }
 
+TEST(RuntimeCallsCli, DynamicParallelismExitsWithTwo) {
+  const CliResult r = run_launch_json(R"({"ptx": ")" + std::string(TLMGPU_SOURCE_DIR) +
+                                      R"(/tests/ptx/breadth/device_launch.ptx",
+      "buffers": [{"name": "p", "type": "s32", "count": 32}],
+      "launches": [{"kernel": "parent", "grid": 1, "block": 32, "args": [{"buffer": "p"}]}]})");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("device_launch.ptx:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unsupported: dynamic parallelism (device-side kernel launch) in kernel 'parent'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(RuntimeCallsCli, CooperativeLaunchFileRunsTheGridBarrier) {
+  const CliResult r = run_launch_json(R"({"ptx": ")" + std::string(TLMGPU_SOURCE_DIR) +
+                                      R"(/tests/ptx/breadth/grid_sync.ptx",
+      "buffers": [{"name": "in", "type": "s32", "init": {"values": [1, 2, 3, 4, 5, 6, 7, 8]}},
+                  {"name": "part", "type": "s32", "count": 8}, {"name": "out", "type": "s32", "count": 9}],
+      "launches": [{"kernel": "grid_reduce", "grid": 8, "block": 1, "cooperative": true,
+                    "args": [{"buffer": "in"}, {"buffer": "part"}, {"buffer": "out"}, {"type": "s32", "value": 8}]}],
+      "expect": [{"buffer": "out", "values": [36, 36, 36, 36, 36, 36, 36, 36, 1]}]})");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verified"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace tlmgpu
