@@ -287,6 +287,17 @@ TEST_P(RuntimeCalls, CooperativeGridThatDoesNotFitCoResidentIsALaunchError) {
   }
 }
 
+TEST_P(RuntimeCalls, PrintfOutputOfALaunchThatFaultsIsKept) {
+  // fail_hard prints, then traps: the text printed before the fault is delivered.
+  const uint64_t dv = dev.upload(std::vector<int>{4, -3, 5, 6});
+  const uint64_t dout = dev.allocate(4 * 4);
+  EXPECT_EQ(expect_fault([&] {
+              dev.launch(m, "noreturn_tail", {1, 1, 1}, {4, 1, 1}, 0, KernelArgs().ptr(dv).ptr(dout));
+            }).kind(),
+            exec::FaultKind::Trap);
+  EXPECT_EQ(dev.take_printf_output(), "fatal -3\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Modes, RuntimeCalls,
     ::testing::Values(RuntimeCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},
