@@ -539,6 +539,12 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
     result.detail = "repeat limit reached";
   }
   const double host_seconds = seconds_since(t0);
+  // Device printf output, launch by launch (also of a launch that faulted).
+  const std::string printed = device.take_printf_output();
+  if (!printed.empty()) {
+    std::cout << printed;
+    std::cout.flush();
+  }
 
   json kernels = json::array();
   for (const pf::KernelRecord& k : result.kernels) {

@@ -198,7 +198,10 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
   std::optional<LtCounter> counter;
   if constexpr (kCount) counter.emplace(*ctx_.module, options_.config, *lt_counts_);
   const uint64_t num_ctas = ctx_.grid.count();
-  const uint32_t window = std::max<uint32_t>(options_.resident_ctas, 1);
+  // A cooperative launch (grid barrier) has every CTA resident, so that
+  // CTAs waiting at the barrier interleave with those that have not reached it.
+  const uint64_t window = ctx_.cooperative ? std::max<uint64_t>(num_ctas, 1)
+                                           : std::max<uint32_t>(options_.resident_ctas, 1);
   std::vector<std::unique_ptr<exec::Cta>> resident;
   std::vector<std::unique_ptr<exec::Cta>> spare;  // finished CTAs, reused for the next ones
   uint64_t next_cta = 0;

@@ -77,6 +77,8 @@ std::vector<KeySpec> build_key_table() {
                     "streaming multiprocessors (SMs)"));
   t.push_back({"gpu.core_clock_mhz", "clock of the whole GPU: one warp instruction per scheduler per cycle",
                "MHz", top(&GpuConfig::core_clock_mhz), Rule::kReal, 1, 100000, {}});
+  t.push_back(range("gpu.malloc_heap_bytes", "bytes", 0, 1u << 31, top(&GpuConfig::malloc_heap_bytes),
+                    "device heap for malloc/free in kernels (cudaLimitMallocHeapSize)"));
   t.push_back({"gpu.scheduler",
                "warp-scheduling policy of every scheduler, with its parameters", "",
                top(&GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});

@@ -123,6 +123,8 @@ struct GpuConfig {
   /// 1401 MHz shader clock (16-lane pipelines), as in GPGPU-Sim's GTX480.
   double core_clock_mhz = 700;
   uint32_t num_sms = 15;
+  /// Device malloc heap (cudaLimitMallocHeapSize; CUDA's default is 8 MiB).
+  uint32_t malloc_heap_bytes = 8u << 20;
   SmConfig sm;
   CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
   CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};

@@ -9,6 +9,7 @@
 #include "model/ptx/ptx_parser.h"
 #include "platform/functional_engine.h"
 #include "platform/lt_launch.h"
+#include "platform/occupancy.h"
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::platform {
@@ -33,9 +34,11 @@ GpuDevice::GpuDevice(const DeviceOptions& options)
     : options_(options),
       id_(next_device_id()),
       own_memory_(std::make_unique<memory::DeviceMemory>()),
-      global_(own_memory_.get()) {}
+      global_(own_memory_.get()),
+      runtime_(std::make_unique<exec::DeviceRuntime>()) {}
 GpuDevice::GpuDevice(const DeviceOptions& options, memory::GlobalMemoryIf& external)
-    : options_(options), id_(next_device_id()), global_(&external) {}
+    : options_(options), id_(next_device_id()), global_(&external),
+      runtime_(std::make_unique<exec::DeviceRuntime>()) {}
 GpuDevice::~GpuDevice() = default;
 
 memory::DeviceMemory& GpuDevice::own_memory(const char* what) {
@@ -117,7 +120,12 @@ ModuleHandle GpuDevice::add_module(ptx::Module&& parsed) {
       const std::vector<uint8_t> zero(bytes, 0);
       copy_to_device(base, zero.data(), bytes);
     }
-    for (const ptx::ModuleVariable& v : mod.globals) {
+    for (ptx::ModuleVariable& v : mod.globals) {
+      // Initial values naming a .global variable (pointer tables) get its address.
+      for (const ptx::ModuleVariable::AddressInit& a : v.address_inits) {
+        const uint64_t address = lm->global_segment + mod.globals[a.global].offset;
+        for (unsigned b = 0; b < 8; ++b) v.init[a.offset + b] = uint8_t(address >> (8 * b));
+      }
       if (!v.init.empty()) copy_to_device(lm->global_segment + v.offset, v.init.data(), v.init.size());
     }
   }
@@ -350,21 +358,92 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.num_sms = options_.num_sms;
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
   ctx.textures = &textures_;
+  ensure_device_heap(mod);
+  ctx.runtime = runtime_.get();
+  if (cooperative_launch_) prepare_cooperative(k, ctx, regs_per_thread);
 
   const auto started = std::chrono::steady_clock::now();
   last_launch_cycles_ = 0;
   try {
     run_engine(lm, ctx, regs_per_thread);
   } catch (exec::DeviceFault& fault) {
+    printf_output_ += runtime_->take_launch_output();
     // Statistics report what ran, also when the launch ended in a fault.
     stats_.warp_insts += fault.executed_warp_insts();
     stats_.thread_insts += fault.executed_thread_insts();
     stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     throw;
   }
+  printf_output_ += runtime_->take_launch_output();
   stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ++stats_.kernels_launched;
   stats_.ctas += grid.count();
+}
+
+void GpuDevice::launch_cooperative(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                   uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread) {
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{cooperative_launch_};
+  cooperative_launch_ = true;
+  launch(m, kernel, grid, block, dynamic_shared_bytes, args, regs_per_thread);
+}
+
+void GpuDevice::prepare_cooperative(const ptx::Function& k, exec::KernelContext& ctx, uint32_t regs_per_thread) {
+  const GpuConfig& cfg = options_.config;
+  uint32_t regs = options_.regs_per_thread ? options_.regs_per_thread
+                                           : regs_per_thread ? regs_per_thread : k.regs_per_thread;
+  regs = std::min(std::max(regs, 1u), cfg.sm.max_regs_per_thread);
+  const Occupancy occ = compute_occupancy(cfg.sm, k.name, uint32_t(ctx.block.count()), ctx.shared_bytes, regs,
+                                          RegisterSource::Estimate);
+  const uint64_t fit = uint64_t(occ.ctas_per_sm) * cfg.num_sms;
+  if (ctx.grid.count() > fit)
+    throw LaunchError("cooperative launch of '" + k.name + "': the grid's " + std::to_string(ctx.grid.count()) +
+                      " CTAs do not fit co-resident (" + std::to_string(occ.ctas_per_sm) + " CTAs per SM, limited by " +
+                      occ.limited_by + ", x " + std::to_string(cfg.num_sms) + " SMs = " + std::to_string(fit) + ")");
+  if (grid_barrier_workspace_ == 0) {
+    if (own_memory_) {
+      grid_barrier_workspace_ = own_memory_->allocate(16, "grid barrier workspace");
+    } else {
+      const uint64_t base = (heap_next_ + 255) & ~uint64_t(255);
+      if (heap_end_ <= heap_next_ || base > heap_end_ || heap_end_ - base < 16)
+        throw LaunchError("the grid barrier workspace does not fit in the global heap");
+      grid_barrier_workspace_ = base;
+      heap_next_ = base + 16;
+    }
+  }
+  const uint8_t zero[16] = {};
+  copy_to_device(grid_barrier_workspace_, zero, sizeof zero);
+  ctx.envreg[1] = uint32_t(grid_barrier_workspace_ >> 32);
+  ctx.envreg[2] = uint32_t(grid_barrier_workspace_);
+  ctx.cooperative = true;
+}
+
+std::string GpuDevice::take_printf_output() {
+  std::string out;
+  out.swap(printf_output_);
+  return out;
+}
+
+void GpuDevice::ensure_device_heap(const ptx::Module& mod) {
+  if (runtime_->heap.ready()) return;
+  const bool uses_heap = std::any_of(mod.calls.begin(), mod.calls.end(), [](const ptx::CallSite& c) {
+    return c.builtin == ptx::BuiltinFunction::Malloc || c.builtin == ptx::BuiltinFunction::Free;
+  });
+  const uint64_t bytes = options_.config.malloc_heap_bytes;
+  if (!uses_heap || bytes == 0) return;
+  uint64_t base = 0;
+  if (own_memory_) {
+    base = own_memory_->allocate(bytes, "device malloc heap");
+  } else {
+    base = (heap_next_ + 255) & ~uint64_t(255);
+    if (heap_end_ <= heap_next_ || base > heap_end_ || heap_end_ - base < bytes)
+      throw LaunchError("the device malloc heap (" + std::to_string(bytes) +
+                        " bytes, gpu.malloc_heap_bytes) does not fit in the global heap");
+    heap_next_ = base + bytes;
+  }
+  runtime_->heap.reset(base, bytes);
 }
 
 void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uint32_t regs_per_thread) {

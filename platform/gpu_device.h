@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memory/device_memory.h"
+#include "model/exec/device_runtime.h"
 #include "model/exec/kernel_context.h"
 #include "model/exec/texture_unit.h"
 #include "model/ptx/ptx_ir.h"
@@ -182,6 +183,14 @@ class GpuDevice {
   /// occupancy; DeviceOptions::regs_per_thread overrides it.
   void launch(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
               uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread = 0);
+  /// cudaLaunchCooperativeKernel: launch() with every CTA of the grid
+  /// resident at once, so that a grid barrier (cooperative_groups::
+  /// this_grid().sync()) can complete. LaunchError when the grid does not fit
+  /// co-resident on the configured GPU (CTAs per SM from the occupancy
+  /// calculation x gpu.num_sms). The barrier's workspace is a zeroed device
+  /// word pair whose address goes to %envreg1 (high) / %envreg2 (low).
+  void launch_cooperative(ModuleHandle m, const std::string& kernel, Dim3 grid, Dim3 block,
+                          uint32_t dynamic_shared_bytes, const KernelArgs& args, uint32_t regs_per_thread = 0);
   /// Records the registers per thread ptxas allocates for `kernel` of module
   /// `m` (workloads record theirs): timing-mode launches that give no count
   /// of their own use it instead of the PTX estimate. LaunchError for an
@@ -209,6 +218,16 @@ class GpuDevice {
   memory::DeviceMemory& memory();
   memory::GlobalMemoryIf& global_memory() { return *global_; }
 
+  // --- device runtime (printf, malloc/free) ---
+  /// printf output of the launches so far that nobody took yet: each
+  /// launch's text ordered by linear CTA id, then linear thread id, then each
+  /// thread's own printf order (also after a launch that faulted).
+  const std::string& printf_output() const { return printf_output_; }
+  /// printf_output(), cleared.
+  std::string take_printf_output();
+  /// The device malloc heap (base 0 until a module calling malloc/free runs).
+  const exec::DeviceHeap& device_heap() const { return runtime_->heap; }
+
  private:
   struct LoadedModule;
   LoadedModule& loaded(ModuleHandle m);
@@ -232,6 +251,15 @@ class GpuDevice {
   uint64_t heap_next_ = 0, heap_end_ = 0;  // external memory: the .global variables' heap
   TimingBackend* timing_backend_ = nullptr;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
+  std::unique_ptr<exec::DeviceRuntime> runtime_;
+  bool cooperative_launch_ = false;   // set by launch_cooperative for its launch
+  uint64_t grid_barrier_workspace_ = 0;
+  /// Checks that the grid fits co-resident and sets up the grid barrier's workspace.
+  void prepare_cooperative(const ptx::Function& k, exec::KernelContext& ctx, uint32_t regs_per_thread);
+  std::string printf_output_;
+  /// Carves the malloc heap out of device memory before the first launch
+  /// of a module that calls malloc or free.
+  void ensure_device_heap(const ptx::Module& mod);
   DeviceStats stats_;
   uint64_t last_launch_cycles_ = 0;
   std::vector<LtLaunchRecord> lt_launches_;

@@ -752,6 +752,7 @@ struct LaunchSpec {
   exec::Dim3 grid, block;
   uint32_t shared_bytes = 0;
   uint32_t regs_per_thread = 0;  ///< 0: the PTX register estimate
+  bool cooperative = false;      ///< cudaLaunchCooperativeKernel (grid barrier)
   std::vector<ArgSpec> args;
   std::optional<FaultExpect> expect_fault;  // the launch must end in this fault
   std::string path;
@@ -1128,7 +1129,8 @@ class Parser {
   }
 
   LaunchSpec parse_launch(const json& v, const std::string& path) {
-    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "regs_per_thread", "args", "expect_fault"});
+    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "regs_per_thread", "cooperative", "args",
+                             "expect_fault"});
     LaunchSpec l;
     l.path = path;
     l.kernel = ck_.string(ck_.require(v, "kernel", path), key_path(path, "kernel"));
@@ -1138,6 +1140,10 @@ class Parser {
       l.shared_bytes = uint32_t(ck_.unsigned_int(*s, key_path(path, "shared_bytes"), 0, std::numeric_limits<uint32_t>::max()));
     if (const json* r = ck_.find(v, "regs_per_thread"))
       l.regs_per_thread = uint32_t(ck_.unsigned_int(*r, key_path(path, "regs_per_thread"), 1, 1024));
+    if (const json* c = ck_.find(v, "cooperative")) {
+      if (!c->is_boolean()) ck_.fail(key_path(path, "cooperative"), "expected true or false");
+      else l.cooperative = c->get<bool>();
+    }
     if (const json* a = ck_.find(v, "args")) {
       const std::string ap = key_path(path, "args");
       ck_.array(*a, ap);
@@ -1823,7 +1829,10 @@ class Runner {
     const DeviceStats before = device_.stats();
     bool faulted = false;
     try {
-      device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
+      if (l.cooperative)
+        device_.launch_cooperative(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
+      else
+        device_.launch(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
     } catch (const LaunchError& e) {
       ck_.fail(l.path, e.what());
     } catch (const exec::DeviceFault& f) {

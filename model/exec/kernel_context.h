@@ -1,6 +1,7 @@
 // What every warp of one kernel launch shares, and the device fault it can raise.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 namespace tlmgpu::exec {
 
 class TextureTable;
+class DeviceRuntime;
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -39,9 +41,18 @@ struct KernelContext {
   uint32_t grid_id = 0;
   const uint64_t* clock = nullptr;            ///< current cycle for %clock (nullptr: instruction count)
   const TextureTable* textures = nullptr;     ///< the device's texture/surface objects (tex, suld, sust)
+  /// printf records and the malloc heap (model/exec/device_runtime.h);
+  /// nullptr: device runtime calls fault.
+  DeviceRuntime* runtime = nullptr;
+  /// %envreg0..31. A cooperative launch puts its grid-barrier workspace's
+  /// address in %envreg1 (high word) and %envreg2 (low word), where the
+  /// code nvcc emits for cooperative_groups::this_grid() reads it; 0 otherwise.
+  std::array<uint32_t, 32> envreg{};
+  /// cudaLaunchCooperativeKernel: every CTA of the grid is resident at once.
+  bool cooperative = false;
 };
 
-enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported };
+enum class FaultKind : uint8_t { OutOfBounds, Misaligned, Trap, Deadlock, NoForwardProgress, Unsupported, AssertionFailed };
 
 /// Where a fault of one thread happened (a peripheral's error registers).
 struct FaultSite {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/exec/cta.h"
+#include "model/exec/device_runtime.h"
 #include "model/exec/int_ops.h"
 
 namespace tlmgpu::exec {
@@ -194,8 +195,20 @@ StepStatus Warp::step_ipdom() {
       top.pc = pc + 1;
       if (active) {
         const uint32_t caller_depth = call_depth(active);
-        const uint32_t entry = enter_call(in, pc, active);
-        stack_.push_back({entry, pc + 1, active, caller_depth});
+        const ptx::CallSite& site = ctx_.module->calls[in.target];
+        if (site.builtin != ptx::BuiltinFunction::None) {
+          execute_builtin_call(site, active, *this);
+        } else if (site.indirect()) {
+          // Lanes calling different functions run them one after another,
+          // each path reconverging at the return address.
+          for (const IndirectTarget& t : indirect_targets(site, active)) {
+            enter_call_to(in, t.function, pc, t.mask);
+            stack_.push_back({ctx_.module->functions[t.function].entry_pc, pc + 1, t.mask, caller_depth});
+          }
+        } else {
+          const uint32_t entry = enter_call(in, pc, active);
+          stack_.push_back({entry, pc + 1, active, caller_depth});
+        }
       }
       break;
     case Opcode::Bar:
@@ -386,8 +399,28 @@ StepStatus Warp::step_its() {
     case Opcode::Call:
       running_.pc = pc + 1;
       if (active) {
-        const uint32_t entry = enter_call(in, pc, active);
+        const ptx::CallSite& site = ctx_.module->calls[in.target];
+        if (site.builtin != ptx::BuiltinFunction::None) {
+          execute_builtin_call(site, active, *this);
+          break;
+        }
         if (active != mask) its_park(pc + 1, mask & ~active, GroupState::Ready);
+        if (site.indirect()) {
+          // One group per callee; the lowest function index runs first.
+          const std::vector<IndirectTarget> targets = indirect_targets(site, active);
+          for (size_t k = 0; k < targets.size(); ++k) {
+            enter_call_to(in, targets[k].function, pc, targets[k].mask);
+            const uint32_t entry = ctx_.module->functions[targets[k].function].entry_pc;
+            if (k == 0) {
+              running_.pc = entry;
+              running_.mask = targets[k].mask;
+            } else {
+              its_park(entry, targets[k].mask, GroupState::Ready);
+            }
+          }
+          break;
+        }
+        const uint32_t entry = enter_call(in, pc, active);
         running_.pc = entry;
         running_.mask = active;
       }
@@ -537,18 +570,68 @@ uint32_t Warp::enter_call(const Instruction& in, uint32_t pc, uint32_t mask) {
     if (frames.size() >= kMaxCallDepth)
       fault(FaultKind::Unsupported, "call depth exceeds " + std::to_string(kMaxCallDepth) + " (runaway recursion?)",
             __builtin_ctz(m), 0);
-    frames.push_back({pc + 1, in.target});
+    frames.push_back({pc + 1, in.target, site.callee, callee.recursive});
   }
   return callee.entry_pc;
+}
+
+std::vector<Warp::IndirectTarget> Warp::indirect_targets(const ptx::CallSite& site, uint32_t mask) const {
+  std::vector<IndirectTarget> out;
+  const auto& functions = ctx_.module->functions;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned lane = unsigned(__builtin_ctz(m));
+    const uint64_t address = reg(site.target_reg)[lane];
+    const uint64_t index = (address - ptx::kFunctionAddressBase) / ptx::kFunctionAddressStride;
+    if (address < ptx::kFunctionAddressBase || (address - ptx::kFunctionAddressBase) % ptx::kFunctionAddressStride ||
+        index >= functions.size())
+      fault(FaultKind::OutOfBounds, "indirect call through a pointer that is no function's address", lane, address);
+    const ptx::Function& f = functions[size_t(index)];
+    if (f.is_entry) fault(FaultKind::OutOfBounds, "indirect call of kernel '" + f.name + "'", lane, address);
+    if (f.param_slots.size() != site.args.size() || f.ret_slots.size() < site.rets.size())
+      fault(FaultKind::Unsupported, "indirect call of '" + f.name + "' with " + std::to_string(site.args.size()) +
+                                        " arguments; it takes " + std::to_string(f.param_slots.size()),
+            lane, address);
+    auto it = std::find_if(out.begin(), out.end(), [&](const IndirectTarget& t) { return t.function == index; });
+    if (it == out.end()) out.push_back({uint32_t(index), 1u << lane});
+    else it->mask |= 1u << lane;
+  }
+  std::sort(out.begin(), out.end(),
+            [](const IndirectTarget& a, const IndirectTarget& b) { return a.function < b.function; });
+  return out;
+}
+
+void Warp::enter_call_to(const Instruction& in, uint32_t function, uint32_t pc, uint32_t mask) {
+  const ptx::CallSite& site = ctx_.module->calls[in.target];
+  const ptx::Function& f = ctx_.module->functions[function];
+  // The call graph does not see through function pointers, so an indirect
+  // callee may be active already: its activation is always saved.
+  for (uint32_t m = mask; m; m &= m - 1) save_activation(f, unsigned(__builtin_ctz(m)));
+  std::vector<ptx::ParamCopy> copies;
+  for (size_t k = 0; k < site.args.size(); ++k)
+    copies.push_back({site.args[k].from, f.param_slots[k].to, std::min(site.args[k].bytes, f.param_slots[k].bytes)});
+  copy_params(copies, mask);
+  for (uint32_t m = mask; m; m &= m - 1) {
+    auto& frames = calls_[size_t(__builtin_ctz(m))];
+    if (frames.size() >= kMaxCallDepth)
+      fault(FaultKind::Unsupported, "call depth exceeds " + std::to_string(kMaxCallDepth) + " (runaway recursion?)",
+            __builtin_ctz(m), 0);
+    frames.push_back({pc + 1, in.target, function, true});
+  }
 }
 
 uint32_t Warp::leave_call(uint32_t mask) {
   const unsigned first = unsigned(__builtin_ctz(mask));
   const CallFrame frame = calls_[first].back();
   const ptx::CallSite& site = ctx_.module->calls[frame.call_site];
-  const ptx::Function& callee = ctx_.module->functions[site.callee];
-  if (!callee.recursive) {
-    copy_params(site.rets, mask);
+  const ptx::Function& callee = ctx_.module->functions[frame.callee];
+  std::vector<ptx::ParamCopy> indirect_rets;
+  if (site.indirect())
+    for (size_t k = 0; k < site.rets.size(); ++k)
+      indirect_rets.push_back(
+          {callee.ret_slots[k].from, site.rets[k].to, std::min(site.rets[k].bytes, callee.ret_slots[k].bytes)});
+  const std::vector<ptx::ParamCopy>& rets = site.indirect() ? indirect_rets : site.rets;
+  if (!frame.saved_activation) {
+    copy_params(rets, mask);
   } else {
     // The return values leave the callee's locals before the restore
     // overwrites them; the caller's receiving blocks may lie in the same
@@ -559,10 +642,10 @@ uint32_t Warp::leave_call(uint32_t mask) {
       const unsigned lane = unsigned(__builtin_ctz(m));
       uint8_t* base = local_.data() + size_t(lane) * stride;
       values.clear();
-      for (const ptx::ParamCopy& c : site.rets) values.insert(values.end(), base + c.from, base + c.from + c.bytes);
+      for (const ptx::ParamCopy& c : rets) values.insert(values.end(), base + c.from, base + c.from + c.bytes);
       restore_activation(callee, lane);
       size_t at = 0;
-      for (const ptx::ParamCopy& c : site.rets) {
+      for (const ptx::ParamCopy& c : rets) {
         std::memcpy(base + c.to, values.data() + at, c.bytes);
         at += c.bytes;
       }
@@ -666,6 +749,9 @@ uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
     case SpecialReg::SmId: return cta_.sm_id();
     case SpecialReg::NSmId: return ctx_.num_sms;
     case SpecialReg::GridId: return ctx_.grid_id;
+    case SpecialReg::EnvReg0:
+    case SpecialReg::EnvReg31:
+      break;  // all 32 below the switch
     case SpecialReg::LanemaskEq: return 1u << lane;
     case SpecialReg::LanemaskLt: return (1u << lane) - 1;
     case SpecialReg::LanemaskLe: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
@@ -678,6 +764,8 @@ uint64_t Warp::special(ptx::SpecialReg s, unsigned lane) const {
       return s == SpecialReg::Clock ? (t & 0xffffffffu) : t;
     }
   }
+  if (s >= SpecialReg::EnvReg0 && s <= SpecialReg::EnvReg31)
+    return ctx_.envreg[size_t(unsigned(s) - unsigned(SpecialReg::EnvReg0))];
   return 0;
 }
 

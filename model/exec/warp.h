@@ -139,7 +139,19 @@ class Warp {
   struct CallFrame {
     uint32_t return_pc;
     uint32_t call_site;
+    uint32_t callee;     // Module::functions index (indirect calls: the one the pointer named)
+    bool saved_activation;  // the callee's previous activation is in saved_activations_
   };
+  struct IndirectTarget {
+    uint32_t function;
+    uint32_t mask;
+  };
+  /// The lanes of `mask` grouped by the function their pointer names, in
+  /// function order; a pointer to no function is a device fault.
+  std::vector<IndirectTarget> indirect_targets(const ptx::CallSite& site, uint32_t mask) const;
+  /// Copies the arguments of an indirect call into `function`'s parameters
+  /// and pushes the lanes' frames.
+  void enter_call_to(const ptx::Instruction& in, uint32_t function, uint32_t pc, uint32_t mask);
 
   StepStatus step_ipdom();
   StepStatus step_its();

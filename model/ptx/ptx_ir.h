@@ -155,6 +155,8 @@ enum class SpecialReg : uint8_t {
   LaneId, WarpId, NWarpId, SmId, NSmId, GridId,
   LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
   Clock, Clock64, GlobalTimer,
+  /// %envreg0..31: the driver's per-launch environment words (EnvReg0 + n).
+  EnvReg0, EnvReg31 = EnvReg0 + 31,
 };
 
 enum class OperandKind : uint8_t {
@@ -313,10 +315,30 @@ struct ParamCopy {
   uint32_t from = 0, to = 0, bytes = 0;
 };
 
+/// Device runtime functions nvcc declares `.extern .func` and the CUDA
+/// runtime provides; the model implements them (model/exec/device_runtime.h).
+enum class BuiltinFunction : uint8_t { None, Vprintf, Malloc, Free, AssertFail };
+
+/// Function symbols used as values (function pointers, vtables) get distinct
+/// addresses in a window no data lives in: base + function index x 16.
+constexpr uint64_t kFunctionAddressBase = 0x00007c0000000000ull;
+constexpr uint64_t kFunctionAddressStride = 16;
+inline uint64_t function_address(uint32_t function_index) {
+  return kFunctionAddressBase + uint64_t(function_index) * kFunctionAddressStride;
+}
+
 struct CallSite {
   uint32_t callee = 0;               ///< Module::functions index
   std::vector<ParamCopy> args;       ///< caller's param blocks -> callee's params
   std::vector<ParamCopy> rets;       ///< callee's return params -> caller's blocks (after ret)
+  /// Built-in: args[k].from / rets[k].to are the caller's param blocks
+  /// (to / from unused); callee is unused.
+  BuiltinFunction builtin = BuiltinFunction::None;
+  /// Indirect call `call (r), %rd, (a), proto;`: the register holding the
+  /// function address; args[k] / rets[k] hold the caller's blocks (from / to)
+  /// and sizes, matched to the callee's parameters when the call runs.
+  uint32_t target_reg = 0xffffffffu;
+  bool indirect() const { return target_reg != 0xffffffffu; }
 };
 
 struct KernelParam {
@@ -346,6 +368,9 @@ struct Function {
   /// estimate_registers (model/ptx/register_allocation.h), callees included;
   /// not capped at any architecture's limit. The occupancy calculation uses it.
   uint32_t regs_per_thread = 0;
+  /// .func only: local-memory offsets and sizes of its return values and
+  /// parameters (what an indirect call copies to and from).
+  std::vector<ParamCopy> ret_slots, param_slots;
   // Directives; 0 when absent.
   std::array<uint32_t, 3> maxntid{{0, 0, 0}};
   std::array<uint32_t, 3> reqntid{{0, 0, 0}};
@@ -376,6 +401,13 @@ struct ModuleVariable {
   uint64_t offset = 0;      ///< within its space's segment (see Module)
   bool is_extern = false;   ///< dynamic shared memory
   std::vector<uint8_t> init;  ///< initializer bytes (empty: zero)
+  /// Initializer words that hold a .global variable's address
+  /// (`generic(var)` or `var`): the loader adds that variable's device address.
+  struct AddressInit {
+    uint32_t offset = 0;   ///< byte offset of the 64-bit word in init
+    uint32_t global = 0;   ///< Module::globals index
+  };
+  std::vector<AddressInit> address_inits;
 };
 
 struct Module {

@@ -67,9 +67,11 @@ uint32_t align_up(uint64_t v, uint32_t a) {
 // ---------------------------------------------------------------- literals
 
 struct Literal {
-  enum Kind : uint8_t { Int, F32Bits, F64Bits, Dec } kind = Int;
+  enum Kind : uint8_t { Int, F32Bits, F64Bits, Dec, SymbolAddress } kind = Int;
   uint64_t bits = 0;  ///< Int: two's complement value; F32Bits/F64Bits: raw bits
   double d = 0;       ///< Dec
+  std::string symbol; ///< SymbolAddress: `name` or `generic(name)` in an initializer
+  SourceLoc loc;      ///< SymbolAddress: where it was written
 };
 
 bool parse_uint(sv t, uint64_t& v) {
@@ -129,7 +131,7 @@ double literal_as_double(const Literal& l) {
     case Literal::F32Bits: return double(bits_f32(uint32_t(l.bits)));
     case Literal::F64Bits: return bits_f64(l.bits);
     case Literal::Dec: return l.d;
-    case Literal::Int: break;
+    case Literal::Int: case Literal::SymbolAddress: break;
   }
   return double(int64_t(l.bits));
 }
@@ -269,6 +271,10 @@ std::optional<SpecialReg> special_of(sv n) {
   };
   for (auto& [name, s] : table)
     if (name == n) return s;
+  if (n.rfind("%envreg", 0) == 0 && n.size() > 7 && n.size() <= 9) {
+    uint64_t k = 0;
+    if (parse_uint(n.substr(7), k) && k < 32) return SpecialReg(unsigned(SpecialReg::EnvReg0) + unsigned(k));
+  }
   return std::nullopt;
 }
 
@@ -412,6 +418,7 @@ class Parser {
     parse_module();
     if (!saw_version_) error_at(1, 1, "missing .version directive");
     layout();
+    resolve_address_initializers();
     decode_all();
     mark_recursive();
     if (!diags_.empty()) {
@@ -516,6 +523,15 @@ class Parser {
   }
 
   /// Skips the rest of a line (.loc/.file have no terminating ';').
+  /// `name: .callprototype (.param .b32 _) _ (.param .b64 _, ...);` names the
+  /// signature of indirect calls; the callee's own parameters are matched
+  /// when the call runs, so only the name is kept.
+  void skip_call_prototype(FuncDef&) {
+    prototypes_.insert(std::string(next().text));
+    while (!at_end() && !peek().is(';')) next();
+    expect(';', "after .callprototype");
+  }
+
   void skip_line() {
     uint32_t line = peek().line;
     next();
@@ -794,17 +810,69 @@ class Parser {
         const Token& v = peek();
         Literal lit;
         if (!read_literal(v, neg, lit)) {
-          if (v.kind == TokKind::Word)
-            fail(v, "unsupported syntax: unsupported initializer '" + std::string(v.text) + "' (addresses of symbols cannot be initial values)");
-          fail(v, "expected a constant in initializer, found " + describe(v));
+          if (v.kind != TokKind::Word || neg) fail(v, "expected a constant in initializer, found " + describe(v));
+          read_symbol_initializer(lit);
+        } else {
+          next();
         }
-        next();
         d.init.push_back(lit);
         expect_value = false;
         if (depth == 0) return;
         continue;
       }
       fail(t, "expected ',' or '}' in initializer, found " + describe(t));
+    }
+  }
+
+  /// `name` or `generic(name)`: a function's or variable's address as an
+  /// initial value (vtables, function-pointer tables); resolved after layout.
+  void read_symbol_initializer(Literal& lit) {
+    const Token& v = next();
+    lit.kind = Literal::SymbolAddress;
+    lit.loc = {v.line, v.column};
+    if (v.text == "generic" && peek().is('(')) {
+      next();
+      lit.symbol = std::string(expect_name("a symbol name").text);
+      expect(')', "after generic(symbol");
+    } else {
+      lit.symbol = std::string(v.text);
+    }
+  }
+
+  /// Writes function addresses into initializers and records where a
+  /// .global variable's address goes (the loader adds its device address).
+  void resolve_address_initializers() {
+    for (const Decl& d : module_decls_) {
+      for (size_t i = 0; i < d.init.size(); ++i) {
+        const Literal& lit = d.init[i];
+        if (lit.kind != Literal::SymbolAddress) continue;
+        if (d.elem_bytes() != 8 || d.space != StateSpace::Global) {
+          error_at(lit.loc.line, lit.loc.column,
+                   "address of '" + lit.symbol + "' as initial value needs a 64-bit element of a .global variable");
+          continue;
+        }
+        ModuleVariable& var = mod_.globals[size_t(d.global_index)];
+        const uint32_t at = uint32_t(i * 8);
+        if (auto f = func_names_.find(lit.symbol); f != func_names_.end()) {
+          const FuncDef& fn = funcs_[f->second];
+          if (fn.module_index < 0) {
+            error_at(lit.loc.line, lit.loc.column, "address of function '" + lit.symbol + "' which has no body here");
+            continue;
+          }
+          const uint64_t a = function_address(uint32_t(fn.module_index));
+          if (var.init.size() < at + 8) var.init.resize(d.size(), 0);
+          for (unsigned b = 0; b < 8; ++b) var.init[at + b] = uint8_t(a >> (8 * b));
+          continue;
+        }
+        auto g = module_names_.find(lit.symbol);
+        if (g == module_names_.end() || module_decls_[g->second].space != StateSpace::Global) {
+          error_at(lit.loc.line, lit.loc.column,
+                   "initial value '" + lit.symbol + "' is not a function or .global variable of this module");
+          continue;
+        }
+        if (var.init.size() < at + 8) var.init.resize(d.size(), 0);
+        var.address_inits.push_back({at, uint32_t(module_decls_[g->second].global_index)});
+      }
     }
   }
 
@@ -1063,8 +1131,7 @@ class Parser {
       if (w == ".loc" || w == ".file") return skip_line();
       if (w[0] == '.') fail(t, "unsupported syntax: unknown or unsupported directive '" + std::string(w) + "' in function body");
       if (peek(1).is(':') && w[0] != '%' && w.find('.') == sv::npos) {
-        if (peek(2).is_word(".callprototype"))
-          fail(t, "unsupported syntax: indirect calls (.callprototype) are not supported");
+        if (peek(2).is_word(".callprototype")) return skip_call_prototype(f);
         f.items.push_back(Item{ItemKind::Label, 0, pos_, pos_ + 1});
         next();
         next();
@@ -1243,7 +1310,10 @@ class Parser {
       fn.maxnreg = f.maxnreg;
       fn.pragmas = f.pragmas;
       fn.local_first = mod_.local_bytes_per_thread;
-      for (uint32_t i : f.rets) f.decls[i].offset = alloc_local(f.decls[i]);
+      for (uint32_t i : f.rets) {
+        f.decls[i].offset = alloc_local(f.decls[i]);
+        fn.ret_slots.push_back(ParamCopy{uint32_t(f.decls[i].offset), 0, f.decls[i].size()});
+      }
       for (uint32_t i : f.params) {
         Decl& d = f.decls[i];
         if (f.is_entry) {
@@ -1258,6 +1328,7 @@ class Parser {
           fn.params.push_back(std::move(kp));
         } else {
           d.offset = alloc_local(d);
+          fn.param_slots.push_back(ParamCopy{0, uint32_t(d.offset), d.size()});
         }
       }
       for (auto& it : f.items) {
@@ -1283,6 +1354,7 @@ class Parser {
     out.assign(d.size(), 0);
     for (size_t i = 0; i < d.init.size() && (i + 1) * w <= out.size(); ++i) {
       uint64_t bits = 0;
+      if (d.init[i].kind == Literal::SymbolAddress) continue;  // resolve_address_initializers
       if (!literal_bits(d.init[i], d.type, bits)) {
         error_at(d.loc.line, d.loc.column,
                  "initializer of '" + d.name + "' does not match its type " + type_name(d.type));
@@ -1778,8 +1850,19 @@ class Parser {
   /// Address of a variable as a value: .global -> Symbol (patched by the
   /// loader); other spaces -> the resolved offset in that space.
   Operand symbol_operand(const RawOp& r) {
-    const Decl& v = var_decl(r, r.name);
     Operand o;
+    if (!lookup(r.name)) {
+      if (auto f = func_names_.find(std::string(r.name)); f != func_names_.end()) {
+        // A function's address (function pointer): a constant.
+        const FuncDef& fn = funcs_[f->second];
+        if (fn.module_index < 0)
+          fail(*r.tok, "address of function '" + fn.name + "' which is declared but not defined in this module");
+        o.kind = OperandKind::Imm;
+        o.imm = function_address(uint32_t(fn.module_index)) + uint64_t(r.offset);
+        return o;
+      }
+    }
+    const Decl& v = var_decl(r, r.name);
     if (v.space == StateSpace::Global) {
       o.kind = OperandKind::Symbol;
       o.symbol = v.global_index;
@@ -3267,6 +3350,7 @@ class Parser {
   }
 
   /// call[.uni] [(rets),] func[, (args)];
+  /// call[.uni] [(rets),] %reg, (args), prototype;   (indirect)
   void decode_call(Dec& d, size_t p, size_t e) {
     Instruction& in = d.in;
     in.op = Opcode::Call;
@@ -3278,16 +3362,21 @@ class Parser {
     if (i < d.ops.size() && d.ops[i].kind == RawOp::List) rets = d.ops[i++].elems;
     if (i >= d.ops.size()) fail(*d.op_tok, "'" + std::string(d.full) + "' expects a function name");
     const RawOp& fn = d.ops[i++];
-    if (fn.kind == RawOp::Reg) fail(*fn.tok, "unsupported syntax: indirect calls through a register are not supported");
+    if (i < d.ops.size() && d.ops[i].kind == RawOp::List) args = d.ops[i++].elems;
+    if (fn.kind == RawOp::Reg) return decode_indirect_call(d, fn, rets, args, i);
     if (fn.kind != RawOp::Name || fn.offset != 0)
       fail(*fn.tok, "'" + std::string(d.full) + "' expects a function name, found " + describe(*fn.tok));
-    if (i < d.ops.size() && d.ops[i].kind == RawOp::List) args = d.ops[i++].elems;
-    if (i < d.ops.size()) fail(*d.ops[i].tok, "unsupported syntax: unexpected operand in call (prototype calls are not supported)");
+    if (i < d.ops.size()) fail(*d.ops[i].tok, "unexpected operand in call (a prototype needs an indirect call)");
+    if (is_device_launch_function(fn.name))
+      fail(*fn.tok, "unsupported: dynamic parallelism (device-side kernel launch) in kernel '" + cur_->name +
+                        "' (call of '" + std::string(fn.name) + "')");
 
     auto f = func_names_.find(std::string(fn.name));
     if (f == func_names_.end()) fail(*fn.tok, "call to unknown function '" + std::string(fn.name) + "'");
     FuncDef& callee = funcs_[f->second];
     if (callee.is_entry) fail(*fn.tok, "cannot call kernel '" + callee.name + "'");
+    if (!callee.has_body && builtin_of(callee.name) != BuiltinFunction::None)
+      return decode_builtin_call(d, fn, callee, rets, args);
     if (!callee.has_body)
       fail(*fn.tok, "call to undefined function '" + callee.name + "' (declared but not defined in this module)");
     if (args.size() != callee.params.size())
@@ -3324,6 +3413,97 @@ class Parser {
     in.target = uint32_t(mod_.calls.size());
     mod_.calls.push_back(std::move(cs));
     call_edges_.push_back({cur_->module_index, callee.module_index, {in.loc.line, in.loc.column}});
+  }
+
+  /// The CUDA device runtime's kernel-launch entry points (CDP1 and CDP2 names).
+  static bool is_device_launch_function(sv name) {
+    return name.rfind("__cudaCDP", 0) == 0 || name == "cudaLaunchDevice" || name == "cudaLaunchDeviceV2" ||
+           name == "cudaGetParameterBuffer" || name == "cudaGetParameterBufferV2";
+  }
+
+  static BuiltinFunction builtin_of(sv name) {
+    if (name == "vprintf") return BuiltinFunction::Vprintf;
+    if (name == "malloc") return BuiltinFunction::Malloc;
+    if (name == "free") return BuiltinFunction::Free;
+    if (name == "__assertfail") return BuiltinFunction::AssertFail;
+    return BuiltinFunction::None;
+  }
+
+  /// The caller's call-sequence .param block `name`.
+  const Decl& call_param_block(const RawOp& fn, sv name) {
+    RawOp tmp;
+    tmp.tok = fn.tok;
+    const Decl& v = var_decl(tmp, name);
+    if (home_space(v) != StateSpace::Local || v.space != StateSpace::Param)
+      fail(*fn.tok, "call argument '" + std::string(name) + "' is not a .param declared in the caller");
+    return v;
+  }
+
+  /// A call of a device runtime function (vprintf, malloc, free,
+  /// __assertfail): the extern declaration must have the CUDA signature.
+  void decode_builtin_call(Dec& d, const RawOp& fn, const FuncDef& callee, const std::vector<sv>& rets,
+                           const std::vector<sv>& args) {
+    const BuiltinFunction b = builtin_of(callee.name);
+    std::vector<uint32_t> want_args, want_rets;
+    switch (b) {
+      case BuiltinFunction::Vprintf: want_args = {8, 8}; want_rets = {4}; break;
+      case BuiltinFunction::Malloc: want_args = {8}; want_rets = {8}; break;
+      case BuiltinFunction::Free: want_args = {8}; break;
+      default: want_args = {8, 8, 4, 8, 8}; break;  // __assertfail(msg, file, line, function, charSize)
+    }
+    auto sizes_of = [&](const std::vector<uint32_t>& idx) {
+      std::vector<uint32_t> out;
+      for (uint32_t k : idx) out.push_back(callee.decls[k].size());
+      return out;
+    };
+    if (sizes_of(callee.params) != want_args || sizes_of(callee.rets) != want_rets)
+      fail(*fn.tok, "'" + callee.name + "' is declared with a signature other than the CUDA device runtime's");
+    // A caller may ignore the return value (no return block).
+    if (args.size() != want_args.size() || rets.size() > want_rets.size())
+      fail(*fn.tok, "call of '" + callee.name + "' passes " + std::to_string(args.size()) + " arguments and " +
+                        std::to_string(rets.size()) + " return blocks; it takes " +
+                        std::to_string(want_args.size()) + " and returns " + std::to_string(want_rets.size()));
+    CallSite cs;
+    cs.builtin = b;
+    for (size_t k = 0; k < args.size(); ++k) {
+      const Decl& a = call_param_block(fn, args[k]);
+      if (a.size() < want_args[k])
+        fail(*fn.tok, "argument '" + a.name + "' of '" + callee.name + "' is smaller than its parameter");
+      cs.args.push_back(ParamCopy{uint32_t(a.offset), 0, want_args[k]});
+    }
+    for (size_t k = 0; k < rets.size(); ++k) {
+      const Decl& r = call_param_block(fn, rets[k]);
+      if (r.size() < want_rets[k]) fail(*fn.tok, "return block '" + r.name + "' is smaller than the return value");
+      cs.rets.push_back(ParamCopy{0, uint32_t(r.offset), want_rets[k]});
+    }
+    d.in.target = uint32_t(mod_.calls.size());
+    mod_.calls.push_back(std::move(cs));
+  }
+
+  /// call (rets), %rd, (args), prototype: the callee is found from the
+  /// register's function address when the call runs.
+  void decode_indirect_call(Dec& d, const RawOp& fn, const std::vector<sv>& rets, const std::vector<sv>& args,
+                            size_t i) {
+    if (i >= d.ops.size() || d.ops[i].kind != RawOp::Name)
+      fail(*fn.tok, "an indirect call needs a .callprototype label (or a list of targets) as last operand");
+    if (!prototypes_.count(std::string(d.ops[i].name)))
+      fail(*d.ops[i].tok, "'" + std::string(d.ops[i].name) +
+                              "' is not a .callprototype label (call target lists are not supported)");
+    if (i + 1 < d.ops.size()) fail(*d.ops[i + 1].tok, "unexpected operand after the call prototype");
+    CallSite cs;
+    const Operand target = src_operand(d, rets.empty() ? 0 : 1, DataType::U64);
+    if (target.kind != OperandKind::Reg) fail(*fn.tok, "an indirect call's target must be a 64-bit register");
+    cs.target_reg = target.reg;
+    for (sv a : args) {
+      const Decl& b = call_param_block(fn, a);
+      cs.args.push_back(ParamCopy{uint32_t(b.offset), 0, b.size()});
+    }
+    for (sv r : rets) {
+      const Decl& b = call_param_block(fn, r);
+      cs.rets.push_back(ParamCopy{0, uint32_t(b.offset), b.size()});
+    }
+    d.in.target = uint32_t(mod_.calls.size());
+    mod_.calls.push_back(std::move(cs));
   }
 
   /// Marks the functions on a call-graph cycle (self-calls included): their
@@ -3397,6 +3577,7 @@ class Parser {
   std::unordered_map<std::string, size_t> module_names_;
   std::vector<FuncDef> funcs_;
   std::unordered_map<std::string, size_t> func_names_;
+  std::unordered_set<std::string> prototypes_;  // .callprototype labels (indirect calls)
   std::unordered_map<const Decl*, size_t> shared_index_;
 
   FuncDef* cur_ = nullptr;

@@ -530,7 +530,9 @@ class Estimator {
       uint32_t after = live_units;
       for (uint32_t s : a.defs)
         if (!live.contains(s)) after += units(s);
-      if (in.op == Opcode::Call && in.target < m_.calls.size())
+      // Built-in (device runtime) and indirect calls have no callee body here.
+      if (in.op == Opcode::Call && in.target < m_.calls.size() &&
+          m_.calls[in.target].builtin == ptx::BuiltinFunction::None && !m_.calls[in.target].indirect())
         after += estimate(m_.calls[in.target].callee).peak_live;
       for (uint32_t s : a.defs) {
         if (live.contains(s)) {
