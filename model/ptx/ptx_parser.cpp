@@ -297,23 +297,6 @@ constexpr TypeSet kHalf = kF16 | bit(DataType::BF16) | bit(DataType::F16x2) | bi
 constexpr TypeSet k8 = bit(DataType::B8) | bit(DataType::U8) | bit(DataType::S8);
 constexpr TypeSet kP = bit(DataType::Pred);
 
-bool known_opcode(std::string_view base) {
-  static const std::string_view names[] = {
-      "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "mul24", "mad24", "div", "rem", "abs", "neg", "min", "addc", "subc", "madc",
-      "max", "fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "and",
-      "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi", "bfind", "prmt", "shf",
-      "bmsk", "szext", "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2",
-      "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
-      "vmin4", "vmax4", "vset4",
-      "setp", "set", "selp", "slct", "ld", "st", "atom", "red", "prefetch", "membar", "fence", "bar",
-      "barrier", "shfl", "vote", "activemask", "match", "bra", "call", "ret", "exit", "trap", "nop", "nanosleep",
-      "dp4a", "dp2a", "sad", "fns", "brkpt", "pmevent", "wmma",
-      "tex", "tld4", "suld", "sust"};
-  for (auto n : names)
-    if (n == base) return true;
-  return false;
-}
-
 // ---------------------------------------------------------------- structure
 
 /// One declared name: a variable, a parameter or a register (range).
@@ -401,6 +384,7 @@ struct Dec {
   std::vector<sv> mods;         ///< dotted parts after the base
   std::vector<DataType> types;  ///< type modifiers in order
   std::vector<RawOp> ops;
+  size_t operands_begin = 0, operands_end = 0;  ///< token range of the operands
 };
 
 class Parser {
@@ -2031,14 +2015,15 @@ class Parser {
         if (m.empty()) fail(ot, "malformed instruction name '" + std::string(d.full) + "'");
     }
     ++p;
-    if (!known_opcode(base)) unsupported(d);
-    if (base == "call") {
-      decode_call(d, p, e);
-    } else {
+    const DecodeHandler decode = find_decoder(base);
+    if (!decode) unsupported(d);
+    d.operands_begin = p;
+    d.operands_end = e;
+    if (base != "call") {  // call parses its own operand lists
       d.ops = parse_operands(p, e);
       skip_if_uses_erroneous_declaration(d);
-      decode_op(d, base);
     }
+    (this->*decode)(d, base);
     in.unit = unit_of(in);
     mod_.code.push_back(in);
     mod_.text.push_back(statement_text(it));
@@ -2111,694 +2096,862 @@ class Parser {
     if (!ok) bad_type(d, dt);
   }
 
-  void decode_op(Dec& d, sv base) {
-    Instruction& in = d.in;
-    auto flag_ftz_sat = [&](sv m) {
-      if (m == "ftz") return in.ftz = true;
-      if (m == "sat") return in.sat = true;
-      return false;
-    };
-    auto frnd = [&](sv m) {
-      if (auto r = frnd_of(m)) {
-        in.rnd = *r;
-        return true;
-      }
-      return false;
-    };
-    // Three-operand arithmetic and logic: d, a, b.
-    auto binary = [&](Opcode op, TypeSet allowed) {
-      in.op = op;
-      in.type = one_type(d, allowed);
-      want_count(d, 3);
-      in.dst = dst_operand(d, 0, in.type == DataType::Pred);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
-      in.num_src = 2;
-    };
-    auto unary = [&](Opcode op, TypeSet allowed) {
-      in.op = op;
-      in.type = one_type(d, allowed);
-      want_count(d, 2);
-      in.dst = dst_operand(d, 0, in.type == DataType::Pred);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.num_src = 1;
-    };
-    auto float_rounding_check = [&]() {
-      if (in.rnd != Rounding::None && !type_is_float(in.type)) unsupported(d);
-      if ((in.ftz) && !type_is_float(in.type)) unsupported(d);
-    };
+  // One decode handler per instruction family; decode_table() maps every
+  // opcode name to its handler.
 
-    if (base == "mov") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Mov;
-      in.type = one_type(d, kB | kU | kS | kF | kF16 | kP);
-      want_count(d, 2);
-      const bool pred = in.type == DataType::Pred;
-      if (d.ops[0].kind == RawOp::Vector || d.ops[1].kind == RawOp::Vector) {
-        // mov.b64 {lo,hi}, %rd (unpack) / mov.b64 %rd, {lo,hi} (pack)
-        if (pred || (in.type != DataType::B64 && in.type != DataType::B32 && in.type != DataType::B16))
-          bad_type(d, in.type);
-        const unsigned parts = d.ops[0].kind == RawOp::Vector ? unsigned(d.ops[0].elems.size())
-                                                              : unsigned(d.ops[1].elems.size());
-        if (parts != 2 && parts != 4) fail(*d.op_tok, "'" + std::string(d.full) + "' packs 2 or 4 registers");
-        if (d.ops[0].kind == RawOp::Vector) {
-          in.dst = vector_operand(d, 0, parts, true);
-          in.src[0] = src_operand(d, 1, in.type);
-        } else {
-          in.dst = dst_operand(d, 0, false);
-          in.src[0] = vector_operand(d, 1, parts, false, true);
-        }
-      } else {
-        in.dst = dst_operand(d, 0, pred);
-        in.src[0] = src_operand(d, 1, in.type);
-      }
-      in.num_src = 1;
-      return;
+  static bool ftz_sat_modifier(Instruction& in, sv m) {
+    if (m == "ftz") return in.ftz = true;
+    if (m == "sat") return in.sat = true;
+    return false;
+  }
+  static bool float_rounding_modifier(Instruction& in, sv m) {
+    if (auto r = frnd_of(m)) {
+      in.rnd = *r;
+      return true;
     }
-    if (base == "cvt") {
-      in.op = Opcode::Cvt;
-      mods(d, [&](sv m) {
-        if (frnd(m)) return true;
-        if (auto r = irnd_of(m)) return in.rnd = *r, true;
-        if (m == "relu") return in.relu = true;
-        return flag_ftz_sat(m);
-      });
-      const TypeSet num = kB | kU | kS | kF | kF16 | bit(DataType::BF16) | k8;
-      two_types(d, num | bit(DataType::F16x2) | bit(DataType::BF16x2), num);
-      in.type = d.types[0];
-      in.type2 = d.types[1];
-      // cvt.frnd2{.relu}.{f16,bf16,f16x2,bf16x2}.f32 (frnd2 = .rn/.rz); the
-      // packed forms take two sources: d.hi = cvt(a), d.lo = cvt(b).
-      const bool packed = type_is_packed_half(in.type);
-      if (packed || in.relu) {
-        if (in.type2 != DataType::F32 || !type_is_half(in.type)) bad_type(d, packed ? in.type2 : in.type);
-        if ((in.rnd != Rounding::Rn && in.rnd != Rounding::Rz) || in.ftz || in.sat) unsupported(d);
-      }
-      want_count(d, packed ? 3 : 2);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type2);
-      in.num_src = 1;
-      if (packed) {
-        in.src[1] = src_operand(d, 2, in.type2);
-        in.num_src = 2;
-      }
-      return;
-    }
-    if (base == "cvta") {
-      in.op = Opcode::Cvta;
-      in.to_generic = true;
-      bool have_space = false;
-      mods(d, [&](sv m) {
-        if (m == "to") return in.to_generic = false, true;
-        if (auto s = space_of(m)) return in.space = *s, have_space = true;
-        return false;
-      });
-      if (!have_space) unsupported(d);
-      in.type = one_type(d, bit(DataType::U32) | bit(DataType::U64));
-      want_count(d, 2);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.num_src = 1;
-      return;
-    }
-    // The carry chain: add.cc, addc[.cc], sub.cc, subc[.cc], mad[c].lo/.hi[.cc];
-    // only 32- and 64-bit integer types carry a flag (PTX ISA "Extended-Precision
-    // Integer Arithmetic Instructions").
+    return false;
+  }
+  /// Three-operand arithmetic and logic: d, a, b.
+  void decode_binary(Dec& d, Opcode op, TypeSet allowed) {
+    Instruction& in = d.in;
+    in.op = op;
+    in.type = one_type(d, allowed);
+    want_count(d, 3);
+    in.dst = dst_operand(d, 0, in.type == DataType::Pred);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.num_src = 2;
+  }
+  void decode_unary(Dec& d, Opcode op, TypeSet allowed) {
+    Instruction& in = d.in;
+    in.op = op;
+    in.type = one_type(d, allowed);
+    want_count(d, 2);
+    in.dst = dst_operand(d, 0, in.type == DataType::Pred);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.num_src = 1;
+  }
+  /// Rounding modes and .ftz belong to floating-point types only.
+  void check_float_only_modifiers(Dec& d) {
+    const Instruction& in = d.in;
+    if (in.rnd != Rounding::None && !type_is_float(in.type)) unsupported(d);
+    if ((in.ftz) && !type_is_float(in.type)) unsupported(d);
+  }
+  static bool has_carry_out(const Dec& d) {
+    return std::find(d.mods.begin(), d.mods.end(), sv("cc")) != d.mods.end();
+  }
+
+  // The carry chain: add.cc, addc[.cc], sub.cc, subc[.cc], mad[c].lo/.hi[.cc];
+  // only 32- and 64-bit integer types carry a flag (PTX ISA "Extended-Precision
+  // Integer Arithmetic Instructions").
+  void decode_carry_chain(Dec& d, sv base) {
+    Instruction& in = d.in;
     const bool carry_base = base == "addc" || base == "subc" || base == "madc";
-    if (carry_base || ((base == "add" || base == "sub" || base == "mad") &&
-                       std::find(d.mods.begin(), d.mods.end(), sv("cc")) != d.mods.end())) {
-      in.carry_in = carry_base;
-      const bool is_mad = base == "mad" || base == "madc";
-      mods(d, [&](sv m) {
-        if (m == "cc") return in.carry_out = true, true;
-        if (is_mad && m == "lo") return in.mul = MulMode::Lo, true;
-        if (is_mad && m == "hi") return in.mul = MulMode::Hi, true;
-        return false;
-      });
-      if (is_mad && in.mul == MulMode::None)
-        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
-      in.op = is_mad ? Opcode::MadCarry : (base[0] == 'a' ? Opcode::AddCarry : Opcode::SubCarry);
-      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
-      const size_t n = is_mad ? 4 : 3;
-      want_count(d, n);
-      in.dst = dst_operand(d, 0, false);
-      for (size_t i = 1; i < n; ++i) in.src[i - 1] = src_operand(d, i, in.type);
-      in.num_src = uint8_t(n - 1);
-      return;
-    }
-    if (base == "add" || base == "sub") {
-      mods(d, [&](sv m) { return frnd(m) || flag_ftz_sat(m); });
-      binary(base == "add" ? Opcode::Add : Opcode::Sub, kU | kS | kF | kHalf);
-      float_rounding_check();
-      check_half_modifiers(d);
-      if (in.sat && in.type != DataType::S32 && !type_is_float(in.type)) unsupported(d);
-      return;
-    }
-    if (base == "mul" || base == "mad") {
-      mods(d, [&](sv m) {
-        if (m == "lo") return in.mul = MulMode::Lo, true;
-        if (m == "hi") return in.mul = MulMode::Hi, true;
-        if (m == "wide") return in.mul = MulMode::Wide, true;
-        return frnd(m) || flag_ftz_sat(m);
-      });
-      const bool is_mad = base == "mad";
-      in.op = is_mad ? Opcode::Mad : Opcode::Mul;
-      in.type = one_type(d, kU | kS | kF | (is_mad ? kF16 : kHalf));
-      if (is_int(in.type)) {
-        if (in.mul == MulMode::None)
-          fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo, .hi or .wide for an integer type");
-        if (in.mul == MulMode::Wide && type_bytes(in.type) == 8) bad_type(d, in.type);
-        if (in.sat && !(is_mad && in.mul == MulMode::Hi && in.type == DataType::S32)) unsupported(d);
-      } else if (in.mul != MulMode::None) {
-        unsupported(d);
-      }
-      float_rounding_check();
-      if (!is_mad) check_half_modifiers(d);
-      want_count(d, is_mad ? 4 : 3);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
-      in.num_src = 2;
-      if (is_mad) {
-        in.src[2] = src_operand(d, 3, in.type);
-        in.num_src = 3;
-      }
-      return;
-    }
-    if (base == "mul24" || base == "mad24") {
-      mods(d, [&](sv m) {
-        if (m == "lo") return in.mul = MulMode::Lo, true;
-        if (m == "hi") return in.mul = MulMode::Hi, true;
-        return false;
-      });
-      if (in.mul == MulMode::None) unsupported(d);
-      const bool is_mad = base == "mad24";
-      in.op = is_mad ? Opcode::Mad24 : Opcode::Mul24;
-      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32));
-      want_count(d, is_mad ? 4 : 3);
-      in.dst = dst_operand(d, 0, false);
-      for (size_t i = 1; i < d.ops.size(); ++i) in.src[i - 1] = src_operand(d, i, in.type);
-      in.num_src = uint8_t(d.ops.size() - 1);
-      return;
-    }
-    if (base == "div") {
-      mods(d, [&](sv m) {
-        if (m == "approx") return in.approx = true;
-        if (m == "full") return in.approx = true;
-        if (m == "ftz") return in.ftz = true;
-        return frnd(m);
-      });
-      binary(Opcode::Div, kU | kS | kF);
-      if (in.type == DataType::F32 && !in.approx && in.rnd == Rounding::None)
-        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .approx, .full or a rounding mode");
-      if (in.type == DataType::F64 && in.approx) unsupported(d);
-      float_rounding_check();
-      if (in.approx && !type_is_float(in.type)) unsupported(d);
-      return;
-    }
-    if (base == "rem") {
-      mods(d, [](sv) { return false; });
-      binary(Opcode::Rem, kU | kS);
-      return;
-    }
-    if (base == "abs" || base == "neg") {
-      mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
-      unary(base == "abs" ? Opcode::Abs : Opcode::Neg, kS | kF | kHalf);
-      float_rounding_check();
-      if (in.ftz && (in.type == DataType::BF16 || in.type == DataType::BF16x2)) unsupported(d);
-      return;
-    }
-    if (base == "min" || base == "max") {
-      mods(d, [&](sv m) {
-        if (m == "NaN") return in.nan_out = true;
-        return m == "ftz" && (in.ftz = true);
-      });
-      binary(base == "min" ? Opcode::Min : Opcode::Max, kU | kS | kF | kHalf);
-      float_rounding_check();
-      check_half_modifiers(d);
-      return;
-    }
-    if (base == "fma") {
-      mods(d, [&](sv m) {
-        if (m == "relu") return in.relu = true;
-        return frnd(m) || flag_ftz_sat(m);
-      });
-      in.op = Opcode::Fma;
-      in.type = one_type(d, kF | kHalf);
-      if (in.rnd == Rounding::None) fail(*d.op_tok, "'" + std::string(d.full) + "' needs a rounding mode");
-      check_half_modifiers(d);
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "rcp" || base == "sqrt" || base == "rsqrt") {
-      mods(d, [&](sv m) {
-        if (m == "approx") return in.approx = true;
-        return frnd(m) || (m == "ftz" && (in.ftz = true));
-      });
-      unary(base == "rcp" ? Opcode::Rcp : base == "sqrt" ? Opcode::Sqrt : Opcode::Rsqrt, kF);
-      if (base == "rsqrt" ? !in.approx : (in.approx == (in.rnd != Rounding::None)))
-        fail(*d.op_tok, "'" + std::string(d.full) + "' needs " + (base == "rsqrt" ? ".approx" : ".approx or a rounding mode"));
-      return;
-    }
-    if (base == "ex2" || base == "lg2" || base == "sin" || base == "cos" || base == "tanh") {
-      mods(d, [&](sv m) {
-        if (m == "approx") return in.approx = true;
-        return m == "ftz" && (in.ftz = true);
-      });
-      Opcode op = base == "ex2" ? Opcode::Ex2 : base == "lg2" ? Opcode::Lg2 : base == "sin" ? Opcode::Sin
-                : base == "cos" ? Opcode::Cos : Opcode::Tanh;
-      // f16/bf16 forms exist for ex2 (bf16 only with .ftz, f16 without) and tanh.
-      unary(op, bit(DataType::F32) | (op == Opcode::Ex2 || op == Opcode::Tanh ? kHalf : 0));
-      if (!in.approx) fail(*d.op_tok, "'" + std::string(d.full) + "' needs .approx");
-      if (type_is_half(in.type)) {
-        const bool bf = in.type == DataType::BF16 || in.type == DataType::BF16x2;
-        if (op == Opcode::Ex2 ? in.ftz != bf : in.ftz) unsupported(d);
-      }
-      return;
-    }
-    if (base == "copysign") {
-      mods(d, [](sv) { return false; });
-      binary(Opcode::Copysign, kF);
-      return;
-    }
-    if (base == "testp") {
-      bool have = false;
-      mods(d, [&](sv m) {
-        static const std::pair<sv, TestpMode> table[] = {
-            {"finite", TestpMode::Finite}, {"infinite", TestpMode::Infinite}, {"number", TestpMode::Number},
-            {"notanumber", TestpMode::NotANumber}, {"normal", TestpMode::Normal}, {"subnormal", TestpMode::Subnormal}};
-        for (auto& [n, t] : table)
-          if (n == m) return in.testp = t, have = true;
-        return false;
-      });
-      if (!have) unsupported(d);
-      in.op = Opcode::Testp;
-      in.type = one_type(d, kF);
-      want_count(d, 2);
-      in.dst = dst_operand(d, 0, true);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.num_src = 1;
-      return;
-    }
-    if (base == "and" || base == "or" || base == "xor") {
-      mods(d, [](sv) { return false; });
-      binary(base == "and" ? Opcode::And : base == "or" ? Opcode::Or : Opcode::Xor, kB | kP);
-      return;
-    }
-    if (base == "not" || base == "cnot") {
-      mods(d, [](sv) { return false; });
-      unary(base == "not" ? Opcode::Not : Opcode::Cnot, base == "not" ? (kB | kP) : kB);
-      return;
-    }
-    if (base == "shl" || base == "shr") {
-      mods(d, [](sv) { return false; });
-      in.op = base == "shl" ? Opcode::Shl : Opcode::Shr;
-      in.type = one_type(d, base == "shl" ? kB : (kB | kU | kS));
-      want_count(d, 3);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, DataType::U32);
-      in.num_src = 2;
-      return;
-    }
-    if (base == "popc" || base == "clz" || base == "brev") {
-      mods(d, [](sv) { return false; });
-      unary(base == "popc" ? Opcode::Popc : base == "clz" ? Opcode::Clz : Opcode::Brev,
-            bit(DataType::B32) | bit(DataType::B64));
-      return;
-    }
-    if (base == "bfe") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Bfe;
-      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, DataType::U32);
-      in.src[2] = src_operand(d, 3, DataType::U32);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "bfi") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Bfi;
-      in.type = one_type(d, bit(DataType::B32) | bit(DataType::B64));
-      want_count(d, 5);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
-      in.src[2] = src_operand(d, 3, DataType::U32);
-      in.src[3] = src_operand(d, 4, DataType::U32);
-      in.num_src = 4;
-      return;
-    }
-    if (base == "bfind") {
-      mods(d, [&](sv m) { return m == "shiftamt" && (in.shiftamt = true); });
-      in.op = Opcode::Bfind;
-      in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
-      want_count(d, 2);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.num_src = 1;
-      return;
-    }
-    if (base == "prmt") {
-      mods(d, [&](sv m) {
-        static const std::pair<sv, PrmtMode> table[] = {{"f4e", PrmtMode::F4e}, {"b4e", PrmtMode::B4e},
-                                                        {"rc8", PrmtMode::Rc8}, {"ecl", PrmtMode::Ecl},
-                                                        {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
-        for (auto& [n, t] : table)
-          if (n == m) return in.prmt = t, true;
-        return false;
-      });
-      in.op = Opcode::Prmt;
-      in.type = one_type(d, bit(DataType::B32));
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "shf") {
-      int dir = -1, mode = -1;
-      mods(d, [&](sv m) {
-        if (m == "l" || m == "r") return dir = m == "l" ? 0 : 1, true;
-        if (m == "wrap" || m == "clamp") return mode = m == "wrap" ? 0 : 1, true;
-        return false;
-      });
-      if (dir < 0 || mode < 0) unsupported(d);
-      in.shf = dir == 0 ? (mode == 0 ? ShfMode::LeftWrap : ShfMode::LeftClamp)
-                        : (mode == 0 ? ShfMode::RightWrap : ShfMode::RightClamp);
-      in.op = Opcode::Shf;
-      in.type = one_type(d, bit(DataType::B32));
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
-      in.src[2] = src_operand(d, 3, DataType::U32);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "bmsk" || base == "szext") return decode_bmsk_szext(d, base);
-    if (auto v = video_op_of(base)) return decode_video(d, v->first, v->second);
-    if (base == "setp" || base == "set") {
-      bool have_cmp = false;
-      sv cmp_text;
-      mods(d, [&](sv m) {
-        if (auto c = cmp_of(m); c && !have_cmp) return in.cmp = *c, cmp_text = m, have_cmp = true;
-        if (m == "and") return in.boolop = BoolOp::And, true;
-        if (m == "or") return in.boolop = BoolOp::Or, true;
-        if (m == "xor") return in.boolop = BoolOp::Xor, true;
-        return m == "ftz" && (in.ftz = true);
-      });
-      if (!have_cmp) unsupported(d);
-      const TypeSet cmp_types = kB | kU | kS | kF | kHalf;
-      DataType ct;
-      if (base == "setp") {
-        in.op = Opcode::Setp;
-        in.type = ct = one_type(d, cmp_types);
-      } else {
-        in.op = Opcode::Set;
-        two_types(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::F32) | bit(DataType::U16) |
-                         bit(DataType::S16) | kHalf, cmp_types);
-        in.type = d.types[0];
-        in.type2 = ct = d.types[1];
-        check_half_set_types(d);
-      }
-      if (in.ftz && (ct == DataType::BF16 || ct == DataType::BF16x2)) unsupported(d);
-      if (in.ftz && !type_is_float(ct)) unsupported(d);
-      if (type_is_float(ct) ? (in.cmp >= CmpOp::Lo && in.cmp <= CmpOp::Hs) : (in.cmp >= CmpOp::Equ))
-        fail(*d.op_tok, "comparison ." + std::string(cmp_text) + " is not valid for type " + type_name(ct));
-      want_count(d, in.boolop == BoolOp::None ? 3 : 4);
-      if (in.op == Opcode::Setp) {
-        const RawOp& r = d.ops[0];
-        in.dst = dst_operand(d, 0, true, true);
-        // setp.f16x2 / .bf16x2 writes p (low half) | q (high half); both are required.
-        if (type_is_packed_half(ct) && r.name2.empty())
-          fail(*r.tok, "'" + std::string(d.full) + "' writes two predicates 'p|q'");
-        if (!r.name2.empty()) {
-          const Binding& b = reg_binding(r, r.name2);
-          if (b.kind != Binding::Pred) fail(*r.tok, "'" + std::string(r.name2) + "' is not a predicate");
-          in.dst2.kind = OperandKind::Pred;
-          in.dst2.reg = b.slot;
-        }
+    in.carry_in = carry_base;
+    const bool is_mad = base == "mad" || base == "madc";
+    mods(d, [&](sv m) {
+      if (m == "cc") return in.carry_out = true, true;
+      if (is_mad && m == "lo") return in.mul = MulMode::Lo, true;
+      if (is_mad && m == "hi") return in.mul = MulMode::Hi, true;
+      return false;
+    });
+    if (is_mad && in.mul == MulMode::None)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
+    in.op = is_mad ? Opcode::MadCarry : (base[0] == 'a' ? Opcode::AddCarry : Opcode::SubCarry);
+    in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
+    const size_t n = is_mad ? 4 : 3;
+    want_count(d, n);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < n; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.num_src = uint8_t(n - 1);
+    return;
+  }
+
+  void decode_mov(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Mov;
+    in.type = one_type(d, kB | kU | kS | kF | kF16 | kP);
+    want_count(d, 2);
+    const bool pred = in.type == DataType::Pred;
+    if (d.ops[0].kind == RawOp::Vector || d.ops[1].kind == RawOp::Vector) {
+      // mov.b64 {lo,hi}, %rd (unpack) / mov.b64 %rd, {lo,hi} (pack)
+      if (pred || (in.type != DataType::B64 && in.type != DataType::B32 && in.type != DataType::B16))
+        bad_type(d, in.type);
+      const unsigned parts = d.ops[0].kind == RawOp::Vector ? unsigned(d.ops[0].elems.size())
+                                                            : unsigned(d.ops[1].elems.size());
+      if (parts != 2 && parts != 4) fail(*d.op_tok, "'" + std::string(d.full) + "' packs 2 or 4 registers");
+      if (d.ops[0].kind == RawOp::Vector) {
+        in.dst = vector_operand(d, 0, parts, true);
+        in.src[0] = src_operand(d, 1, in.type);
       } else {
         in.dst = dst_operand(d, 0, false);
+        in.src[0] = vector_operand(d, 1, parts, false, true);
       }
-      in.src[0] = src_operand(d, 1, ct);
-      in.src[1] = src_operand(d, 2, ct);
-      in.num_src = 2;
-      if (in.boolop != BoolOp::None) {
-        in.src[2] = src_operand(d, 3, DataType::Pred);
-        in.num_src = 3;
-      }
-      return;
-    }
-    if (base == "selp") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Selp;
-      in.type = one_type(d, kB | kU | kS | kF | kF16);
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
+    } else {
+      in.dst = dst_operand(d, 0, pred);
       in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
+    }
+    in.num_src = 1;
+  }
+
+  void decode_cvt(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    in.op = Opcode::Cvt;
+    mods(d, [&](sv m) {
+      if (float_rounding_modifier(in, m)) return true;
+      if (auto r = irnd_of(m)) return in.rnd = *r, true;
+      if (m == "relu") return in.relu = true;
+      return ftz_sat_modifier(in, m);
+    });
+    const TypeSet num = kB | kU | kS | kF | kF16 | bit(DataType::BF16) | k8;
+    two_types(d, num | bit(DataType::F16x2) | bit(DataType::BF16x2), num);
+    in.type = d.types[0];
+    in.type2 = d.types[1];
+    // cvt.frnd2{.relu}.{f16,bf16,f16x2,bf16x2}.f32 (frnd2 = .rn/.rz); the
+    // packed forms take two sources: d.hi = cvt(a), d.lo = cvt(b).
+    const bool packed = type_is_packed_half(in.type);
+    if (packed || in.relu) {
+      if (in.type2 != DataType::F32 || !type_is_half(in.type)) bad_type(d, packed ? in.type2 : in.type);
+      if ((in.rnd != Rounding::Rn && in.rnd != Rounding::Rz) || in.ftz || in.sat) unsupported(d);
+    }
+    want_count(d, packed ? 3 : 2);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type2);
+    in.num_src = 1;
+    if (packed) {
+      in.src[1] = src_operand(d, 2, in.type2);
+      in.num_src = 2;
+    }
+  }
+
+  void decode_cvta(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    in.op = Opcode::Cvta;
+    in.to_generic = true;
+    bool have_space = false;
+    mods(d, [&](sv m) {
+      if (m == "to") return in.to_generic = false, true;
+      if (auto s = space_of(m)) return in.space = *s, have_space = true;
+      return false;
+    });
+    if (!have_space) unsupported(d);
+    in.type = one_type(d, bit(DataType::U32) | bit(DataType::U64));
+    want_count(d, 2);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.num_src = 1;
+  }
+
+  void decode_add_sub(Dec& d, sv base) {
+    if (has_carry_out(d)) return decode_carry_chain(d, base);
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return float_rounding_modifier(in, m) || ftz_sat_modifier(in, m); });
+    decode_binary(d, base == "add" ? Opcode::Add : Opcode::Sub, kU | kS | kF | kHalf);
+    check_float_only_modifiers(d);
+    check_half_modifiers(d);
+    if (in.sat && in.type != DataType::S32 && !type_is_float(in.type)) unsupported(d);
+  }
+
+  void decode_mul_mad(Dec& d, sv base) {
+    if (has_carry_out(d)) return decode_carry_chain(d, base);
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "lo") return in.mul = MulMode::Lo, true;
+      if (m == "hi") return in.mul = MulMode::Hi, true;
+      if (m == "wide") return in.mul = MulMode::Wide, true;
+      return float_rounding_modifier(in, m) || ftz_sat_modifier(in, m);
+    });
+    const bool is_mad = base == "mad";
+    in.op = is_mad ? Opcode::Mad : Opcode::Mul;
+    in.type = one_type(d, kU | kS | kF | (is_mad ? kF16 : kHalf));
+    if (is_int(in.type)) {
+      if (in.mul == MulMode::None)
+        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo, .hi or .wide for an integer type");
+      if (in.mul == MulMode::Wide && type_bytes(in.type) == 8) bad_type(d, in.type);
+      if (in.sat && !(is_mad && in.mul == MulMode::Hi && in.type == DataType::S32)) unsupported(d);
+    } else if (in.mul != MulMode::None) {
+      unsupported(d);
+    }
+    check_float_only_modifiers(d);
+    if (!is_mad) check_half_modifiers(d);
+    want_count(d, is_mad ? 4 : 3);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.num_src = 2;
+    if (is_mad) {
+      in.src[2] = src_operand(d, 3, in.type);
+      in.num_src = 3;
+    }
+  }
+
+  void decode_mul24_mad24(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "lo") return in.mul = MulMode::Lo, true;
+      if (m == "hi") return in.mul = MulMode::Hi, true;
+      return false;
+    });
+    if (in.mul == MulMode::None) unsupported(d);
+    const bool is_mad = base == "mad24";
+    in.op = is_mad ? Opcode::Mad24 : Opcode::Mul24;
+    in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32));
+    want_count(d, is_mad ? 4 : 3);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < d.ops.size(); ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.num_src = uint8_t(d.ops.size() - 1);
+  }
+
+  void decode_div(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "approx") return in.approx = true;
+      if (m == "full") return in.approx = true;
+      if (m == "ftz") return in.ftz = true;
+      return float_rounding_modifier(in, m);
+    });
+    decode_binary(d, Opcode::Div, kU | kS | kF);
+    if (in.type == DataType::F32 && !in.approx && in.rnd == Rounding::None)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs .approx, .full or a rounding mode");
+    if (in.type == DataType::F64 && in.approx) unsupported(d);
+    check_float_only_modifiers(d);
+    if (in.approx && !type_is_float(in.type)) unsupported(d);
+  }
+
+  void decode_rem(Dec& d, sv /*base*/) {
+    mods(d, [](sv) { return false; });
+    decode_binary(d, Opcode::Rem, kU | kS);
+  }
+
+  void decode_abs_neg(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
+    decode_unary(d, base == "abs" ? Opcode::Abs : Opcode::Neg, kS | kF | kHalf);
+    check_float_only_modifiers(d);
+    if (in.ftz && (in.type == DataType::BF16 || in.type == DataType::BF16x2)) unsupported(d);
+  }
+
+  void decode_min_max(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "NaN") return in.nan_out = true;
+      return m == "ftz" && (in.ftz = true);
+    });
+    decode_binary(d, base == "min" ? Opcode::Min : Opcode::Max, kU | kS | kF | kHalf);
+    check_float_only_modifiers(d);
+    check_half_modifiers(d);
+  }
+
+  void decode_fma(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "relu") return in.relu = true;
+      return float_rounding_modifier(in, m) || ftz_sat_modifier(in, m);
+    });
+    in.op = Opcode::Fma;
+    in.type = one_type(d, kF | kHalf);
+    if (in.rnd == Rounding::None) fail(*d.op_tok, "'" + std::string(d.full) + "' needs a rounding mode");
+    check_half_modifiers(d);
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.num_src = 3;
+  }
+
+  void decode_rcp_sqrt_rsqrt(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "approx") return in.approx = true;
+      return float_rounding_modifier(in, m) || (m == "ftz" && (in.ftz = true));
+    });
+    decode_unary(d, base == "rcp" ? Opcode::Rcp : base == "sqrt" ? Opcode::Sqrt : Opcode::Rsqrt, kF);
+    if (base == "rsqrt" ? !in.approx : (in.approx == (in.rnd != Rounding::None)))
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs " + (base == "rsqrt" ? ".approx" : ".approx or a rounding mode"));
+  }
+
+  void decode_ex2_lg2_sin_cos_tanh(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      if (m == "approx") return in.approx = true;
+      return m == "ftz" && (in.ftz = true);
+    });
+    Opcode op = base == "ex2" ? Opcode::Ex2 : base == "lg2" ? Opcode::Lg2 : base == "sin" ? Opcode::Sin
+              : base == "cos" ? Opcode::Cos : Opcode::Tanh;
+    // f16/bf16 forms exist for ex2 (bf16 only with .ftz, f16 without) and tanh.
+    decode_unary(d, op, bit(DataType::F32) | (op == Opcode::Ex2 || op == Opcode::Tanh ? kHalf : 0));
+    if (!in.approx) fail(*d.op_tok, "'" + std::string(d.full) + "' needs .approx");
+    if (type_is_half(in.type)) {
+      const bool bf = in.type == DataType::BF16 || in.type == DataType::BF16x2;
+      if (op == Opcode::Ex2 ? in.ftz != bf : in.ftz) unsupported(d);
+    }
+  }
+
+  void decode_copysign(Dec& d, sv /*base*/) {
+    mods(d, [](sv) { return false; });
+    decode_binary(d, Opcode::Copysign, kF);
+  }
+
+  void decode_testp(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    bool have = false;
+    mods(d, [&](sv m) {
+      static const std::pair<sv, TestpMode> table[] = {
+          {"finite", TestpMode::Finite}, {"infinite", TestpMode::Infinite}, {"number", TestpMode::Number},
+          {"notanumber", TestpMode::NotANumber}, {"normal", TestpMode::Normal}, {"subnormal", TestpMode::Subnormal}};
+      for (auto& [n, t] : table)
+        if (n == m) return in.testp = t, have = true;
+      return false;
+    });
+    if (!have) unsupported(d);
+    in.op = Opcode::Testp;
+    in.type = one_type(d, kF);
+    want_count(d, 2);
+    in.dst = dst_operand(d, 0, true);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.num_src = 1;
+  }
+
+  void decode_and_or_xor(Dec& d, sv base) {
+    mods(d, [](sv) { return false; });
+    decode_binary(d, base == "and" ? Opcode::And : base == "or" ? Opcode::Or : Opcode::Xor, kB | kP);
+  }
+
+  void decode_not_cnot(Dec& d, sv base) {
+    mods(d, [](sv) { return false; });
+    decode_unary(d, base == "not" ? Opcode::Not : Opcode::Cnot, base == "not" ? (kB | kP) : kB);
+  }
+
+  void decode_shl_shr(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = base == "shl" ? Opcode::Shl : Opcode::Shr;
+    in.type = one_type(d, base == "shl" ? kB : (kB | kU | kS));
+    want_count(d, 3);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, DataType::U32);
+    in.num_src = 2;
+  }
+
+  void decode_popc_clz_brev(Dec& d, sv base) {
+    mods(d, [](sv) { return false; });
+    decode_unary(d, base == "popc" ? Opcode::Popc : base == "clz" ? Opcode::Clz : Opcode::Brev,
+          bit(DataType::B32) | bit(DataType::B64));
+  }
+
+  void decode_bfe(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Bfe;
+    in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, DataType::U32);
+    in.src[2] = src_operand(d, 3, DataType::U32);
+    in.num_src = 3;
+  }
+
+  void decode_bfi(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Bfi;
+    in.type = one_type(d, bit(DataType::B32) | bit(DataType::B64));
+    want_count(d, 5);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.src[2] = src_operand(d, 3, DataType::U32);
+    in.src[3] = src_operand(d, 4, DataType::U32);
+    in.num_src = 4;
+  }
+
+  void decode_bfind(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return m == "shiftamt" && (in.shiftamt = true); });
+    in.op = Opcode::Bfind;
+    in.type = one_type(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64));
+    want_count(d, 2);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.num_src = 1;
+  }
+
+  void decode_prmt(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) {
+      static const std::pair<sv, PrmtMode> table[] = {{"f4e", PrmtMode::F4e}, {"b4e", PrmtMode::B4e},
+                                                      {"rc8", PrmtMode::Rc8}, {"ecl", PrmtMode::Ecl},
+                                                      {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
+      for (auto& [n, t] : table)
+        if (n == m) return in.prmt = t, true;
+      return false;
+    });
+    in.op = Opcode::Prmt;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.num_src = 3;
+  }
+
+  void decode_shf(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    int dir = -1, mode = -1;
+    mods(d, [&](sv m) {
+      if (m == "l" || m == "r") return dir = m == "l" ? 0 : 1, true;
+      if (m == "wrap" || m == "clamp") return mode = m == "wrap" ? 0 : 1, true;
+      return false;
+    });
+    if (dir < 0 || mode < 0) unsupported(d);
+    in.shf = dir == 0 ? (mode == 0 ? ShfMode::LeftWrap : ShfMode::LeftClamp)
+                      : (mode == 0 ? ShfMode::RightWrap : ShfMode::RightClamp);
+    in.op = Opcode::Shf;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.src[2] = src_operand(d, 3, DataType::U32);
+    in.num_src = 3;
+  }
+
+  void decode_setp_set(Dec& d, sv base) {
+    Instruction& in = d.in;
+    bool have_cmp = false;
+    sv cmp_text;
+    mods(d, [&](sv m) {
+      if (auto c = cmp_of(m); c && !have_cmp) return in.cmp = *c, cmp_text = m, have_cmp = true;
+      if (m == "and") return in.boolop = BoolOp::And, true;
+      if (m == "or") return in.boolop = BoolOp::Or, true;
+      if (m == "xor") return in.boolop = BoolOp::Xor, true;
+      return m == "ftz" && (in.ftz = true);
+    });
+    if (!have_cmp) unsupported(d);
+    const TypeSet cmp_types = kB | kU | kS | kF | kHalf;
+    DataType ct;
+    if (base == "setp") {
+      in.op = Opcode::Setp;
+      in.type = ct = one_type(d, cmp_types);
+    } else {
+      in.op = Opcode::Set;
+      two_types(d, bit(DataType::U32) | bit(DataType::S32) | bit(DataType::F32) | bit(DataType::U16) |
+                       bit(DataType::S16) | kHalf, cmp_types);
+      in.type = d.types[0];
+      in.type2 = ct = d.types[1];
+      check_half_set_types(d);
+    }
+    if (in.ftz && (ct == DataType::BF16 || ct == DataType::BF16x2)) unsupported(d);
+    if (in.ftz && !type_is_float(ct)) unsupported(d);
+    if (type_is_float(ct) ? (in.cmp >= CmpOp::Lo && in.cmp <= CmpOp::Hs) : (in.cmp >= CmpOp::Equ))
+      fail(*d.op_tok, "comparison ." + std::string(cmp_text) + " is not valid for type " + type_name(ct));
+    want_count(d, in.boolop == BoolOp::None ? 3 : 4);
+    if (in.op == Opcode::Setp) {
+      const RawOp& r = d.ops[0];
+      in.dst = dst_operand(d, 0, true, true);
+      // setp.f16x2 / .bf16x2 writes p (low half) | q (high half); both are required.
+      if (type_is_packed_half(ct) && r.name2.empty())
+        fail(*r.tok, "'" + std::string(d.full) + "' writes two predicates 'p|q'");
+      if (!r.name2.empty()) {
+        const Binding& b = reg_binding(r, r.name2);
+        if (b.kind != Binding::Pred) fail(*r.tok, "'" + std::string(r.name2) + "' is not a predicate");
+        in.dst2.kind = OperandKind::Pred;
+        in.dst2.reg = b.slot;
+      }
+    } else {
+      in.dst = dst_operand(d, 0, false);
+    }
+    in.src[0] = src_operand(d, 1, ct);
+    in.src[1] = src_operand(d, 2, ct);
+    in.num_src = 2;
+    if (in.boolop != BoolOp::None) {
       in.src[2] = src_operand(d, 3, DataType::Pred);
       in.num_src = 3;
-      return;
     }
-    if (base == "slct") {
-      mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
-      in.op = Opcode::Slct;
-      two_types(d, kB | kU | kS | kF, bit(DataType::S32) | bit(DataType::F32));
-      in.type = d.types[0];
-      in.type2 = d.types[1];
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type);
-      in.src[2] = src_operand(d, 3, in.type2);
-      in.num_src = 3;
-      return;
+  }
+
+  void decode_selp(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Selp;
+    in.type = one_type(d, kB | kU | kS | kF | kF16);
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.src[2] = src_operand(d, 3, DataType::Pred);
+    in.num_src = 3;
+  }
+
+  void decode_slct(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return m == "ftz" && (in.ftz = true); });
+    in.op = Opcode::Slct;
+    two_types(d, kB | kU | kS | kF, bit(DataType::S32) | bit(DataType::F32));
+    in.type = d.types[0];
+    in.type2 = d.types[1];
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type);
+    in.src[2] = src_operand(d, 3, in.type2);
+    in.num_src = 3;
+  }
+
+  void decode_ld_st_op(Dec& d, sv base) {
+    decode_ld_st(d, base == "ld");
+  }
+
+  void decode_atom_red(Dec& d, sv base) {
+    decode_atom(d, base == "red");
+  }
+
+  void decode_prefetch(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    bool level = false;
+    mods(d, [&](sv m) {
+      if (auto s = space_of(m); s && (*s == StateSpace::Global || *s == StateSpace::Local))
+        return in.space = *s, true;
+      return (m == "L1" || m == "L2" || m == "L2::evict_last" || m == "L2::evict_normal") && (level = true);
+    });
+    if (!level) unsupported(d);
+    if (!d.types.empty()) bad_type(d, d.types[0]);
+    in.op = Opcode::Prefetch;
+    want_count(d, 1);
+    in.src[0] = address_operand(d, 0);
+    in.num_src = 1;
+  }
+
+  void decode_membar_fence(Dec& d, sv base) {
+    Instruction& in = d.in;
+    bool scope = false;
+    mods(d, [&](sv m) {
+      if (base == "membar") return (m == "cta" || m == "gl" || m == "sys") && (scope = true);
+      if (m == "sc" || m == "acq_rel") return true;
+      return (m == "cta" || m == "gpu" || m == "sys") && (scope = true);
+    });
+    if (!scope || !d.types.empty()) unsupported(d);
+    in.op = Opcode::Membar;
+    want_count(d, 0);
+  }
+
+  void decode_bar_barrier(Dec& d, sv /*base*/) {
+    decode_bar(d);
+  }
+
+  void decode_shfl(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    bool have = false, sync = false;
+    mods(d, [&](sv m) {
+      if (m == "sync") return sync = true;
+      if (m == "up") return in.shfl = ShflMode::Up, have = true;
+      if (m == "down") return in.shfl = ShflMode::Down, have = true;
+      if (m == "bfly") return in.shfl = ShflMode::Bfly, have = true;
+      if (m == "idx") return in.shfl = ShflMode::Idx, have = true;
+      return false;
+    });
+    if (!have) unsupported(d);
+    in.op = Opcode::Shfl;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, sync ? 5 : 4);
+    in.dst = dst_operand(d, 0, false, true);
+    if (!d.ops[0].name2.empty()) {
+      const Binding& b = reg_binding(d.ops[0], d.ops[0].name2);
+      if (b.kind != Binding::Pred) fail(*d.ops[0].tok, "'" + std::string(d.ops[0].name2) + "' is not a predicate");
+      in.dst2.kind = OperandKind::Pred;
+      in.dst2.reg = b.slot;
     }
-    if (base == "ld" || base == "st") return decode_ld_st(d, base == "ld");
-    if (base == "atom" || base == "red") return decode_atom(d, base == "red");
-    if (base == "prefetch") {
-      bool level = false;
-      mods(d, [&](sv m) {
-        if (auto s = space_of(m); s && (*s == StateSpace::Global || *s == StateSpace::Local))
-          return in.space = *s, true;
-        return (m == "L1" || m == "L2" || m == "L2::evict_last" || m == "L2::evict_normal") && (level = true);
-      });
-      if (!level) unsupported(d);
-      if (!d.types.empty()) bad_type(d, d.types[0]);
-      in.op = Opcode::Prefetch;
-      want_count(d, 1);
-      in.src[0] = address_operand(d, 0);
-      in.num_src = 1;
-      return;
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, DataType::U32);
+    in.src[2] = src_operand(d, 3, DataType::U32);
+    in.num_src = 3;
+    if (sync) {
+      in.src[3] = src_operand(d, 4, DataType::B32);
+      in.num_src = 4;
     }
-    if (base == "membar" || base == "fence") {
-      bool scope = false;
-      mods(d, [&](sv m) {
-        if (base == "membar") return (m == "cta" || m == "gl" || m == "sys") && (scope = true);
-        if (m == "sc" || m == "acq_rel") return true;
-        return (m == "cta" || m == "gpu" || m == "sys") && (scope = true);
-      });
-      if (!scope || !d.types.empty()) unsupported(d);
-      in.op = Opcode::Membar;
-      want_count(d, 0);
-      return;
-    }
-    if (base == "bar" || base == "barrier") return decode_bar(d);
-    if (base == "shfl") {
-      bool have = false, sync = false;
-      mods(d, [&](sv m) {
-        if (m == "sync") return sync = true;
-        if (m == "up") return in.shfl = ShflMode::Up, have = true;
-        if (m == "down") return in.shfl = ShflMode::Down, have = true;
-        if (m == "bfly") return in.shfl = ShflMode::Bfly, have = true;
-        if (m == "idx") return in.shfl = ShflMode::Idx, have = true;
-        return false;
-      });
-      if (!have) unsupported(d);
-      in.op = Opcode::Shfl;
-      in.type = one_type(d, bit(DataType::B32));
-      want_count(d, sync ? 5 : 4);
-      in.dst = dst_operand(d, 0, false, true);
-      if (!d.ops[0].name2.empty()) {
-        const Binding& b = reg_binding(d.ops[0], d.ops[0].name2);
-        if (b.kind != Binding::Pred) fail(*d.ops[0].tok, "'" + std::string(d.ops[0].name2) + "' is not a predicate");
-        in.dst2.kind = OperandKind::Pred;
-        in.dst2.reg = b.slot;
-      }
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, DataType::U32);
-      in.src[2] = src_operand(d, 3, DataType::U32);
-      in.num_src = 3;
-      if (sync) {
-        in.src[3] = src_operand(d, 4, DataType::B32);
-        in.num_src = 4;
-      }
-      return;
-    }
-    if (base == "vote") {
-      bool have = false, sync = false;
-      mods(d, [&](sv m) {
-        if (m == "sync") return sync = true;
-        if (m == "all") return in.vote = VoteMode::All, have = true;
-        if (m == "any") return in.vote = VoteMode::Any, have = true;
-        if (m == "uni") return in.vote = VoteMode::Uni, have = true;
-        if (m == "ballot") return in.vote = VoteMode::Ballot, have = true;
-        return false;
-      });
-      if (!have) unsupported(d);
-      in.op = Opcode::Vote;
-      in.type = one_type(d, in.vote == VoteMode::Ballot ? bit(DataType::B32) : kP);
-      want_count(d, sync ? 3 : 2);
-      in.dst = dst_operand(d, 0, in.vote != VoteMode::Ballot);
-      in.src[0] = src_operand(d, 1, DataType::Pred);
-      in.num_src = 1;
-      if (sync) {
-        in.src[1] = src_operand(d, 2, DataType::B32);
-        in.num_src = 2;
-      }
-      return;
-    }
-    if (base == "activemask") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Activemask;
-      in.type = one_type(d, bit(DataType::B32));
-      want_count(d, 1);
-      in.dst = dst_operand(d, 0, false);
-      return;
-    }
-    if (base == "match") {
-      bool have = false, sync = false;
-      mods(d, [&](sv m) {
-        if (m == "sync") return sync = true;
-        if (m == "any") return in.vote = VoteMode::Any, have = true;
-        if (m == "all") return in.vote = VoteMode::All, have = true;
-        return false;
-      });
-      if (!have || !sync) unsupported(d);
-      in.op = Opcode::Match;
-      in.type = one_type(d, bit(DataType::B32) | bit(DataType::B64));
-      want_count(d, 3);
-      in.dst = dst_operand(d, 0, false, true);
-      if (!d.ops[0].name2.empty()) {
-        if (in.vote != VoteMode::All) fail(*d.ops[0].tok, "only match.all has a predicate destination");
-        const Binding& b = reg_binding(d.ops[0], d.ops[0].name2);
-        if (b.kind != Binding::Pred) fail(*d.ops[0].tok, "'" + std::string(d.ops[0].name2) + "' is not a predicate");
-        in.dst2.kind = OperandKind::Pred;
-        in.dst2.reg = b.slot;
-      }
-      in.src[0] = src_operand(d, 1, in.type);
+  }
+
+  void decode_vote(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    bool have = false, sync = false;
+    mods(d, [&](sv m) {
+      if (m == "sync") return sync = true;
+      if (m == "all") return in.vote = VoteMode::All, have = true;
+      if (m == "any") return in.vote = VoteMode::Any, have = true;
+      if (m == "uni") return in.vote = VoteMode::Uni, have = true;
+      if (m == "ballot") return in.vote = VoteMode::Ballot, have = true;
+      return false;
+    });
+    if (!have) unsupported(d);
+    in.op = Opcode::Vote;
+    in.type = one_type(d, in.vote == VoteMode::Ballot ? bit(DataType::B32) : kP);
+    want_count(d, sync ? 3 : 2);
+    in.dst = dst_operand(d, 0, in.vote != VoteMode::Ballot);
+    in.src[0] = src_operand(d, 1, DataType::Pred);
+    in.num_src = 1;
+    if (sync) {
       in.src[1] = src_operand(d, 2, DataType::B32);
       in.num_src = 2;
-      return;
     }
-    if (base == "bra") {
-      mods(d, [&](sv m) { return m == "uni" && (in.uni = true); });
-      if (!d.types.empty()) bad_type(d, d.types[0]);
-      in.op = Opcode::Bra;
-      want_count(d, 1);
-      const RawOp& r = d.ops[0];
-      if (r.kind != RawOp::Name || r.offset != 0) fail(*r.tok, "'" + std::string(d.full) + "' expects a label");
-      in.src[0].kind = OperandKind::Label;
-      in.num_src = 1;
-      fixups_.push_back(Fixup{uint32_t(mod_.code.size()), r.name, r.tok});
-      return;
-    }
-    if (base == "dp4a" || base == "dp2a") {
-      // dp4a.atype.btype d, a, b, c / dp2a.{lo,hi}.atype.btype d, a, b, c:
-      // type = atype, type2 = btype; dp2a's half of b in `mul`.
-      mods(d, [&](sv m) {
-        if (base == "dp2a" && m == "lo") return in.mul = MulMode::Lo, true;
-        if (base == "dp2a" && m == "hi") return in.mul = MulMode::Hi, true;
-        return false;
-      });
-      if (base == "dp2a" && in.mul == MulMode::None)
-        fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
-      const TypeSet t32 = bit(DataType::U32) | bit(DataType::S32);
-      two_types(d, t32, t32);
-      in.op = base == "dp4a" ? Opcode::Dp4a : Opcode::Dp2a;
-      in.type = d.types[0];
-      in.type2 = d.types[1];
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, in.type);
-      in.src[1] = src_operand(d, 2, in.type2);
-      const bool is_signed = type_is_signed(in.type) || type_is_signed(in.type2);
-      in.src[2] = src_operand(d, 3, is_signed ? DataType::S32 : DataType::U32);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "sad") {
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Sad;
-      in.type = one_type(d, kU | kS);
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "fns") {
-      // fns.b32 d, mask, base, offset: base is .b32/.u32/.s32, offset .s32.
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Fns;
-      in.type = one_type(d, bit(DataType::B32));
-      want_count(d, 4);
-      in.dst = dst_operand(d, 0, false);
-      in.src[0] = src_operand(d, 1, DataType::B32);
-      in.src[1] = src_operand(d, 2, DataType::U32);
-      in.src[2] = src_operand(d, 3, DataType::S32);
-      in.num_src = 3;
-      return;
-    }
-    if (base == "brkpt" || base == "pmevent") {
-      // brkpt suspends the thread for an attached debugger and pmevent
-      // signals a performance-monitor event; with no debugger and no event
-      // counters to raise, both complete as a CTRL-unit Nop.
-      mods(d, [&](sv m) { return base == "pmevent" && m == "mask"; });
-      if (!d.types.empty()) bad_type(d, d.types[0]);
-      in.op = Opcode::Nop;
-      want_count(d, base == "brkpt" ? 0 : 1);
-      if (base == "pmevent" && d.ops[0].kind != RawOp::Lit)
-        fail(*d.op_tok, "'" + std::string(d.full) + "' expects an immediate event number");
-      return;
-    }
-    if (base == "wmma") {
-      decode_wmma(d);
-      return;
-    }
-    if (base == "nanosleep") {
-      // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
-      // guaranteed duration, so sleeping not at all is a valid implementation;
-      // it decodes as a Nop that reads t (the timing model sees one CTRL-unit
-      // instruction with that register dependence).
-      mods(d, [](sv) { return false; });
-      in.op = Opcode::Nop;
-      in.type = one_type(d, bit(DataType::U32));
-      want_count(d, 1);
-      in.src[0] = src_operand(d, 0, in.type);
-      in.num_src = 1;
-      return;
-    }
-    if (base == "tex" || base == "tld4") return decode_tex(d, base == "tld4");
-    if (base == "suld" || base == "sust") return decode_surface(d, base == "suld");
-    if (base == "ret" || base == "exit" || base == "trap" || base == "nop") {
-      mods(d, [&](sv m) { return base == "ret" && m == "uni" && (in.uni = true); });
-      if (!d.types.empty()) bad_type(d, d.types[0]);
-      in.op = base == "ret" ? Opcode::Ret : base == "exit" ? Opcode::Exit : base == "trap" ? Opcode::Trap : Opcode::Nop;
-      want_count(d, 0);
-      return;
-    }
-    unsupported(d);
   }
+
+  void decode_activemask(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Activemask;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, 1);
+    in.dst = dst_operand(d, 0, false);
+  }
+
+  void decode_match(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    bool have = false, sync = false;
+    mods(d, [&](sv m) {
+      if (m == "sync") return sync = true;
+      if (m == "any") return in.vote = VoteMode::Any, have = true;
+      if (m == "all") return in.vote = VoteMode::All, have = true;
+      return false;
+    });
+    if (!have || !sync) unsupported(d);
+    in.op = Opcode::Match;
+    in.type = one_type(d, bit(DataType::B32) | bit(DataType::B64));
+    want_count(d, 3);
+    in.dst = dst_operand(d, 0, false, true);
+    if (!d.ops[0].name2.empty()) {
+      if (in.vote != VoteMode::All) fail(*d.ops[0].tok, "only match.all has a predicate destination");
+      const Binding& b = reg_binding(d.ops[0], d.ops[0].name2);
+      if (b.kind != Binding::Pred) fail(*d.ops[0].tok, "'" + std::string(d.ops[0].name2) + "' is not a predicate");
+      in.dst2.kind = OperandKind::Pred;
+      in.dst2.reg = b.slot;
+    }
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, DataType::B32);
+    in.num_src = 2;
+  }
+
+  void decode_bra(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return m == "uni" && (in.uni = true); });
+    if (!d.types.empty()) bad_type(d, d.types[0]);
+    in.op = Opcode::Bra;
+    want_count(d, 1);
+    const RawOp& r = d.ops[0];
+    if (r.kind != RawOp::Name || r.offset != 0) fail(*r.tok, "'" + std::string(d.full) + "' expects a label");
+    in.src[0].kind = OperandKind::Label;
+    in.num_src = 1;
+    fixups_.push_back(Fixup{uint32_t(mod_.code.size()), r.name, r.tok});
+  }
+
+  void decode_dp4a_dp2a(Dec& d, sv base) {
+    Instruction& in = d.in;
+    // dp4a.atype.btype d, a, b, c / dp2a.{lo,hi}.atype.btype d, a, b, c:
+    // type = atype, type2 = btype; dp2a's half of b in `mul`.
+    mods(d, [&](sv m) {
+      if (base == "dp2a" && m == "lo") return in.mul = MulMode::Lo, true;
+      if (base == "dp2a" && m == "hi") return in.mul = MulMode::Hi, true;
+      return false;
+    });
+    if (base == "dp2a" && in.mul == MulMode::None)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' needs .lo or .hi");
+    const TypeSet t32 = bit(DataType::U32) | bit(DataType::S32);
+    two_types(d, t32, t32);
+    in.op = base == "dp4a" ? Opcode::Dp4a : Opcode::Dp2a;
+    in.type = d.types[0];
+    in.type2 = d.types[1];
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, in.type);
+    in.src[1] = src_operand(d, 2, in.type2);
+    const bool is_signed = type_is_signed(in.type) || type_is_signed(in.type2);
+    in.src[2] = src_operand(d, 3, is_signed ? DataType::S32 : DataType::U32);
+    in.num_src = 3;
+  }
+
+  void decode_sad(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Sad;
+    in.type = one_type(d, kU | kS);
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.num_src = 3;
+  }
+
+  void decode_fns(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    // fns.b32 d, mask, base, offset: base is .b32/.u32/.s32, offset .s32.
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Fns;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, 4);
+    in.dst = dst_operand(d, 0, false);
+    in.src[0] = src_operand(d, 1, DataType::B32);
+    in.src[1] = src_operand(d, 2, DataType::U32);
+    in.src[2] = src_operand(d, 3, DataType::S32);
+    in.num_src = 3;
+  }
+
+  void decode_brkpt_pmevent(Dec& d, sv base) {
+    Instruction& in = d.in;
+    // brkpt suspends the thread for an attached debugger and pmevent
+    // signals a performance-monitor event; with no debugger and no event
+    // counters to raise, both complete as a CTRL-unit Nop.
+    mods(d, [&](sv m) { return base == "pmevent" && m == "mask"; });
+    if (!d.types.empty()) bad_type(d, d.types[0]);
+    in.op = Opcode::Nop;
+    want_count(d, base == "brkpt" ? 0 : 1);
+    if (base == "pmevent" && d.ops[0].kind != RawOp::Lit)
+      fail(*d.op_tok, "'" + std::string(d.full) + "' expects an immediate event number");
+  }
+
+  void decode_wmma_op(Dec& d, sv /*base*/) {
+    decode_wmma(d);
+  }
+
+  void decode_nanosleep(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
+    // guaranteed duration, so sleeping not at all is a valid implementation;
+    // it decodes as a Nop that reads t (the timing model sees one CTRL-unit
+    // instruction with that register dependence).
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Nop;
+    in.type = one_type(d, bit(DataType::U32));
+    want_count(d, 1);
+    in.src[0] = src_operand(d, 0, in.type);
+    in.num_src = 1;
+  }
+
+  void decode_tex_tld4_op(Dec& d, sv base) {
+    decode_tex(d, base == "tld4");
+  }
+
+  void decode_suld_sust_op(Dec& d, sv base) {
+    decode_surface(d, base == "suld");
+  }
+
+  void decode_ret_exit_trap_nop(Dec& d, sv base) {
+    Instruction& in = d.in;
+    mods(d, [&](sv m) { return base == "ret" && m == "uni" && (in.uni = true); });
+    if (!d.types.empty()) bad_type(d, d.types[0]);
+    in.op = base == "ret" ? Opcode::Ret : base == "exit" ? Opcode::Exit : base == "trap" ? Opcode::Trap : Opcode::Nop;
+    want_count(d, 0);
+  }
+
+  void decode_video_op(Dec& d, sv base) {
+    const auto v = video_op_of(base);
+    decode_video(d, v->first, v->second);
+  }
+
+  void decode_call_op(Dec& d, sv /*base*/) { decode_call(d, d.operands_begin, d.operands_end); }
+
+  using DecodeHandler = void (Parser::*)(Dec&, sv);
+
+  /// Opcode name (the part before the first '.') -> decode handler. known_opcode
+  /// and decode_instruction both use it, so they cannot disagree.
+  static const std::unordered_map<sv, DecodeHandler>& decode_table() {
+    static const std::unordered_map<sv, DecodeHandler> table = [] {
+      std::unordered_map<sv, DecodeHandler> t = {
+          {"mov", &Parser::decode_mov},
+          {"cvt", &Parser::decode_cvt},
+          {"cvta", &Parser::decode_cvta},
+          {"add", &Parser::decode_add_sub},
+          {"sub", &Parser::decode_add_sub},
+          {"mul", &Parser::decode_mul_mad},
+          {"mad", &Parser::decode_mul_mad},
+          {"mul24", &Parser::decode_mul24_mad24},
+          {"mad24", &Parser::decode_mul24_mad24},
+          {"div", &Parser::decode_div},
+          {"rem", &Parser::decode_rem},
+          {"abs", &Parser::decode_abs_neg},
+          {"neg", &Parser::decode_abs_neg},
+          {"min", &Parser::decode_min_max},
+          {"max", &Parser::decode_min_max},
+          {"fma", &Parser::decode_fma},
+          {"rcp", &Parser::decode_rcp_sqrt_rsqrt},
+          {"sqrt", &Parser::decode_rcp_sqrt_rsqrt},
+          {"rsqrt", &Parser::decode_rcp_sqrt_rsqrt},
+          {"ex2", &Parser::decode_ex2_lg2_sin_cos_tanh},
+          {"lg2", &Parser::decode_ex2_lg2_sin_cos_tanh},
+          {"sin", &Parser::decode_ex2_lg2_sin_cos_tanh},
+          {"cos", &Parser::decode_ex2_lg2_sin_cos_tanh},
+          {"tanh", &Parser::decode_ex2_lg2_sin_cos_tanh},
+          {"copysign", &Parser::decode_copysign},
+          {"testp", &Parser::decode_testp},
+          {"and", &Parser::decode_and_or_xor},
+          {"or", &Parser::decode_and_or_xor},
+          {"xor", &Parser::decode_and_or_xor},
+          {"not", &Parser::decode_not_cnot},
+          {"cnot", &Parser::decode_not_cnot},
+          {"shl", &Parser::decode_shl_shr},
+          {"shr", &Parser::decode_shl_shr},
+          {"popc", &Parser::decode_popc_clz_brev},
+          {"clz", &Parser::decode_popc_clz_brev},
+          {"brev", &Parser::decode_popc_clz_brev},
+          {"bfe", &Parser::decode_bfe},
+          {"bfi", &Parser::decode_bfi},
+          {"bfind", &Parser::decode_bfind},
+          {"prmt", &Parser::decode_prmt},
+          {"shf", &Parser::decode_shf},
+          {"bmsk", &Parser::decode_bmsk_szext},
+          {"szext", &Parser::decode_bmsk_szext},
+          {"setp", &Parser::decode_setp_set},
+          {"set", &Parser::decode_setp_set},
+          {"selp", &Parser::decode_selp},
+          {"slct", &Parser::decode_slct},
+          {"ld", &Parser::decode_ld_st_op},
+          {"st", &Parser::decode_ld_st_op},
+          {"atom", &Parser::decode_atom_red},
+          {"red", &Parser::decode_atom_red},
+          {"prefetch", &Parser::decode_prefetch},
+          {"membar", &Parser::decode_membar_fence},
+          {"fence", &Parser::decode_membar_fence},
+          {"bar", &Parser::decode_bar_barrier},
+          {"barrier", &Parser::decode_bar_barrier},
+          {"shfl", &Parser::decode_shfl},
+          {"vote", &Parser::decode_vote},
+          {"activemask", &Parser::decode_activemask},
+          {"match", &Parser::decode_match},
+          {"bra", &Parser::decode_bra},
+          {"dp4a", &Parser::decode_dp4a_dp2a},
+          {"dp2a", &Parser::decode_dp4a_dp2a},
+          {"sad", &Parser::decode_sad},
+          {"fns", &Parser::decode_fns},
+          {"brkpt", &Parser::decode_brkpt_pmevent},
+          {"pmevent", &Parser::decode_brkpt_pmevent},
+          {"wmma", &Parser::decode_wmma_op},
+          {"nanosleep", &Parser::decode_nanosleep},
+          {"tex", &Parser::decode_tex_tld4_op},
+          {"tld4", &Parser::decode_tex_tld4_op},
+          {"suld", &Parser::decode_suld_sust_op},
+          {"sust", &Parser::decode_suld_sust_op},
+          {"ret", &Parser::decode_ret_exit_trap_nop},
+          {"exit", &Parser::decode_ret_exit_trap_nop},
+          {"trap", &Parser::decode_ret_exit_trap_nop},
+          {"nop", &Parser::decode_ret_exit_trap_nop},
+          {"addc", &Parser::decode_carry_chain},
+          {"subc", &Parser::decode_carry_chain},
+          {"madc", &Parser::decode_carry_chain},
+          {"call", &Parser::decode_call_op},
+      };
+      for (sv n : {"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
+                   "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
+                   "vmin4", "vmax4", "vset4"})
+        t.emplace(n, &Parser::decode_video_op);
+      return t;
+    }();
+    return table;
+  }
+
+  static DecodeHandler find_decoder(sv base) {
+    const auto& t = decode_table();
+    const auto it = t.find(base);
+    return it == t.end() ? nullptr : it->second;
+  }
+  static bool known_opcode(sv base) { return find_decoder(base) != nullptr; }
 
   /// wmma.load.{a,b,c}, wmma.store.d and wmma.mma with the shapes and types
   /// sm_70/sm_75 define for f16 and 8-bit integers (m16n16k16, m32n8k16,
