@@ -4,6 +4,7 @@
 // docs/PTX_SUPPORT.md lists which instruction families each file covers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -412,6 +413,79 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ControlCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},
                       ControlCase{exec::DivergenceMode::Its, platform::SimulationMode::Functional},
                       ControlCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Timing}),
+    [](const ::testing::TestParamInfo<ControlCase>& p) {
+      std::string name = p.param.divergence == exec::DivergenceMode::Its ? "Its" : "Ipdom";
+      return name + (p.param.mode == platform::SimulationMode::Timing ? "Timing" : "Functional");
+    });
+
+// ---------------------------------------------------------------- libraries
+
+class CorpusLibraries : public ::testing::TestWithParam<ControlCase> {
+ protected:
+  CorpusLibraries() : dev(options()) { m = dev.load_module(read_file(kCorpus / "libraries.ptx"), "libraries.ptx"); }
+  platform::DeviceOptions options() const {
+    platform::DeviceOptions o;
+    o.divergence = GetParam().divergence;
+    o.mode = GetParam().mode;
+    return o;
+  }
+  static std::vector<int32_t> ints(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<int32_t> v(n);
+    for (auto& x : v) x = int32_t(rng() % 2001) - 1000;
+    return v;
+  }
+  GpuDevice dev;
+  platform::ModuleHandle m;
+};
+
+TEST_P(CorpusLibraries, CubBlockReduceScanAndRadixSort) {
+  const auto in = ints(4 * 128, 11);
+  const uint64_t din = dev.upload(in), dsum = dev.allocate(4 * 4), dscan = dev.allocate(in.size() * 4);
+  dev.launch(m, "cub_reduce", {4, 1, 1}, {128, 1, 1}, 0, KernelArgs().ptr(din).ptr(dsum));
+  dev.launch(m, "cub_scan", {4, 1, 1}, {128, 1, 1}, 0, KernelArgs().ptr(din).ptr(dscan));
+  const auto sums = dev.download<int32_t>(dsum, 4);
+  const auto scan = dev.download<int32_t>(dscan, in.size());
+  for (int b = 0; b < 4; ++b) {
+    int32_t running = 0;
+    for (int t = 0; t < 128; ++t) {
+      EXPECT_EQ(scan[b * 128 + t], running) << "block " << b << " thread " << t;
+      running += in[b * 128 + t];
+    }
+    EXPECT_EQ(sums[b], running) << "block " << b;
+  }
+  auto keys = ints(512, 12);
+  const uint64_t dkeys = dev.upload(keys);
+  dev.launch(m, "cub_sort", {1, 1, 1}, {128, 1, 1}, 0, KernelArgs().ptr(dkeys));
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(dev.download<int32_t>(dkeys, keys.size()), keys);
+}
+
+TEST_P(CorpusLibraries, CooperativeGroupsReduceAndHalfAtomics) {
+  // Small integers: every partial sum is exact, whatever the order.
+  std::vector<float> in(256);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(int(i % 19) - 9);
+  const uint64_t din = dev.upload(in), dout = dev.upload(std::vector<float>{0.0f});
+  dev.launch(m, "cg_reduce", {2, 1, 1}, {128, 1, 1}, 0, KernelArgs().ptr(din).ptr(dout));
+  double want = 0;
+  for (float v : in) want += v;
+  EXPECT_EQ(dev.download<float>(dout, 1)[0], float(want));
+
+  // 64 threads: __half2 += (1, 2), __half += 1, double += 1, u64 += 1 then max 7.
+  const uint64_t h2 = dev.upload(std::vector<uint32_t>{0}), h1 = dev.upload(std::vector<uint16_t>{0});
+  const uint64_t dd = dev.upload(std::vector<double>{0.0}), du = dev.upload(std::vector<uint64_t>{0});
+  dev.launch(m, "half_atomics", {2, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(h2).ptr(h1).ptr(dd).ptr(du));
+  EXPECT_EQ(dev.download<uint32_t>(h2, 1)[0], (uint32_t(exact_half(128.0f)) << 16) | exact_half(64.0f));
+  EXPECT_EQ(dev.download<uint16_t>(h1, 1)[0], exact_half(64.0f));
+  EXPECT_EQ(dev.download<double>(dd, 1)[0], 64.0);
+  EXPECT_EQ(dev.download<uint64_t>(du, 1)[0], 64u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, CorpusLibraries,
+    ::testing::Values(ControlCase{exec::DivergenceMode::Ipdom, platform::SimulationMode::Functional},
+                      ControlCase{exec::DivergenceMode::Its, platform::SimulationMode::Functional},
+                      ControlCase{exec::DivergenceMode::Its, platform::SimulationMode::Timing}),
     [](const ::testing::TestParamInfo<ControlCase>& p) {
       std::string name = p.param.divergence == exec::DivergenceMode::Its ? "Its" : "Ipdom";
       return name + (p.param.mode == platform::SimulationMode::Timing ? "Timing" : "Functional");

@@ -2008,7 +2008,8 @@ inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
   const AtomOp op = in.atom;
   const bool cas = op == AtomOp::Cas;
   const unsigned es = ptx::type_bytes(in.type);
-  if (es < 2 || (es == 2 && !cas)) unsupported(in, mask, w, "atomic operand size");
+  const bool half_float_add = ptx::type_is_half(in.type);  // atom.add.noftz.{f16,bf16}{,x2}
+  if (es < 2 || (es == 2 && !cas && !half_float_add)) unsupported(in, mask, w, "atomic operand size");
   if ((op == AtomOp::Inc || op == AtomOp::Dec) && in.type != DataType::U32)
     unsupported(in, mask, w, "atom.inc/dec need .u32");
 
@@ -2042,8 +2043,26 @@ inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
       if (d) d[l] = put(old);
     });
   };
-  if (es == 2) run(Tag<uint16_t>{});
-  else if (!with_any(in.type, run)) unsupported(in, mask, w, "");
+  if (half_float_add) {
+    // Each 16-bit half rounds to nearest even; .noftz keeps subnormals.
+    fp::HalfArith arith;
+    arith.format = fp::half_format_of(in.type);
+    for_lane_ptrs(lp, addr, mask, [&](unsigned l, uint8_t* p) {
+      uint32_t old = 0;
+      std::memcpy(&old, p, es);
+      uint32_t nv = fp::half_add(uint16_t(old), uint16_t(b[l]), arith);
+      if (es == 4) nv |= uint32_t(fp::half_add(uint16_t(old >> 16), uint16_t(b[l] >> 16), arith)) << 16;
+      if (nv != old) {
+        std::memcpy(p, &nv, es);
+        changed = true;
+      }
+      if (d) d[l] = old;
+    });
+  } else if (es == 2) {
+    run(Tag<uint16_t>{});
+  } else if (!with_any(in.type, run)) {
+    unsupported(in, mask, w, "");
+  }
   if (!ok) unsupported(in, mask, w, "atomic operation for this type");
   if (changed) w.note_progress();
   w.end_global_access();

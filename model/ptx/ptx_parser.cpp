@@ -3417,6 +3417,7 @@ class Parser {
   void decode_atom(Dec& d, bool is_red) {
     Instruction& in = d.in;
     in.op = is_red ? Opcode::Red : Opcode::Atom;
+    bool noftz = false;
     mods(d, [&](sv m) {
       if (auto s = space_of(m); s && (*s == StateSpace::Global || *s == StateSpace::Shared))
         return in.space = *s, true;
@@ -3426,13 +3427,17 @@ class Parser {
           {"exch", AtomOp::Exch}, {"cas", AtomOp::Cas}};
       for (auto& [n, op] : table)
         if (n == m && in.atom == AtomOp::None) return in.atom = op, true;
+      if (m == "noftz") return noftz = true;
       return is_sem_or_scope(m);
     });
     if (in.atom == AtomOp::None) unsupported(d);
+    // Half-precision add exists only as add.noftz (atomicAdd on __half,
+    // __half2, __nv_bfloat16[2]); .noftz belongs to nothing else.
+    if (noftz != (!d.types.empty() && type_is_half(d.types[0])) || (noftz && in.atom != AtomOp::Add)) unsupported(d);
     if (is_red && (in.atom == AtomOp::Cas || in.atom == AtomOp::Exch)) unsupported(d);
     TypeSet allowed;
     switch (in.atom) {
-      case AtomOp::Add: allowed = bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | kF; break;
+      case AtomOp::Add: allowed = bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | kF | kHalf; break;
       case AtomOp::Inc: case AtomOp::Dec: allowed = bit(DataType::U32); break;
       case AtomOp::Min: case AtomOp::Max:
         allowed = bit(DataType::U32) | bit(DataType::S32) | bit(DataType::U64) | bit(DataType::S64);
