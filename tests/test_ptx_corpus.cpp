@@ -1,6 +1,6 @@
 // The PTX-family corpus (tests/ptx/corpus/*.cu -> .ptx, nvcc 13 -arch=sm_75
 // -O3): every file parses and decodes (what `tlmgpu check-ptx` does), and the
-// integer-family kernel's 45 results per thread equal a CPU reference.
+// integer-family kernel's 47 results per thread equal a CPU reference.
 // docs/PTX_SUPPORT.md lists which instruction families each file covers.
 #include <gtest/gtest.h>
 
@@ -111,7 +111,7 @@ uint32_t reverse32(uint32_t v) {
 }
 uint64_t reverse64(uint64_t v) { return (uint64_t(reverse32(uint32_t(v))) << 32) | reverse32(uint32_t(v >> 32)); }
 
-/// The 36 32-bit results of integer_ops for one thread, in the kernel's order.
+/// The 38 32-bit results of integer_ops for one thread, in the kernel's order.
 std::vector<uint32_t> integer_reference32(int32_t x, int32_t b) {
   const int32_t y = b | 1;
   const uint32_t ux = uint32_t(x), uy = uint32_t(y);
@@ -155,6 +155,8 @@ std::vector<uint32_t> integer_reference32(int32_t x, int32_t b) {
       (ux & ~0xff0u) | ((uy << 4) & 0xff0u),
       uint32_t(x < y ? x : (x == y ? 1 : -1)),
       find_nth_set(ux, 0, 3),
+      ux ^ uy ^ (ux >> 3),
+      (ux & uy) | (ux & (ux >> 3)) | (uy & (ux >> 3)),
   };
 }
 

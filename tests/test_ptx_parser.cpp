@@ -1132,7 +1132,7 @@ TEST(PtxErrors, UnsupportedInstructionMessage) {
                         "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f2};",
                         "cp.async.ca.shared.global [%r1], [%rd1], 16;", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r5];",
                         "min.xorsign.abs.f16 %rs1, %rs2, %rs3;", "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;",
-                        "atom.global.add.noftz.f16 %rs1, [%rd1], %rs2;", "min.NaN.f32 %f1, %f2, %f3;", "lop3.b32 %r1, %r2, %r3, %r4, 0x96;",
+                        "atom.global.add.noftz.f32 %f1, [%rd1], %f2;", "min.NaN.f32 %f1, %f2, %f3;", "lop3.or.b32 %r1|%p1, %r2, %r3, %r4, 0x96, %p2;",
                         "fence.proxy.async;", "prefetchu.L1 [%rd1];", "brx.idx %r1, tbl;"}) {
     std::string msg = error_of(s);
     std::string op = std::string(s).substr(0, std::string(s).find_first_of(" ;"));

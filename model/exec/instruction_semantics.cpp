@@ -695,6 +695,19 @@ using Wide = std::conditional_t<
   });
 }
 
+/// lop3: each set bit k of the table adds the minterm (a or ~a) & (b or ~b) &
+/// (c or ~c) chosen by k's bits 2, 1, 0.
+[[gnu::noinline]] void exec_lop3(const Instruction& in, uint32_t mask, Warp& w) {
+  const uint32_t table = uint32_t(in.src[3].imm);
+  map3(in, mask, w, [table](uint64_t a64, uint64_t b64, uint64_t c64) {
+    const uint32_t a = uint32_t(a64), b = uint32_t(b64), c = uint32_t(c64);
+    uint32_t r = 0;
+    for (unsigned k = 0; k < 8; ++k)
+      if ((table >> k) & 1u) r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+    return put(r);
+  });
+}
+
 /// sad: c + |a - b|, the difference taken in the operands' signedness.
 [[gnu::noinline]] void exec_sad(const Instruction& in, uint32_t mask, Warp& w) {
   if (!with_int(in.type, [&](auto tag) {
@@ -2195,6 +2208,7 @@ void execute_instruction(const Instruction& in, uint32_t mask, Warp& warp) {
     case Opcode::WmmaLoad: case Opcode::WmmaStore: exec_wmma_memory(in, mask, warp); return;
     case Opcode::WmmaMma: exec_wmma_mma(in, mask, warp); return;
     case Opcode::Sad: exec_sad(in, mask, warp); return;
+    case Opcode::Lop3: exec_lop3(in, mask, warp); return;
     case Opcode::Fns: exec_fns(in, mask, warp); return;
     case Opcode::Bmsk: case Opcode::Szext: case Opcode::Video: exec_video(in, mask, warp); return;
     case Opcode::Setp: exec_setp(in, mask, warp); return;

@@ -18,6 +18,7 @@ const char* opcode_name(Opcode op) {
       "wmma.load", "wmma.store", "wmma.mma",
       "bra", "call", "ret", "exit", "trap", "nop",
       "tex", "tld4", "suld", "sust",
+      "lop3",
   };
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(Opcode::Count_), "opcode name table");
   auto i = size_t(op);

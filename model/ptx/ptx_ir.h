@@ -46,6 +46,8 @@ enum class Opcode : uint8_t {
   Bra, Call, Ret, Exit, Trap, Nop,
   // texture and surface objects (appended so that other opcodes keep their values)
   Tex, Tld4, Suld, Sust,
+  // three-input logic by lookup table (lop3.b32 d, a, b, c, immLut; src[3] = immLut)
+  Lop3,
   Count_
 };
 

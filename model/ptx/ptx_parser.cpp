@@ -2811,6 +2811,22 @@ class Parser {
     decode_wmma(d);
   }
 
+  /// lop3.b32 d, a, b, c, immLut: bit i of d is bit ((a_i << 2) | (b_i << 1) | c_i)
+  /// of the 8-bit table (inline assembly; nvcc leaves three-input logic to ptxas).
+  void decode_lop3(Dec& d, sv /*base*/) {
+    Instruction& in = d.in;
+    mods(d, [](sv) { return false; });
+    in.op = Opcode::Lop3;
+    in.type = one_type(d, bit(DataType::B32));
+    want_count(d, 5);
+    in.dst = dst_operand(d, 0, false);
+    for (size_t i = 1; i < 4; ++i) in.src[i - 1] = src_operand(d, i, in.type);
+    in.src[3] = src_operand(d, 4, DataType::B32);
+    if (in.src[3].kind != OperandKind::Imm || in.src[3].imm > 0xff)
+      fail(*d.ops[4].tok, "'" + std::string(d.full) + "' takes its lookup table as an immediate 0..255");
+    in.num_src = 4;
+  }
+
   void decode_nanosleep(Dec& d, sv /*base*/) {
     Instruction& in = d.in;
     // nanosleep.u32 t: the ISA lets the thread sleep up to t ns, with no
@@ -2924,6 +2940,7 @@ class Parser {
           {"pmevent", &Parser::decode_brkpt_pmevent},
           {"wmma", &Parser::decode_wmma_op},
           {"nanosleep", &Parser::decode_nanosleep},
+          {"lop3", &Parser::decode_lop3},
           {"tex", &Parser::decode_tex_tld4_op},
           {"tld4", &Parser::decode_tex_tld4_op},
           {"suld", &Parser::decode_suld_sust_op},

@@ -1,6 +1,14 @@
 // Corpus: the integer arithmetic, logic, shift and comparison families.
 #include <cstdint>
 
+// Three-input logic is left to ptxas by nvcc; CUDA libraries write it inline.
+template <unsigned kTable>
+__device__ __forceinline__ unsigned lop3(unsigned a, unsigned b, unsigned c) {
+  unsigned d;
+  asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(a), "r"(b), "r"(c), "n"(kTable));
+  return d;
+}
+
 extern "C" __global__ void integer_ops(const int* a, const int* b, int* out, unsigned long long* out64, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -43,6 +51,8 @@ extern "C" __global__ void integer_ops(const int* a, const int* b, int* out, uns
   out[n * k++ + i] = int((ux & ~0xff0u) | ((uy << 4) & 0xff0u));  // bfi
   out[n * k++ + i] = x < y ? x : (x == y ? 1 : -1);
   out[n * k++ + i] = int(__fns(ux, 0, 3));
+  out[n * k++ + i] = int(lop3<0x96>(ux, uy, ux >> 3));  // a ^ b ^ c
+  out[n * k++ + i] = int(lop3<0xe8>(ux, uy, ux >> 3));  // majority
   long long lx = (long long)x * 1000003LL, ly = (long long)y;
   unsigned long long ulx = (unsigned long long)lx, uly = (unsigned long long)ly | 1;
   int j = 0;
