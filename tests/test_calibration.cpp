@@ -108,7 +108,7 @@ TEST_P(CalibrationGtx480, CyclesWithin25PercentOfGpgpuSimAndSchedulersInItsOrder
 
 INSTANTIATE_TEST_SUITE_P(Workloads, CalibrationGtx480,
                          ::testing::Values("vector_add", "sgemm", "hotspot", "pathfinder", "bfs", "histogram"),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
 TEST(CalibrationReference, CoversSixWorkloadsUnderThreeSchedulers) {
   const std::vector<ReferenceRun> runs = read_reference();
