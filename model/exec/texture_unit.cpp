@@ -375,6 +375,7 @@ void exec_tex(const Instruction& in, uint32_t mask, Warp& w) {
     rec->bytes = uint8_t(rec_bytes);
     rec->is_store = false;
     rec->is_atomic = false;
+    rec->segments = 1;
   }
   w.end_global_access();
 }
@@ -467,6 +468,7 @@ void exec_surface(const Instruction& in, uint32_t mask, Warp& w) {
     rec->bytes = uint8_t(bytes);
     rec->is_store = !is_ld;
     rec->is_atomic = false;
+    rec->segments = 1;
   }
   if (changed) w.note_progress();
   w.end_global_access();
