@@ -57,8 +57,9 @@ class LtCounter {
     if (pipe != uint8_t(sm::Pipe::Mem) || s.active_mask == 0) return;
     const ptx::Opcode op = s.inst->op;
     if (op != ptx::Opcode::Ld && op != ptx::Opcode::St && op != ptx::Opcode::Atom && op != ptx::Opcode::Red &&
-        op != ptx::Opcode::Tex && op != ptx::Opcode::Tld4 && op != ptx::Opcode::Suld && op != ptx::Opcode::Sust)
-      return;  // texture and surface accesses count as global loads and stores
+        op != ptx::Opcode::Tex && op != ptx::Opcode::Tld4 && op != ptx::Opcode::Suld && op != ptx::Opcode::Sust &&
+        op != ptx::Opcode::WmmaLoad && op != ptx::Opcode::WmmaStore)
+      return;  // texture, surface and wmma fragment accesses count as loads and stores
 
     const exec::MemAccess& a = warp.last_access();
     switch (a.space) {

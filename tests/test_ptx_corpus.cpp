@@ -20,6 +20,7 @@
 #include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_parser.h"
 #include "platform/gpu_device.h"
+#include "platform/timing_gpu.h"
 
 namespace tlmgpu {
 namespace {
@@ -279,6 +280,14 @@ TEST_P(CorpusWarpMatrix, F16InputsF32Accumulator16x16x16) {
       for (int k = 0; k < 16; ++k) want += double(a[r * 16 + k]) * b[n * 16 + k];
       EXPECT_EQ(d[r * 16 + n], float(want)) << "D[" << r << "][" << n << "]";
     }
+  if (GetParam() == platform::SimulationMode::Timing) {
+    // The fragments' loads and the store go through the L1D: A and B are
+    // 512 bytes each, C and D 1 KB each, in 128-byte lines.
+    double l1d_accesses = 0;
+    for (const auto& [key, value] : platform::timing_stats())
+      if (key.size() > 13 && key.compare(key.size() - 13, 13, ".l1d.accesses") == 0) l1d_accesses += value;
+    EXPECT_GE(l1d_accesses, 4 + 4 + 8 + 8);
+  }
 }
 
 TEST_P(CorpusWarpMatrix, F16Accumulator32x8x16ColumnMajor) {

@@ -2636,10 +2636,6 @@ class Parser {
     want_count(d, 0);
   }
 
-  void decode_bar_barrier(Dec& d, sv /*base*/) {
-    decode_bar(d);
-  }
-
   void decode_shfl(Dec& d, sv /*base*/) {
     Instruction& in = d.in;
     bool have = false, sync = false;
@@ -2807,10 +2803,6 @@ class Parser {
       fail(*d.op_tok, "'" + std::string(d.full) + "' expects an immediate event number");
   }
 
-  void decode_wmma_op(Dec& d, sv /*base*/) {
-    decode_wmma(d);
-  }
-
   /// lop3.b32 d, a, b, c, immLut: bit i of d is bit ((a_i << 2) | (b_i << 1) | c_i)
   /// of the 8-bit table (inline assembly; nvcc leaves three-input logic to ptxas).
   void decode_lop3(Dec& d, sv /*base*/) {
@@ -2925,8 +2917,8 @@ class Parser {
           {"prefetch", &Parser::decode_prefetch},
           {"membar", &Parser::decode_membar_fence},
           {"fence", &Parser::decode_membar_fence},
-          {"bar", &Parser::decode_bar_barrier},
-          {"barrier", &Parser::decode_bar_barrier},
+          {"bar", &Parser::decode_bar},
+          {"barrier", &Parser::decode_bar},
           {"shfl", &Parser::decode_shfl},
           {"vote", &Parser::decode_vote},
           {"activemask", &Parser::decode_activemask},
@@ -2938,7 +2930,7 @@ class Parser {
           {"fns", &Parser::decode_fns},
           {"brkpt", &Parser::decode_brkpt_pmevent},
           {"pmevent", &Parser::decode_brkpt_pmevent},
-          {"wmma", &Parser::decode_wmma_op},
+          {"wmma", &Parser::decode_wmma},
           {"nanosleep", &Parser::decode_nanosleep},
           {"lop3", &Parser::decode_lop3},
           {"tex", &Parser::decode_tex_tld4_op},
@@ -2973,7 +2965,7 @@ class Parser {
   /// wmma.load.{a,b,c}, wmma.store.d and wmma.mma with the shapes and types
   /// sm_70/sm_75 define for f16 and 8-bit integers (m16n16k16, m32n8k16,
   /// m8n32k16); sub-byte, bf16, tf32 and f64 forms are named as unsupported.
-  void decode_wmma(Dec& d) {
+  void decode_wmma(Dec& d, sv /*base*/) {
     Instruction& in = d.in;
     WarpMatrixShape& w = in.wmma;
     enum class Kind { None, Load, Store, Mma } kind = Kind::None;
@@ -3483,7 +3475,7 @@ class Parser {
     }
   }
 
-  void decode_bar(Dec& d) {
+  void decode_bar(Dec& d, sv /*base*/) {
     Instruction& in = d.in;
     in.op = Opcode::Bar;
     bool have = false, red = false, warp = false;

@@ -68,9 +68,10 @@ std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_
     t.is_branch = in.op == Opcode::Bra;
     t.is_membar = in.op == Opcode::Membar;
     t.is_atomic = in.op == Opcode::Atom || in.op == Opcode::Red;
-    // Texture and surface instructions read and write device memory like global ld/st.
+    // Texture, surface and wmma fragment instructions read and write memory like ld/st.
     t.is_memory = in.op == Opcode::Ld || in.op == Opcode::St || t.is_atomic || in.op == Opcode::Tex ||
-                  in.op == Opcode::Tld4 || in.op == Opcode::Suld || in.op == Opcode::Sust;
+                  in.op == Opcode::Tld4 || in.op == Opcode::Suld || in.op == Opcode::Sust ||
+                  in.op == Opcode::WmmaLoad || in.op == Opcode::WmmaStore;
     t.is_shared = in.space == ptx::StateSpace::Shared;
     t.is_texture = in.op == Opcode::Tex || in.op == Opcode::Tld4;
 

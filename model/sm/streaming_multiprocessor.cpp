@@ -141,11 +141,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   responses_ = {};
   completions_ = {};
   line_queue_.clear();
-  line_queue_head_ = 0;
-  line_refused_at_ = kNever;
   tex_queue_.clear();
-  tex_queue_head_ = 0;
-  tex_refused_at_ = kNever;
   fetch_refused_at_ = kNever;
   fetch_generations_ = 0;
   next_age_ = 0;
@@ -275,7 +271,6 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   writeback(now);
   read_operands_and_dispatch(now);
   send_lines(now);
-  send_tex_lines(now);
   issue(now);
   fetch(now);
   finish_warps(now);
@@ -299,8 +294,8 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
-  if (line_queue_head_ != line_queue_.size()) next = std::min(next, l1d_->next_release_cycle());
-  if (tex_queue_head_ != tex_queue_.size()) next = std::min(next, tex_->next_release_cycle());
+  if (line_queue_.pending()) next = std::min(next, l1d_->next_release_cycle());
+  if (tex_queue_.pending()) next = std::min(next, tex_->next_release_cycle());
   if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
@@ -343,8 +338,8 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // A line or fetch a cache refused is tried again when that cache frees an
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = kNever;
-  if (line_queue_head_ != line_queue_.size()) wake = l1d_->next_release_cycle();
-  if (tex_queue_head_ != tex_queue_.size()) wake = std::min(wake, tex_->next_release_cycle());
+  if (line_queue_.pending()) wake = l1d_->next_release_cycle();
+  if (tex_queue_.pending()) wake = std::min(wake, tex_->next_release_cycle());
   if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
@@ -557,7 +552,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
         } else {
           l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
         }
-        (t.is_texture ? tex_queue_ : line_queue_).push_back(l);
+        (t.is_texture ? tex_queue_ : line_queue_).lines.push_back(l);
       }
       return;
     }
@@ -567,39 +562,27 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
   }
 }
 
-void StreamingMultiprocessor::send_lines(uint64_t now) {
-  // One line per cycle into the L1D, in order.
-  if (line_queue_head_ == line_queue_.size()) return;
-  // A refused line waits for an L1D MSHR to free (next_event_cycle knows
-  // when), so the SM can sleep meanwhile. The LD/ST unit would retry in every
+inline void StreamingMultiprocessor::send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now) {
+  // One line per cycle into each cache, in order.
+  if (!q.pending()) return;
+  // A refused line waits for an MSHR to free (next_event_cycle knows when),
+  // so the SM can sleep meanwhile. The LD/ST unit would retry in every
   // cycle: the retries skipped while sleeping, all refused, count too.
-  if (line_refused_at_ != kNever) l1d_->count_skipped_retries(line_refused_at_, now);
-  line_refused_at_ = now;
-  if (l1d_->try_access(line_queue_[line_queue_head_], now)) {
-    line_refused_at_ = kNever;
+  if (q.refused_at != kNever) cache.count_skipped_retries(q.refused_at, now);
+  q.refused_at = now;
+  if (cache.try_access(q.lines[q.head], now)) {
+    q.refused_at = kNever;
     active_ = true;
-    ++line_queue_head_;
-    if (line_queue_head_ == line_queue_.size()) {
-      line_queue_.clear();
-      line_queue_head_ = 0;
+    if (++q.head == q.lines.size()) {
+      q.lines.clear();
+      q.head = 0;
     }
   }
 }
 
-void StreamingMultiprocessor::send_tex_lines(uint64_t now) {
-  // As send_lines, one line per cycle, into the texture cache.
-  if (tex_queue_head_ == tex_queue_.size()) return;
-  if (tex_refused_at_ != kNever) tex_->count_skipped_retries(tex_refused_at_, now);
-  tex_refused_at_ = now;
-  if (tex_->try_access(tex_queue_[tex_queue_head_], now)) {
-    tex_refused_at_ = kNever;
-    active_ = true;
-    ++tex_queue_head_;
-    if (tex_queue_head_ == tex_queue_.size()) {
-      tex_queue_.clear();
-      tex_queue_head_ = 0;
-    }
-  }
+void StreamingMultiprocessor::send_lines(uint64_t now) {
+  send_line(line_queue_, *l1d_, now);
+  send_line(tex_queue_, *tex_, now);
 }
 
 // ------------------------------------------------------------------ issue
@@ -1220,7 +1203,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
 // ------------------------------------------------------------------ stats
 
 bool StreamingMultiprocessor::waiting_on_memory() const {
-  if (line_queue_head_ != line_queue_.size() || tex_queue_head_ != tex_queue_.size()) return true;
+  if (line_queue_.pending() || tex_queue_.pending()) return true;
   for (const MemoryOp& op : memory_ops_)
     if (op.valid) return true;
   for (const WarpSlot& w : warps_)
@@ -1280,9 +1263,9 @@ std::string StreamingMultiprocessor::describe_warps() const {
   std::string out;
   uint32_t ops = 0;
   for (const MemoryOp& op : memory_ops_) ops += op.valid;
-  if (ops || line_queue_head_ != line_queue_.size())
+  if (ops || line_queue_.pending())
     out += "\n  " + std::string(name()) + ": " + std::to_string(ops) + " memory instructions waiting for lines, " +
-           std::to_string(line_queue_.size() - line_queue_head_) + " lines queued for the L1D";
+           std::to_string(line_queue_.size()) + " lines queued for the L1D";
   for (const CtaSlot& c : ctas_) {
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {

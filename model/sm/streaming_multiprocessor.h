@@ -253,7 +253,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void read_operands_and_dispatch(uint64_t now);
   void dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
-  void send_tex_lines(uint64_t now);
   void issue(uint64_t now);
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
   /// scheduler (slot mod N) is told, which differs under warp sharing.
@@ -308,7 +307,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t* wake_cycle_ = &own_wake_cycle_;
   // Cycle of the refused attempt the head line / the fetch stage waits to
   // retry (UINT64_MAX: none).
-  uint64_t line_refused_at_ = ~uint64_t(0), fetch_refused_at_ = ~uint64_t(0);
+  uint64_t fetch_refused_at_ = ~uint64_t(0);
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
@@ -335,11 +334,23 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // collector class, or kCollectorClasses + a pipe (trace instructions).
   uint64_t ready_views_ = 0, scoreboard_views_ = 0;
   std::array<uint8_t, 64> unit_need_{};
-  size_t line_queue_head_ = 0;
-  std::vector<memory::LineAccess> line_queue_;  // FIFO to the L1D
-  size_t tex_queue_head_ = 0;
-  std::vector<memory::LineAccess> tex_queue_;   // FIFO to the texture cache
-  uint64_t tex_refused_at_ = ~uint64_t(0);
+  /// Lines waiting for a cache port, in order, and the cycle the head was
+  /// last refused (kNever: not refused).
+  struct LineQueue {
+    std::vector<memory::LineAccess> lines;
+    size_t head = 0;
+    uint64_t refused_at = ~uint64_t(0);
+    bool pending() const { return head != lines.size(); }
+    size_t size() const { return lines.size() - head; }
+    void clear() {
+      lines.clear();
+      head = 0;
+      refused_at = ~uint64_t(0);
+    }
+  };
+  LineQueue line_queue_;  // FIFO to the L1D
+  LineQueue tex_queue_;   // FIFO to the texture cache
+  void send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now);
   // Memory answers by (cycle, id) and completions by (cycle, push order):
   // both mostly arrive in that order already, which these queues exploit.
   memory::ArrivalQueue<uint64_t> responses_;
