@@ -4,7 +4,11 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev
           libboost-program-options-dev nlohmann-json3-dev googletest libgtest-dev
           # The RISC-V virtual platform (tlmgpu_vp) and its firmware:
-          libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
+          libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+          # The experiment programs' figures and HTML pages (scripts/report/),
+          # the page test in headless Chromium, and the one-node Slurm the
+          # cluster-launcher test starts on localhost:
+          python3-matplotlib chromium slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
