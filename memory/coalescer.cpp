@@ -161,6 +161,30 @@ CoalescerResult coalesce_segments(const exec::MemAccess& access, uint32_t line_b
 
 }  // namespace
 
+void count_same_address_atomics(const exec::MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines) {
+  // At most 32 lanes: sort their addresses once, then count runs per line.
+  std::array<uint64_t, ptx::kWarpSize> addrs;
+  uint32_t n = 0;
+  for (uint32_t m = access.mask; m; m &= m - 1) addrs[n++] = access.addr[__builtin_ctz(m)];
+  std::sort(addrs.begin(), addrs.begin() + n);
+  for (LineAccess& l : lines) {
+    l.atomic_same_address_ops = 0;
+    l.atomic_address = l.line_addr;
+  }
+  std::size_t li = 0;
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i;
+    while (j < n && addrs[j] == addrs[i]) ++j;
+    const uint64_t line = addrs[i] - addrs[i] % line_bytes;
+    while (li < lines.size() && lines[li].line_addr < line) ++li;
+    if (li < lines.size() && lines[li].line_addr == line && j - i > lines[li].atomic_same_address_ops) {
+      lines[li].atomic_same_address_ops = j - i;
+      lines[li].atomic_address = addrs[i];
+    }
+    i = j;
+  }
+}
+
 CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                          std::vector<LineAccess>& out) {
   if (access.segments > 1) return coalesce_segments(access, line_bytes, sector_bytes, out);

@@ -20,6 +20,12 @@ namespace tlmgpu::memory {
 CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                          std::vector<LineAccess>& out);
 
+/// For an atomic access already coalesced into `lines` (line_bytes each):
+/// sets each line's atomic_same_address_ops to the largest number of active
+/// lanes updating one address in it, and atomic_address to that address
+/// (the lowest, on a tie): those updates serialise in the L2's atomic unit.
+void count_same_address_atomics(const exec::MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines);
+
 /// Cycles a shared-memory access occupies the banks: the largest number of
 /// distinct `bank_width_bytes` words any one bank must deliver (lanes reading
 /// the same word share one broadcast); at least 1.

@@ -48,6 +48,8 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tx.ext->id = next_request_id_++;
   tx.ext->sector_mask = tx.units;
   tx.ext->issue_cycle = cycle;
+  tx.ext->atomic_same_address_ops = kind == AccessKind::Atomic ? tx.atomic_same_address_ops : 0;
+  tx.ext->atomic_address = tx.atomic_address;
   // The request reaches the interconnect in the next cycle (tag check).
   const uint64_t now = this->now();
   sc_core::sc_time delay = cycle + 1 > now + 1 ? cycles_delay(cycle + 1 - now, period_) : period_;
@@ -99,6 +101,8 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     tx.line = line;
     tx.units = access.kind == AccessKind::Store ? (access.sector_mask & tags_.line_mask()) : units;
     tx.access_id = access.id;
+    tx.atomic_same_address_ops = access.atomic_same_address_ops;
+    tx.atomic_address = access.atomic_address;
     tx.through_pipeline = access.kind == AccessKind::Store;
     send(tx, access.kind, cycle);
     return true;

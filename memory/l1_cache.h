@@ -80,6 +80,8 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     uint64_t line = 0;
     uint32_t units = 0;
     uint64_t access_id = 0;  ///< the SM's id for non-fill transactions
+    uint32_t atomic_same_address_ops = 0;
+    uint64_t atomic_address = 0;
     /// The answer passes the cache's pipeline (hit_latency) on its way to
     /// the SM: fills and store acknowledgements. Atomics and loads that
     /// bypass the L1 never enter it: their answers reach the SM the cycle

@@ -9,7 +9,7 @@ namespace tlmgpu::memory {
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
     : sc_module(name), config_(config.l2), index_(index), rop_latency_(config.l2_rop_latency), tags_(config.l2),
-      waker_(clock_period) {
+      atomic_interval_(config.l2_atomic_same_address_interval), waker_(clock_period) {
   if (config_.hit_latency == 0) config_.hit_latency = 1;
   if (config_.mshrs == 0) config_.mshrs = 1;
   if (config_.mshr_merges == 0) config_.mshr_merges = 1;
@@ -173,7 +173,8 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
   }
 
   const bool atomic = ext->kind == AccessKind::Atomic;
-  const uint32_t extra_cycles = atomic ? kL2AtomicCycles : 0;
+  // A miss's data comes later; the unit's queue is estimated from the hit time.
+  const uint32_t extra_cycles = atomic ? atomic_unit_cycles(*ext, now + config_.hit_latency) : 0;
   CacheLine* way = tags_.find(line);
   const uint32_t missing = units & ~(way ? way->valid : 0u);
   if (missing == 0) {
@@ -213,6 +214,19 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
   ++accesses_;
   if (atomic) ++atomics_;
   return true;
+}
+
+uint32_t L2Slice::atomic_unit_cycles(const MemRequestExtension& ext, uint64_t data_cycle) {
+  if (atomic_address_free_.size() >= kAtomicAddressesTracked)
+    for (auto it = atomic_address_free_.begin(); it != atomic_address_free_.end();)
+      it = it->second <= data_cycle ? atomic_address_free_.erase(it) : std::next(it);
+  const uint64_t ops = std::max<uint32_t>(ext.atomic_same_address_ops, 1u);
+  uint64_t& free_at = atomic_address_free_[ext.atomic_address];
+  const uint64_t start = std::max(data_cycle, free_at);
+  free_at = start + ops * atomic_interval_;
+  const uint64_t waited = (start - data_cycle) + (ops - 1) * atomic_interval_;
+  atomic_serialisation_cycles_ += waited;
+  return uint32_t(waited + kL2AtomicCycles);
 }
 
 void L2Slice::fill_from_host_copy(uint64_t local, uint32_t units) {
@@ -298,6 +312,7 @@ void L2Slice::report_stats(stats::StatMap& out) const {
   out["reservation_fails"] = double(reservation_fails_);
   out["writes"] = double(writes_);
   out["atomics"] = double(atomics_);
+  out["atomic_serialisation_cycles"] = double(atomic_serialisation_cycles_);
   out["writebacks"] = double(writebacks_);
   out["evictions"] = double(evictions_);
   out["dram_reads"] = double(dram_reads_);

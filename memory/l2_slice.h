@@ -12,6 +12,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <unordered_map>
+
 #include "memory/interconnect.h"
 #include "memory/memory_interfaces.h"
 #include "memory/sector_tags.h"
@@ -24,6 +26,8 @@ namespace tlmgpu::memory {
 /// Extra cycles of an atomic at the L2 beyond the hit latency (the ALU next
 /// to the slice).
 constexpr uint32_t kL2AtomicCycles = 4;
+/// Addresses the atomic unit remembers before it forgets those it finished with.
+constexpr std::size_t kAtomicAddressesTracked = 1024;
 
 /// Requests come from the interconnect on `target_socket` (BEGIN_REQ,
 /// accepted at once; answered by BEGIN_RESP on the backward path); line
@@ -71,6 +75,11 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
     uint32_t extra;     ///< cycles after the data (atomic ALU)
   };
   using Mshrs = MshrTable<Waiter>;
+  /// Cycles an atomic request spends in the atomic unit after its data is
+  /// there (data_cycle): it waits for earlier updates of its most-updated
+  /// address, then applies that address's updates one every
+  /// l2.atomic_same_address_interval cycles, then the ALU's latency.
+  uint32_t atomic_unit_cycles(const MemRequestExtension& ext, uint64_t data_cycle);
   struct DramRequest {
     tlm::tlm_generic_payload payload;
     MemRequestExtension* ext = nullptr;
@@ -116,6 +125,10 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// lookup. Null otherwise.
   const tlm::tlm_generic_payload* waits_for_entry_ = nullptr;
   uint64_t next_dram_id_ = 0;
+  uint32_t atomic_interval_ = 1;
+  /// Per address: the cycle the atomic unit may start its next update of it.
+  std::unordered_map<uint64_t, uint64_t> atomic_address_free_;
+  uint64_t atomic_serialisation_cycles_ = 0;
   CycleWaker waker_;
   tlm::tlm_bw_transport_if<>* requester_bw_ = nullptr;  ///< target_socket's bound backward interface
 

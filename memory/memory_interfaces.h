@@ -24,6 +24,10 @@ struct LineAccess {
   uint32_t sector_mask = 0;    ///< bit i: bytes [32 i, 32 i + 32) of the line
   uint32_t warp = 0;           ///< warp slot in the SM (for statistics)
   bool bypass_l1 = false;      ///< ld.cg / volatile / atomics: served by L2
+  /// Atomics: the most lanes of the warp updating one address in this line
+  /// (they serialise in the L2's atomic unit), and that address.
+  uint32_t atomic_same_address_ops = 0;
+  uint64_t atomic_address = 0;
 };
 
 /// Coalescing of one warp memory instruction into line accesses.
@@ -68,6 +72,8 @@ struct MemRequestExtension : tlm::tlm_extension<MemRequestExtension> {
   uint32_t sector_mask = 0;
   uint64_t issue_cycle = 0;
   uint32_t tag = 0;            ///< the initiator's own bookkeeping (its transaction slot)
+  uint32_t atomic_same_address_ops = 0;  ///< atomics: see LineAccess
+  uint64_t atomic_address = 0;
 
   tlm::tlm_extension_base* clone() const override { return new MemRequestExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {

@@ -194,6 +194,9 @@ std::vector<KeySpec> build_key_table() {
                    "consecutive bytes mapped to one L2 slice"));
   t.push_back(range("l2.rop_latency", "cycles", 0, kMaxCycles, top(&GpuConfig::l2_rop_latency),
                     "raster-operations pipeline between the interconnect and the L2 lookup, every request"));
+  t.push_back(range("l2.atomic_same_address_interval", "cycles", 1, kMaxCycles,
+                    top(&GpuConfig::l2_atomic_same_address_interval),
+                    "cycles between two atomic updates of one address in a slice's atomic unit"));
   t.push_back(flag("l2.fill_on_host_copy", top(&GpuConfig::l2_fill_on_host_copy),
                    "host-to-device copies leave their data in the L2 (dirty, in copy order)"));
 

@@ -140,6 +140,10 @@ struct GpuConfig {
   /// (ROP) pipeline between the interconnect and the L2 tag lookup
   /// (GPGPU-Sim's -gpgpu_l2_rop_latency); every kind of request pays it.
   uint32_t l2_rop_latency = 120;
+  /// Cycles between two atomic updates of one address in an L2 slice's atomic
+  /// unit (read-modify-write of the same word cannot overlap); updates of
+  /// different addresses are pipelined.
+  uint32_t l2_atomic_same_address_interval = 9;
   /// Host-to-device copies leave their data in the L2 (as dirty sectors, in
   /// copy order), as they pass through it on the hardware and as GPGPU-Sim's
   /// -gpgpu_perf_sim_memcpy does; else every kernel starts with a cold L2.

@@ -72,6 +72,11 @@ GpuConfig gtx480() {
   c.l2_interleave_bytes = 256;
   c.l2_rop_latency = 120;
   c.l2_fill_on_host_copy = true;  // -gpgpu_perf_sim_memcpy 1
+  // NVIDIA's GK110 white paper: Kepler "improved by 9x to one operation per
+  // clock" the atomic throughput to a common global address, so Fermi's L2
+  // updates one address once every 9 cycles. (GPGPU-Sim does not serialise
+  // same-address atomics.)
+  c.l2_atomic_same_address_interval = 9;
 
   // GPGPU-Sim's config_fermi_islip.icnt: one-stage butterfly (fly, n = 1) at
   // the core clock with 40-byte flits; a packet crosses an input channel,
@@ -164,6 +169,8 @@ GpuConfig titanx_pascal() {
   // latency 120 as gtx480.
   c.l2 = {3 * 1024 * 1024 / 24, 16, 128, 32, 1, 256, 64, true};
   c.l2_slices = 24;
+  // Kepler and later: one atomic per clock to a common address (GK110 white paper).
+  c.l2_atomic_same_address_interval = 1;
 
   // GPGPU-Sim 4.2's SM6_TITANX, facts only: 12 channels of one x32 GDDR5X
   // chip (-gpgpu_n_mem 12, -gpgpu_n_mem_per_ctrlr 1, buswidth 4) at a

@@ -211,3 +211,32 @@ TEST(Coalescer, SharedBankCyclesCountDistinctWordsPerBank) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Coalescer, SameAddressAtomicsCountTheMostUpdatedAddressPerLine) {
+  // Lanes 0-19 update 0x1000, lanes 20-23 0x1004, lanes 24-31 one address in
+  // the next line each but lanes 28-31, which share 0x1090.
+  MemAccess a;
+  a.mask = 0xffffffffu;
+  a.bytes = 4;
+  a.is_atomic = true;
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    a.addr[lane] = lane < 20 ? 0x1000 : lane < 24 ? 0x1004 : lane < 28 ? 0x1080 + 4 * (lane - 24) : 0x1090;
+  std::vector<LineAccess> lines;
+  coalesce(a, 128, 32, lines);
+  ASSERT_EQ(lines.size(), 2u);
+  tlmgpu::memory::count_same_address_atomics(a, 128, lines);
+  EXPECT_EQ(lines[0].atomic_same_address_ops, 20u);
+  EXPECT_EQ(lines[0].atomic_address, 0x1000u);
+  EXPECT_EQ(lines[1].atomic_same_address_ops, 4u);
+  EXPECT_EQ(lines[1].atomic_address, 0x1090u);
+  // Inactive lanes do not count.
+  a.mask = 0x000000ffu;
+  coalesce(a, 128, 32, lines);
+  tlmgpu::memory::count_same_address_atomics(a, 128, lines);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].atomic_same_address_ops, 8u);
+}
+
+}  // namespace

@@ -51,6 +51,37 @@ TEST(MemoryPartition, RopLatencyIsPaidByHitsMissesStoresAndAtomics) {
   EXPECT_EQ(stat_of(b.mem->l2_slice(0), "hits"), 1 + 1);  // the load and the atomic
 }
 
+LineAccess atomic_access(uint64_t id, uint64_t address, uint32_t same_address_lanes) {
+  LineAccess a = line_access(id, AccessKind::Atomic, address & ~uint64_t(127), 1u << ((address & 127) / 32));
+  a.atomic_same_address_ops = same_address_lanes;
+  a.atomic_address = address;
+  return a;
+}
+
+TEST(MemoryPartition, AtomicsToOneAddressSerialiseInTheAtomicUnit) {
+  PartitionBench b;
+  const auto& c = b.config;
+  ASSERT_EQ(c.l2_atomic_same_address_interval, 9u);  // gtx480's
+  const uint64_t icnt = c.icnt.latency, rop = c.l2_rop_latency, interval = c.l2_atomic_same_address_interval;
+  b.sm_d.script = {{10, line_access(1, AccessKind::Load, 0x0, 0xf)},  // brings the line into the L2
+                   {3000, atomic_access(2, 0x0, 32)},                 // a warp's 32 lanes on one counter
+                   {3001, atomic_access(3, 0x0, 1)},                  // then one more update of it
+                   {3002, atomic_access(4, 0x40, 1)},                 // another address of the line
+                   {5000, atomic_access(5, 0x0, 1)}};                 // long after: no wait
+  run_cycles(7000);
+  const uint64_t alone = 1 + icnt + 1 + rop + c.l2.hit_latency + tlmgpu::memory::kL2AtomicCycles + icnt + 1;
+  // 32 updates one every `interval` cycles: 31 intervals after the first.
+  EXPECT_EQ(b.sm_d.done.at(2), 3000 + alone + 31 * interval);
+  // The next update of that address follows the last by one interval.
+  EXPECT_EQ(b.sm_d.done.at(3), b.sm_d.done.at(2) + interval);
+  // Another address does not wait for them.
+  EXPECT_LT(b.sm_d.done.at(4), 3002 + alone + 2 * interval);
+  EXPECT_EQ(b.sm_d.done.at(5), 5000 + alone);
+  // Waits: the warp's own 31 intervals, and the next update's 32 intervals
+  // less the 2 cycles it reached the slice later (an atomic is 2 flits up).
+  EXPECT_EQ(stat_of(b.mem->l2_slice(0), "atomic_serialisation_cycles"), double(31 * interval + 32 * interval - 2));
+}
+
 TEST(MemoryPartition, HostCopyLeavesDirtySectorsInTheL2) {
   PartitionBench b;
   const tlmgpu::memory::L2AddressMap map{b.config.l2_slices, b.config.l2_interleave_bytes};

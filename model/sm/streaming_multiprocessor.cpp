@@ -543,6 +543,7 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
         free_memory_ops_.pop_back();
       }
       memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), 0, true};
+      if (a.is_atomic) memory::count_same_address_atomics(a, config_.l1d.line_bytes, lines);
       for (memory::LineAccess& l : lines) {
         l.id = op;
         l.warp = c.slot;
