@@ -27,17 +27,12 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
                          const sc_core::sc_time& clock_period, uint32_t ports)
     : sc_module(name), config_(config), clocks_(core_clock_mhz, config.clock_mhz), clock_period_(clock_period),
       waker_(clock_period) {
-  if (config_.banks == 0) config_.banks = 1;
-  if (config_.bank_groups == 0 || config_.bank_groups > config_.banks) config_.bank_groups = 1;
-  if (config_.queue_depth == 0) config_.queue_depth = 1;
-  if (config_.data_rate == 0) config_.data_rate = 1;
-  if (config_.burst_length == 0) config_.burst_length = 1;
-  if (config_.banks > 64) SC_REPORT_ERROR(this->name(), "at most 64 banks per channel");
+  // validate_config has checked every value (1..64 banks, groups dividing them, ...).
   std::string error;
   if (!map_.parse(config_.address_mapping, error))
     SC_REPORT_ERROR(this->name(), ("dram.address_mapping: " + error).c_str());
   burst_cycles_ = std::max<uint32_t>(config_.burst_length / config_.data_rate, 1);
-  burst_bytes_ = std::max<uint32_t>(config_.bus_bytes * config_.burst_length, 1);
+  burst_bytes_ = config_.bus_bytes * config_.burst_length;
   group_mask_ = config_.bank_groups - 1;  // a power of two (validate_config)
   banks_.assign(config_.banks, Bank{});
   groups_.assign(config_.bank_groups, BankGroup{});

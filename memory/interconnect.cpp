@@ -247,8 +247,6 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConf
 Interconnect::~Interconnect() = default;
 
 void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
-  if (config_.latency == 0) config_.latency = 1;  // hand-offs are registered
-  if (config_.bytes_per_cycle == 0) config_.bytes_per_cycle = 1;
   bytes_per_cycle_ = FixedDivisor(config_.bytes_per_cycle);
   for (uint32_t p = 0; p < upstream_ports; ++p) {
     upstream_.push_back(std::make_unique<TargetSocket>(("up" + std::to_string(p)).c_str()));

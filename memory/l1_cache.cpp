@@ -9,9 +9,6 @@ namespace tlmgpu::memory {
 L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
     : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config) {
-  if (config_.hit_latency == 0) config_.hit_latency = 1;  // completions must lie in the future
-  if (config_.mshrs == 0) config_.mshrs = 1;
-  if (config_.mshr_merges == 0) config_.mshr_merges = 1;
   access_export.bind(*this);
   socket.register_nb_transport_bw(this, &L1Cache::nb_transport_bw);
 }

@@ -10,12 +10,9 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
                  const sc_core::sc_time& clock_period, uint32_t index)
     : sc_module(name), config_(config.l2), index_(index), rop_latency_(config.l2_rop_latency), tags_(config.l2),
       atomic_interval_(config.l2_atomic_same_address_interval), waker_(clock_period) {
-  if (config_.hit_latency == 0) config_.hit_latency = 1;
-  if (config_.mshrs == 0) config_.mshrs = 1;
-  if (config_.mshr_merges == 0) config_.mshr_merges = 1;
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   soc_addresses_ = config.soc_memory == "soc";
-  const uint32_t channels = std::max<uint32_t>(config.dram.channels, 1);
+  const uint32_t channels = config.dram.channels;
   const uint32_t channel = uint32_t(uint64_t(index) * channels / map_.slices());
   // Slices sharing this channel: those with s * channels / slices == channel.
   uint32_t first = index, count = 0;

@@ -10,8 +10,9 @@ namespace tlmgpu::memory {
 MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
                            bool texture_caches)
     : config_(config) {
-  config_.l2_slices = std::max<uint32_t>(config_.l2_slices, 1);
-  config_.dram.channels = std::max<uint32_t>(config_.dram.channels, 1);
+  // Modules take the configuration as given: validation decides (a program
+  // building the memory system itself gets the configuration errors here).
+  platform::validate_config(config_);
   if (config_.l1d.line_bytes != config_.l2.line_bytes || config_.l1i.line_bytes != config_.l2.line_bytes ||
       config_.tex.line_bytes != config_.l2.line_bytes)
     SC_REPORT_ERROR("tlmgpu/memory", "the L1 and L2 line sizes must be equal");

@@ -87,7 +87,8 @@ std::vector<KeySpec> build_key_table() {
                     "resident threads per SM (occupancy limit)"));
   t.push_back(range("sm.max_ctas", "", 1, 256, at(&GpuConfig::sm, &SmConfig::max_ctas),
                     "resident CTAs (thread blocks) per SM"));
-  t.push_back(range("sm.max_warps", "", 1, 256, at(&GpuConfig::sm, &SmConfig::max_warps),
+  // 64: the SM keeps its warps in 64-bit masks, as many as any NVIDIA SM has.
+  t.push_back(range("sm.max_warps", "", 1, 64, at(&GpuConfig::sm, &SmConfig::max_warps),
                     "warp slots per SM"));
   t.push_back(range("sm.registers", "", 256, 1 << 22, at(&GpuConfig::sm, &SmConfig::registers),
                     "32-bit registers per SM (occupancy limit)"));

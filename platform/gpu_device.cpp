@@ -29,6 +29,10 @@ uint64_t next_device_id() {
 }
 }  // namespace
 
+uint32_t max_shared_bytes_per_cta(const GpuConfig& config) {
+  return std::min<uint32_t>(48 * 1024, config.sm.shared_bytes);
+}
+
 GpuDevice::GpuDevice() : GpuDevice(DeviceOptions{}) {}
 GpuDevice::GpuDevice(const DeviceOptions& options)
     : options_(options),
@@ -337,10 +341,11 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
                            uint32_t regs_per_thread) {
   const ptx::Module& mod = lm.module;
   const uint64_t shared = uint64_t(mod.static_shared_bytes) + dynamic_shared_bytes;
-  if (shared > options_.max_shared_bytes_per_cta) {
+  if (shared > max_shared_bytes_per_cta(options_.config)) {
     throw LaunchError("launch of '" + k.name + "': " + std::to_string(shared) + " bytes of shared memory (" +
                       std::to_string(mod.static_shared_bytes) + " static + " + std::to_string(dynamic_shared_bytes) +
-                      " dynamic) exceed the " + std::to_string(options_.max_shared_bytes_per_cta) + " per CTA");
+                      " dynamic) exceed the " + std::to_string(max_shared_bytes_per_cta(options_.config)) +
+                      " per CTA");
   }
 
   exec::KernelContext ctx;
@@ -355,7 +360,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.shared_bytes = uint32_t(shared);
   ctx.local_bytes_per_thread = mod.local_bytes_per_thread;
   ctx.divergence = options_.divergence;
-  ctx.num_sms = options_.num_sms;
+  ctx.num_sms = options_.config.num_sms;
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
   ctx.textures = &textures_;
   ensure_device_heap(mod);

@@ -75,7 +75,6 @@ struct DeviceOptions {
   /// Timing mode: write a VCD trace here ("" = off).
   std::string vcd_path;
   exec::DivergenceMode divergence = exec::DivergenceMode::Ipdom;
-  uint32_t num_sms = 15;
   /// CTAs run concurrently by the functional engine (interleaved warps).
   uint32_t resident_ctas = 8;
   /// Warp instructions without forward progress (a value-changing store or
@@ -84,8 +83,12 @@ struct DeviceOptions {
   /// Timing mode: cycles a warp may be held ready to issue without being
   /// chosen before the watchdog ends the run as starved (0: never).
   uint64_t starvation_cycles = 10'000'000;
-  uint32_t max_shared_bytes_per_cta = 48 * 1024;
 };
+
+/// Shared memory one CTA may declare: CUDA's 48 KB per block on every
+/// compute capability the presets model (larger needs an opt-in this model
+/// does not have), and never more than an SM holds (sm.shared_bytes).
+uint32_t max_shared_bytes_per_cta(const GpuConfig& config);
 
 /// A host-to-device copy's destination range.
 struct HostCopy {

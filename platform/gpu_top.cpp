@@ -114,9 +114,21 @@ void GpuTop::end_of_elaboration() {
                                   .c_str());
 }
 
+namespace {
+
+// The modules take the configuration as given; a program that builds the
+// GPU from its own GpuConfig gets the errors naming the keys here, before
+// anything (the clock period first) is derived from it.
+const GpuConfig& validated(const GpuConfig& config) {
+  validate_config(config);
+  return config;
+}
+
+}  // namespace
+
 GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
     : sc_core::sc_module(name),
-      config_(config),
+      config_(validated(config)),
       period_(sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS)),
       calendar_(period_) {
   std::vector<sm::StreamingMultiprocessor*> raw;

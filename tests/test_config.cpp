@@ -282,6 +282,9 @@ TEST(ConfigSet, OutOfRangeNamesKeyAndAllowedRange) {
             "gpu.core_clock_mhz = 0.5 is out of range (allowed: 1..100000 MHz)");
   EXPECT_TRUE(contains(config_error([&] { set_config_value(c, "gpu.num_sms", "99999999999"); }),
                        "gpu.num_sms = 99999999999 is out of range"));
+  // The SM's limit, not a larger one it would then refuse with an exception.
+  EXPECT_EQ(config_error([&] { set_config_value(c, "sm.max_warps", "65"); }),
+            "sm.max_warps = 65 is out of range (allowed: 1..64)");
 }
 
 TEST(ConfigSet, PowerOfTwoKeys) {

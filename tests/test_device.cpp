@@ -304,4 +304,84 @@ TEST(Device, DynamicSharedMemoryAndThreeDimensionalLaunch) {
 }
 
 }  // namespace
+
+// %nsmid and the shared memory a CTA may declare come from the preset, in
+// every mode (they were fixed at 15 SMs and 48 KB).
+const char* kSmCount = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry sm_count(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %nsmid;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+.visible .entry big_shared(.param .u64 out)
+{
+  .shared .align 4 .b8 tile[40960];
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.shared.u32 [tile], 7;
+  ld.shared.u32 %r1, [tile];
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+class DeviceFromPreset : public ::testing::TestWithParam<platform::SimulationMode> {};
+
+TEST_P(DeviceFromPreset, SmCountAndSharedLimitComeFromTheConfiguration) {
+  for (const char* preset : {"gtx480", "titanx_pascal", "vortex_1sm"}) {
+    platform::DeviceOptions o;
+    o.mode = GetParam();
+    o.config = platform::preset_config(preset);
+    GpuDevice dev(o);
+    const auto m = dev.load_module(kSmCount, "sm_count.ptx");
+    const uint64_t out = dev.allocate(4);
+    dev.launch(m, "sm_count", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+    EXPECT_EQ(dev.download<uint32_t>(out, 1)[0], o.config.num_sms) << preset;
+    if (GetParam() == platform::SimulationMode::Timing) break;  // one GPU model per process
+  }
+  // 40 KB of shared memory fits gtx480's 48 KB; an SM of 32 KB refuses it,
+  // naming its limit.
+  platform::DeviceOptions o;
+  o.mode = GetParam();
+  o.config = platform::preset_config("gtx480");
+  o.config.sm.shared_bytes = 32 * 1024;
+  GpuDevice small(o);
+  const auto m = small.load_module(kSmCount, "sm_count.ptx");
+  const uint64_t out = small.allocate(4);
+  try {
+    small.launch(m, "big_shared", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+    ADD_FAILURE() << "a 40 KB CTA launched on an SM of 32 KB";
+  } catch (const LaunchError& e) {
+    EXPECT_NE(std::string(e.what()).find("exceed the 32768 per CTA"), std::string::npos) << e.what();
+  }
+  if (GetParam() != platform::SimulationMode::Timing) {
+    platform::DeviceOptions big;
+    big.mode = GetParam();
+    GpuDevice dev(big);
+    const auto mb = dev.load_module(kSmCount, "sm_count.ptx");
+    const uint64_t o2 = dev.allocate(4);
+    dev.launch(mb, "big_shared", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(o2));
+    EXPECT_EQ(dev.download<uint32_t>(o2, 1)[0], 7u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, DeviceFromPreset,
+                         ::testing::Values(platform::SimulationMode::Functional, platform::SimulationMode::Lt,
+                                           platform::SimulationMode::Timing),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param == platform::SimulationMode::Functional ? "Functional"
+                                              : param_info.param == platform::SimulationMode::Lt     ? "Lt"
+                                                                                               : "Timing");
+                         });
+
 }  // namespace tlmgpu

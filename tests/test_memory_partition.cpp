@@ -130,3 +130,23 @@ TEST(MemoryPartition, HostCopyDisplacesWithoutWriteBacksAndKeepsItsLastPart) {
 }
 
 }  // namespace
+
+namespace {
+
+// Validation decides; the modules take what they are given. A program that
+// builds the memory system from its own configuration gets the key named.
+TEST(MemoryPartition, UnvalidatedConfigurationIsRefusedNamingTheKey) {
+  tlmgpu::platform::GpuConfig c = tlmgpu_memtest::unit_test_memory_config();
+  c.l1d.hit_latency = 0;
+  c.dram.banks = 0;
+  try {
+    tlmgpu::memory::MemorySystem m(c, sc_core::sc_time(1, sc_core::SC_NS));
+    ADD_FAILURE() << "a memory system was built with l1d.hit_latency = 0";
+  } catch (const tlmgpu::platform::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("l1d.hit_latency"), std::string::npos) << what;
+    EXPECT_NE(what.find("dram.banks"), std::string::npos) << what;
+  }
+}
+
+}  // namespace

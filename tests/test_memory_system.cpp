@@ -2,7 +2,6 @@
 // write-backs; the whole path L1 -> interconnect -> L2 -> DRAM and back.
 #include <gtest/gtest.h>
 
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -288,7 +287,9 @@ class StreamSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponse
   }
 };
 
-TEST(MemorySystem, StreamOfMissesIsCheapInHostTime) {
+// Its host cost is measured with callgrind (docs/MEMORY.md, "Speed"), not
+// asserted in time: a shared or slower machine would fail a time bound.
+TEST(MemorySystem, StreamOfMissesCompletesAndLeavesNothingPending) {
   tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   config.num_sms = 1;
   MemorySystem mem(config, period());
@@ -301,17 +302,12 @@ TEST(MemorySystem, StreamOfMissesIsCheapInHostTime) {
   l1i.response_port.bind(idle);
   mem.bind_l1(0, l1d, l1i);
   sm.total = getenv("STREAM_N") ? std::strtoull(getenv("STREAM_N"), nullptr, 10) : 100000;
-  // Processor time of this process: the machine may be shared.
-  const std::clock_t start = std::clock();
   run_cycles(2000000);
-  const double seconds = double(std::clock() - start) / CLOCKS_PER_SEC;
   ASSERT_EQ(sm.completed, sm.total);
   EXPECT_FALSE(sc_core::sc_pending_activity());
-  const double ns_per_request = seconds * 1e9 / double(sm.total);
-  std::printf("stream: %.0f ns processor time per line miss (driver included), %llu cycles\n", ns_per_request,
-              static_cast<unsigned long long>(sm.last_done));
-  // Generous bound (the machine is shared); the measured value is in docs/MEMORY.md.
-  EXPECT_LT(ns_per_request, 5000.0);
+  // Bounded by the L1's answer link: 4 cycles per line, plus the first miss.
+  EXPECT_GE(sm.last_done, 4 * sm.total);
+  EXPECT_LT(sm.last_done, 4 * sm.total + 2000);
   // The stream is DRAM-bound: 4 sectors x 4 cycles per line over 6 channels.
   EXPECT_GT(stat_of(mem.dram_channel(0), "row_hits"), stat_of(mem.dram_channel(0), "row_misses"));
 }

@@ -78,9 +78,7 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
   device.mode = options_.mode == PeripheralMode::Timing ? SimulationMode::Timing : SimulationMode::Lt;
   device.config = config_;
   device.divergence = options_.divergence;
-  device.num_sms = config_.num_sms;
   device.watchdog_instructions = options_.watchdog_instructions;
-  device.max_shared_bytes_per_cta = std::min<uint32_t>(device.max_shared_bytes_per_cta, config_.sm.shared_bytes);
   device_ = std::make_unique<GpuDevice>(device, global_);
 
   if (options_.mode == PeripheralMode::Timing) {
@@ -205,7 +203,7 @@ bool GpuPeripheral::read_register(uint32_t offset, uint32_t& value) const {
     case TLMGPU_REG_CAP_SMS: value = config_.num_sms; return true;
     case TLMGPU_REG_CAP_WARP_SIZE: value = ptx::kWarpSize; return true;
     case TLMGPU_REG_CAP_MAX_THREADS: value = std::min<uint32_t>(1024, config_.sm.max_threads); return true;
-    case TLMGPU_REG_CAP_SHARED_BYTES: value = device_->options().max_shared_bytes_per_cta; return true;
+    case TLMGPU_REG_CAP_SHARED_BYTES: value = max_shared_bytes_per_cta(config_); return true;
     case TLMGPU_REG_CAP_MODE:
       value = options_.mode == PeripheralMode::Timing ? TLMGPU_MODE_TIMING : TLMGPU_MODE_LT;
       return true;
