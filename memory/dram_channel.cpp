@@ -309,6 +309,7 @@ void DramChannel::channel_process() {
   const uint64_t now = waker_.now();
   const uint64_t next = advance(dram_at_or_before(now), now);
   traced_depth_ = pending();
+  if (depth_sink_) depth_sink_->depth(now, traced_depth_);
   if (next != kNever) waker_.wake_at(core_at_or_after(next), now);
 }
 
