@@ -71,7 +71,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t pending() const { return window_size_ + overflow_size_; }
   /// VCD: the scheduler queue depth, updated when the channel runs.
   void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
-  /// A timeline's listener for the queue depth, told each time the channel runs (nullptr: none).
+  /// A timeline's listener for the queue depth, told before each change and each time the channel runs (nullptr: none).
   void set_depth_sink(trace::QueueDepthSink* sink) { depth_sink_ = sink; }
 
   void report_stats(stats::StatMap& out) const override;

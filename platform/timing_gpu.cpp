@@ -16,11 +16,11 @@ namespace tlmgpu::platform {
 
 namespace {
 struct TimingGpu {
-  // Before the GPU, so that the GPU (which calls the recorder) is destroyed first.
-  std::unique_ptr<TimelineRecorder> timeline;
   std::string config_text;
   std::unique_ptr<sc_core::sc_clock> clock;
   std::unique_ptr<GpuTop> top;
+  // After the GPU: destroyed first, it detaches from a GPU still alive.
+  std::unique_ptr<TimelineRecorder> timeline;
   uint64_t last_device = 0;
 };
 TimingGpu& instance() {

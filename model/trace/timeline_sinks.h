@@ -19,7 +19,8 @@ class IssueSlotSink {
 };
 
 /// One DRAM channel's request queue depth, reported each time the channel
-/// runs (core cycles, never decreasing).
+/// runs and before each change: `requests` were queued from `core_cycle` on
+/// (never decreasing).
 class QueueDepthSink {
  public:
   virtual ~QueueDepthSink() = default;
