@@ -333,4 +333,33 @@ TEST_F(Timeline, BadUseIsAnErrorNamingTheOption) {
   EXPECT_FALSE(std::filesystem::exists(path("t.json")));
 }
 
+// The Python with matplotlib the report scripts use (as experiment::python_with_matplotlib).
+std::string python_with_matplotlib() {
+  for (const char* candidate : {"/usr/bin/python3", "python3"})
+    if (std::system((std::string(candidate) + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) return candidate;
+  return {};
+}
+
+TEST_F(Timeline, PlotScriptDrawsTheFile) {
+  const std::string python = python_with_matplotlib();
+  if (python.empty()) GTEST_SKIP() << "no Python 3 with matplotlib (Debian: python3-matplotlib)";
+  run_with_timeline("--workload hotspot --size small", "--timeline-interval 50");
+  const std::string script = std::string(TLMGPU_SOURCE_DIR) + "/scripts/report/timeline_plot.py";
+  const auto plot = [&](const std::string& in, const std::string& out) {
+    const std::string cmd = "timeout 120 " + python + " '" + script + "' '" + in + "' '" + out + "' 2>'" +
+                            path("plot_err.txt") + "'";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  ASSERT_EQ(plot(path("t.json"), path("t.png")), 0) << read_text(path("plot_err.txt"));
+  const std::string png = read_text(path("t.png"));
+  ASSERT_GT(png.size(), 10000u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  // Not a timeline: the statistics file, and a missing file.
+  EXPECT_EQ(plot(path("s.json"), path("bad.png")), 2);
+  EXPECT_NE(read_text(path("plot_err.txt")).find("not a trace event file"), std::string::npos);
+  EXPECT_EQ(plot(path("missing.json"), path("bad.png")), 2);
+  EXPECT_FALSE(std::filesystem::exists(path("bad.png")));
+}
+
 }  // namespace
