@@ -191,6 +191,11 @@ Command run_command() {
        "the fetch stage's policy: lrr, gtlrr or gtlo (= --set sm.fetch_policy=POLICY)")
       ("dump-config", "print the effective configuration as INI and exit")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
+      ("timeline", po::value<std::string>()->value_name("FILE"),
+       "timing mode: write a timeline (Chrome trace JSON for ui.perfetto.dev or chrome://tracing; "
+       "1 us = 1 cycle): launches, CTAs per SM, issue slots per scheduler, DRAM queue depths")
+      ("timeline-interval", po::value<std::string>()->value_name("N"),
+       "cycles per timeline sample of the issue slots and DRAM queues (default: 100)")
       ("regs-per-thread", po::value<std::string>()->value_name("N"),
        "timing and lt modes: registers per thread for occupancy of every launch (default: a launch file's regs_per_thread, else the PTX register estimate)")
       ("watchdog", po::value<std::string>()->value_name("N"),
@@ -210,6 +215,7 @@ struct RunSettings {
   std::optional<DivergenceMode> divergence;
   uint64_t watchdog = 0;
   std::string stats_file;
+  std::string timeline_file;  ///< --timeline: written with the statistics
   /// Mode, GPU configuration, VCD: everything but the divergence mode.
   tlmgpu::platform::DeviceOptions device;
 };
@@ -347,7 +353,7 @@ void write_effective_config(const RunSettings& rs) {
   }
 }
 
-// Prints the summary, writes --stats, reports a fault; returns the exit code.
+// Prints the summary, writes --stats and --timeline, reports a fault; returns the exit code.
 int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verified, const std::string& fault) {
   stats["verified"] = verified;
   if (!fault.empty()) stats["fault"] = fault;
@@ -357,6 +363,8 @@ int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verifie
     cli::write_json_file(rs.stats_file, stats);
     write_effective_config(rs);
   }
+  // Also after a fault: the launches that completed show what led up to it.
+  if (!rs.timeline_file.empty()) tlmgpu::platform::write_timeline(rs.timeline_file);
   if (!fault.empty()) {
     std::cerr << "tlmgpu: " << fault << '\n';
     return cli::kExitFailure;
@@ -499,6 +507,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
     cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", runs}});
     write_effective_config(rs);
   }
+  if (!rs.timeline_file.empty()) tlmgpu::platform::write_timeline(rs.timeline_file);
   return all_ok ? cli::kExitOk : cli::kExitFailure;
 }
 
@@ -645,8 +654,11 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("vcd")) rs.device.vcd_path = vm["vcd"].as<std::string>();
   if (vm.count("regs-per-thread"))
     rs.device.regs_per_thread = uint32_t(parse_u64("regs-per-thread", vm["regs-per-thread"].as<std::string>(), 1));
+  if (vm.count("timeline-interval") && !vm.count("timeline"))
+    throw UsageError("--timeline-interval applies to --timeline only");
   if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) {
     if (vm.count("vcd")) throw UsageError("--vcd applies to --mode timing only");
+    if (vm.count("timeline")) throw UsageError("--timeline applies to --mode timing only");
     if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt && vm.count("regs-per-thread"))
       throw UsageError("--regs-per-thread applies to --mode timing and lt only");
   }
@@ -660,6 +672,16 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("starvation"))
     rs.device.starvation_cycles = parse_u64("starvation", vm["starvation"].as<std::string>(), 0);
   if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
+  if (vm.count("timeline")) {
+    const uint64_t interval =
+        vm.count("timeline-interval") ? parse_u64("timeline-interval", vm["timeline-interval"].as<std::string>(), 1)
+                                      : 100;
+    rs.timeline_file = vm["timeline"].as<std::string>();
+    // Found out now, not after a long run.
+    if (rs.timeline_file.empty() || !std::ofstream(rs.timeline_file, std::ios::app))
+      throw UsageError("--timeline: cannot write '" + rs.timeline_file + "'");
+    tlmgpu::platform::record_timeline(interval);
+  }
 
   const bool workload = vm.count("workload") != 0, launch = vm.count("launch") != 0;
   const bool trace = vm.count("trace") != 0;

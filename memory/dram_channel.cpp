@@ -98,6 +98,8 @@ void DramChannel::sample(uint64_t t) {
   if (t <= last_sample_) return;
   const uint64_t span = t - last_sample_;
   const uint64_t depth = pending();
+  // Depths that last less than the channel's run (between two of its commands) show too.
+  if (depth_sink_) depth_sink_->depth(core_at_or_after(last_sample_), uint32_t(depth));
   if (depth) {
     queue_area_ += depth * span;
     queue_cycles_ += span;
@@ -304,6 +306,8 @@ void DramChannel::channel_process() {
   const uint64_t now = waker_.now();
   const uint64_t next = advance(dram_at_or_before(now), now);
   traced_depth_ = pending();
+  // The depth holds from the last sample on (sample() runs before every change).
+  if (depth_sink_) depth_sink_->depth(core_at_or_after(last_sample_), traced_depth_);
   if (next != kNever) waker_.wake_at(core_at_or_after(next), now);
 }
 

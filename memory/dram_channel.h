@@ -17,6 +17,7 @@
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/stats/stats_provider.h"
+#include "model/trace/timeline_sinks.h"
 #include "platform/gpu_config.h"
 
 namespace tlmgpu::memory {
@@ -70,6 +71,8 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t pending() const { return window_size_ + overflow_size_; }
   /// VCD: the scheduler queue depth, updated when the channel runs.
   void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
+  /// A timeline's listener for the queue depth, told before each change and each time the channel runs (nullptr: none).
+  void set_depth_sink(trace::QueueDepthSink* sink) { depth_sink_ = sink; }
 
   void report_stats(stats::StatMap& out) const override;
   /// A new device context: every row closed (precharge all) and the DRAM
@@ -107,6 +110,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
     uint32_t next = kNone;
   };
   uint32_t traced_depth_ = 0;
+  trace::QueueDepthSink* depth_sink_ = nullptr;
   /// Every "ready" field is the first DRAM cycle the constraint allows.
   struct Bank {
     bool open = false;

@@ -432,6 +432,7 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   watchdog_progress_ = ~0ull;
   watchdog_last_insts_ = ~0ull;
   dispatcher_->begin_launch(grid, start_cycle_);
+  if (observer_) observer_->launch_started(kernel_name, grid, threads_per_cta, start_cycle_);
   running_ = true;
   failure_ = nullptr;
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) wake_.notify(sc_core::SC_ZERO_TIME);
@@ -463,6 +464,7 @@ TimingLaunchStats GpuTop::finish() {
   for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
     rec.ctas.push_back({c.sm, c.start - start_cycle_, c.end - start_cycle_});
   launches_.push_back(std::move(rec));
+  if (observer_) observer_->launch_finished(launches_.back());
   for (auto& sm : sms_) {
     s.warp_insts += sm->warp_insts();
     s.thread_insts += sm->thread_insts();

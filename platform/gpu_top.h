@@ -73,6 +73,18 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
 };
 
 
+/// Told when each launch of a GpuTop starts and when it completes (the
+/// timeline recorder); a launch that faults is started but never finished.
+class LaunchObserver {
+ public:
+  virtual ~LaunchObserver() = default;
+  /// Before the launch's first cycle, `start_cycle`.
+  virtual void launch_started(const std::string& kernel, const exec::Dim3& grid, uint32_t threads_per_cta,
+                              uint64_t start_cycle) = 0;
+  /// After its last cycle, with what GpuTop::launches() records for it.
+  virtual void launch_finished(const TimingLaunchRecord& record) = 0;
+};
+
 class GpuTop : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk{"clk"};
@@ -125,6 +137,9 @@ class GpuTop : public sc_core::sc_module {
   memory::SocMemoryPort* soc_memory_port();
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
   const std::vector<std::unique_ptr<sm::StreamingMultiprocessor>>& sms() const { return sms_; }
+  memory::MemorySystem& memory_system() { return *memory_; }
+  /// Who is told about every launch from now on (nullptr: nobody).
+  void set_launch_observer(LaunchObserver* observer) { observer_ = observer; }
   /// The next launch belongs to a new device context: what the previous one
   /// left in flight drains, the L2 slices empty, the DRAM rows close, and
   /// the arbiters and warp scheduler policies start afresh, so the new
@@ -190,6 +205,7 @@ class GpuTop : public sc_core::sc_module {
   uint64_t start_cycle_ = 0, end_cycle_ = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
   std::vector<TimingLaunchRecord> launches_;
+  LaunchObserver* observer_ = nullptr;
 };
 
 }  // namespace tlmgpu::platform

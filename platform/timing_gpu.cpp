@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "model/sm/instruction_timing.h"
 #include "model/sm/trace_instruction_source.h"
 #include "platform/gpu_device.h"
 #include "platform/gpu_top.h"
+#include "platform/timeline_recorder.h"
 #include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::platform {
@@ -17,6 +19,8 @@ struct TimingGpu {
   std::string config_text;
   std::unique_ptr<sc_core::sc_clock> clock;
   std::unique_ptr<GpuTop> top;
+  // After the GPU: destroyed first, it detaches from a GPU still alive.
+  std::unique_ptr<TimelineRecorder> timeline;
   uint64_t last_device = 0;
 };
 TimingGpu& instance() {
@@ -40,6 +44,7 @@ GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
   g.clock = std::make_unique<sc_core::sc_clock>("clk", g.top->period());
   g.top->clk(*g.clock);
   if (!vcd_path.empty()) g.top->enable_vcd(vcd_path);
+  if (g.timeline) g.timeline->attach(*g.top);
   return *g.top;
 }
 }  // namespace
@@ -113,6 +118,18 @@ std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timi
 std::map<std::string, double> timing_stats() {
   TimingGpu& g = instance();
   return g.top ? g.top->collect_stats() : std::map<std::string, double>{};
+}
+
+void record_timeline(uint64_t interval_cycles) {
+  TimingGpu& g = instance();
+  g.timeline = std::make_unique<TimelineRecorder>(interval_cycles);
+  if (g.top) g.timeline->attach(*g.top);
+}
+
+void write_timeline(const std::string& path) {
+  TimingGpu& g = instance();
+  if (!g.timeline) throw std::logic_error("write_timeline: no timeline is being recorded (record_timeline)");
+  g.timeline->write_file(path);
 }
 
 }  // namespace tlmgpu::platform

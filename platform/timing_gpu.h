@@ -101,4 +101,15 @@ std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timi
 /// (empty when no GPU was elaborated).
 std::map<std::string, double> timing_stats();
 
+/// From now on, records a timeline of every launch the process-wide GPU
+/// completes, sampled every `interval_cycles` (> 0) cycles
+/// (platform/timeline_recorder.h). Without this call the GPU does no
+/// timeline work at all.
+void record_timeline(uint64_t interval_cycles);
+
+/// Writes what record_timeline() recorded (the Chrome trace event format) to
+/// `path`; throws std::runtime_error when it cannot be written, or
+/// std::logic_error when no timeline is being recorded.
+void write_timeline(const std::string& path);
+
 }  // namespace tlmgpu::platform

@@ -116,6 +116,7 @@ int IssueArbiter::pick(const SchedulerView& view, StallClass& cls) {
 int IssueArbiter::select(const SchedulerView& view) {
   const int chosen = pick(view, last_class_);
   ++cycles_[static_cast<size_t>(last_class_)];
+  if (slot_sink_) slot_sink_->slots(static_cast<uint8_t>(last_class_), 1);
   if (chosen >= 0) ++warp_insts_;
   return chosen;
 }
@@ -130,6 +131,7 @@ int IssueArbiter::select_again(const SchedulerView& view) {
 void IssueArbiter::account_cycles(StallClass cls, uint64_t n) {
   cycles_[static_cast<size_t>(cls)] += n;
   if (n) last_class_ = cls;
+  if (slot_sink_ && n) slot_sink_->slots(static_cast<uint8_t>(cls), n);
 }
 
 void IssueArbiter::report_stats(stats::StatMap& out) const {

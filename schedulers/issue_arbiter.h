@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/stats/stats_provider.h"
+#include "model/trace/timeline_sinks.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::schedulers {
@@ -66,6 +67,9 @@ class IssueArbiter {
   /// policy's own statistics.
   void report_stats(stats::StatMap& out) const;
 
+  /// A timeline's listener for every cycle counted from now on (nullptr: none).
+  void set_slot_sink(trace::IssueSlotSink* sink) { slot_sink_ = sink; }
+
  private:
   int pick(const SchedulerView& view, StallClass& cls);
   /// The first Ready warp in the policy's order (-1: none).
@@ -85,6 +89,7 @@ class IssueArbiter {
   /// The policy's order need not be asked for when no warp is Ready (a pure
   /// order, and no warp sharing reading last_order()).
   bool skip_unready_ = false;
+  trace::IssueSlotSink* slot_sink_ = nullptr;
 };
 
 }  // namespace tlmgpu::schedulers

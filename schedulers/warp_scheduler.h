@@ -89,6 +89,8 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
 
   std::string policy_name() const { return arbiter_.policy().name(); }
   const IssueArbiter& arbiter() const { return arbiter_; }
+  /// A timeline's listener for this scheduler's issue slots (nullptr: none).
+  void set_slot_sink(trace::IssueSlotSink* sink) { arbiter_.set_slot_sink(sink); }
 
   void report_stats(stats::StatMap& out) const override;
 
