@@ -27,6 +27,9 @@ struct LaunchOutcome {
   int exit_code = -1;
   int signal = 0;
   std::string note;
+  // Where a cluster ran it ("Slurm job 12_3, output DIR/element_3.out"), for
+  // failure reports; empty on this machine.
+  std::string where;
 };
 
 // Called once per task as it ends (index into the task list), on the

@@ -257,7 +257,7 @@ class Pool {
     return true;
   }
 
-  void write_meta(const PoolRun& p) const {
+  void write_meta(const PoolRun& p, const std::string& where) const {
     const RunResult& r = *p.result;
     Json meta = {{"key", p.key},
                  {"command", p.primary_command},
@@ -267,6 +267,7 @@ class Pool {
                  {"note", r.note},
                  {"log", r.log_path},
                  {"launcher", opt_.launcher}};
+    if (!where.empty()) meta["ran_on"] = where;
     if (p.fallback) {
       meta["ran_as"] = r.ran_as;
       meta["ran_command"] = r.command;
@@ -309,9 +310,14 @@ class Pool {
         again.push_back(&p);
         return;
       }
-      write_meta(p);
-      progress_->finished(is_failure(r.status), std::string(paper_cmp::status_name(r.status)) + "  " + p.key +
-                                                    (r.note.empty() ? "" : "  (" + r.note + ")"));
+      write_meta(p, o.where);
+      const bool failed = is_failure(r.status);
+      // The note goes into the CSV; where the run ran (paths, job ids) only
+      // into the progress output and the meta file.
+      progress_->finished(failed, std::string(paper_cmp::status_name(r.status)) + "  " + p.key +
+                                      (r.note.empty() ? "" : "  (" + r.note + ")") +
+                                      (failed ? "\n    log " + r.log_path + (o.where.empty() ? "" : "; " + o.where)
+                                              : ""));
     };
     if (opt_.launcher == "slurm") {
       if (opt_.verbose)

@@ -110,6 +110,10 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
     std::ofstream(dir / "job_id") << id << '\n';
   }
 
+  auto where = [&](std::size_t i) {
+    return "Slurm job " + id + "_" + std::to_string(i) + ", output " +
+           (dir / ("element_" + std::to_string(i) + ".out")).string();
+  };
   std::vector<bool> reported(tasks.size(), false);
   std::size_t reported_count = 0;
   auto collect = [&]() {
@@ -118,7 +122,9 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
       if (reported[i] || !read_exit_code(exit_dir / std::to_string(i), code)) continue;
       reported[i] = true;
       ++reported_count;
-      finished(i, outcome_from_exit(code));
+      LaunchOutcome o = outcome_from_exit(code);
+      o.where = where(i);
+      finished(i, o);
     }
   };
 
@@ -143,9 +149,9 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (reported[i]) continue;
     LaunchOutcome o;
-    o.note = "array element " + id + "_" + std::to_string(i) +
-             " ended without an exit code (cancelled, over its time or memory limit, or its node failed): see " +
-             (dir / ("element_" + std::to_string(i) + ".out")).string();
+    o.note = "the array element ended without an exit code (cancelled, over its time or memory limit, or its "
+             "node failed)";
+    o.where = where(i);
     finished(i, o);
   }
 }
