@@ -136,6 +136,41 @@ TEST_F(RunPool, CommandColumnReproducesTheRunAndItsHash) {
   EXPECT_EQ(row[hash], experiment::fnv1a64_hex(config));
 }
 
+// A run that fell back to another scheduler is reused as such: its row still
+// says what ran, with that run's command.
+TEST_F(RunPool, ResumedFallbackRunKeepsWhatRan) {
+  const std::string fake = write_script(
+      dir_ / "tlmgpu_no_sharing",
+      "for a in \"$@\"; do case \"$a\" in *sharing=*) "
+      "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; esac; done\n"
+      "case \"$*\" in *--dump-config*) echo \"scheduler = $*\"; exit 0;; esac\n"
+      "echo run >>'" + (dir_ / "started").string() + "'\n"
+      "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+      "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n");
+  const std::string args = "--paper kaws --workloads sgemm --tlmgpu '" + fake + "' --out '" + out_.string() + "'";
+  ASSERT_EQ(run_papers(dir_, args, out_text_, err_), 0) << err_;
+  const std::size_t first_started = started();
+  const std::string first = read_text(out_ / "kaws.csv");
+  ASSERT_NE(first.find("ran as kaws:base=gto"), std::string::npos) << first;
+  std::size_t fallback_rows = 0;
+  const auto rows = read_csv(out_ / "kaws.csv");
+  for (const auto& r : rows) {
+    if (r.size() != rows[0].size() || r[column_of(rows[0], "workload")] != "sgemm" ||
+        r[column_of(rows[0], "scheduler")] != "kaws:base=gto,sharing=off")
+      continue;
+    // The row's command is the fallback's: the run that gave its numbers.
+    EXPECT_EQ(r[column_of(rows[0], "command")],
+              "tlmgpu_no_sharing run --workload sgemm --mode timing --size small --preset titanx_pascal "
+              "--scheduler kaws:base=gto");
+    ++fallback_rows;
+  }
+  EXPECT_GT(fallback_rows, 0u);
+  ASSERT_EQ(run_papers(dir_, args, out_text_, err_), 0) << err_;
+  EXPECT_EQ(started(), first_started);
+  EXPECT_NE(err_.find("runs: 0 to run, 4 reused"), std::string::npos) << err_;
+  EXPECT_EQ(read_text(out_ / "kaws.csv"), first);
+}
+
 TEST_F(RunPool, ProgressIsOnePlainLinePerRunWhenNotATerminal) {
   ASSERT_EQ(papers(), 0) << err_;
   for (std::size_t i = 1; i <= kRuns; ++i)
@@ -146,7 +181,7 @@ TEST_F(RunPool, ProgressIsOnePlainLinePerRunWhenNotATerminal) {
 
 TEST(RunPoolUnits, ProgressLineIsRewrittenOnATerminal) {
   std::ostringstream os;
-  experiment::Progress p(3, os, true);
+  experiment::Progress p(3, os, true, false);  // no clock thread writing into `os` meanwhile
   p.finished(false, "ok  first");
   EXPECT_NE(os.str().find("\r\033[K[1/3] 0 failures, elapsed "), std::string::npos) << os.str();
   EXPECT_NE(os.str().find(" left"), std::string::npos) << os.str();

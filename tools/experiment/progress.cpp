@@ -6,9 +6,20 @@
 
 namespace experiment {
 
-Progress::Progress(std::size_t total, std::ostream& out, bool terminal)
+Progress::Progress(std::size_t total, std::ostream& out, bool terminal, bool clock)
     : total_(total), out_(out), terminal_(terminal), start_(std::chrono::steady_clock::now()) {
-  if (terminal_ && total_ > 0) redraw();
+  if (terminal_ && total_ > 0) {
+    redraw();
+    if (clock) clock_ = std::thread([this] { tick(); });
+  }
+}
+
+void Progress::tick() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!closed_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    if (!closed_) redraw();
+  }
 }
 
 bool Progress::stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
@@ -30,10 +41,14 @@ std::string Progress::status_line() const {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string s = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + std::to_string(failures_) +
                   (failures_ == 1 ? " failure" : " failures") + ", elapsed " + format_duration(elapsed);
-  // The runs are alike enough that the mean so far predicts the rest.
-  if (done_ > 0 && done_ < total_)
-    s += ", about " + format_duration(elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_)) +
-         " left";
+  // The runs are alike enough that the mean so far predicts the rest; the
+  // time since the last run ended already counts towards the next ones.
+  if (done_ > 0 && done_ < total_) {
+    const double at_last = std::chrono::duration<double>(last_done_ - start_).count();
+    const double left = at_last / static_cast<double>(done_) * static_cast<double>(total_ - done_) -
+                        (elapsed - at_last);
+    s += ", about " + format_duration(left < 1.0 ? 1.0 : left) + " left";
+  }
   else if (done_ == 0)
     s += ", estimating time left after the first run";
   return s;
@@ -45,13 +60,16 @@ void Progress::redraw() {
 }
 
 void Progress::note(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (terminal_ && drawn_) out_ << "\r\033[K";
   out_ << line << '\n';
   if (terminal_) redraw();
 }
 
 void Progress::finished(bool failed, const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
   ++done_;
+  last_done_ = std::chrono::steady_clock::now();
   if (failed) ++failures_;
   if (!terminal_) {
     out_ << "[" << done_ << "/" << total_ << "] " << text << '\n';
@@ -64,8 +82,15 @@ void Progress::finished(bool failed, const std::string& text) {
 }
 
 void Progress::close() {
-  if (terminal_ && drawn_) out_ << '\n' << std::flush;
-  drawn_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return;
+    closed_ = true;
+    if (terminal_ && drawn_) out_ << '\n' << std::flush;
+    drawn_ = false;
+  }
+  wake_.notify_all();
+  if (clock_.joinable()) clock_.join();
 }
 
 }  // namespace experiment

@@ -5,16 +5,24 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <ostream>
 #include <string>
+#include <thread>
 
 namespace experiment {
 
 class Progress {
  public:
-  // `total` counts the runs this invocation starts (not those resumed).
-  Progress(std::size_t total, std::ostream& out, bool terminal);
+  // `total` counts the runs this invocation starts (not those resumed). On a
+  // terminal a thread redraws the line every second (`clock`) so the elapsed
+  // time moves during long runs.
+  Progress(std::size_t total, std::ostream& out, bool terminal, bool clock = true);
+  ~Progress() { close(); }  // also when a launcher throws: the next message starts on a new line
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   // stderr, rewritten in place when it is a terminal.
   static bool stderr_is_terminal();
 
@@ -33,13 +41,18 @@ class Progress {
 
  private:
   std::string status_line() const;
-  void redraw();
+  void redraw();  // with mutex_ held
+  void tick();    // the clock thread: elapsed time moves between runs too
 
   std::size_t total_, done_ = 0, failures_ = 0;
   std::ostream& out_;
   bool terminal_;
   bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_;
+  bool closed_ = false;
+  std::chrono::steady_clock::time_point start_, last_done_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread clock_;  // terminal only
 };
 
 }  // namespace experiment

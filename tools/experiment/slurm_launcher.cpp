@@ -1,5 +1,7 @@
 #include "tools/experiment/slurm_launcher.h"
 
+#include <csignal>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +44,32 @@ LaunchOutcome outcome_from_exit(int code) {
   }
   return o;
 }
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int sig) { g_interrupted = sig; }
+
+// While the program waits for its job, Ctrl-C (or a TERM) cancels the job
+// rather than leaving it running unattended; the old handlers come back after.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 }  // namespace
 
@@ -132,8 +160,16 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   // error, "Invalid job id"). A few failures in a row are tolerated: the
   // controller may be briefly busy.
   unsigned squeue_errors = 0;
+  InterruptGuard guard;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(opt.poll_ms));
+    if (g_interrupted) {
+      const CapturedRun c = run_and_capture({opt.scancel, id});
+      throw std::runtime_error("interrupted: " +
+                               (c.exit_code == 0 ? "cancelled Slurm job " + id
+                                                 : "scancel " + id + " failed: " + trim(c.output)) +
+                               "; runs it finished are reused when run again with the same --out");
+    }
     collect();
     const CapturedRun q = run_and_capture({opt.squeue, "-h", "-j", id, "-o", "%i"});
     if (q.exit_code == 0) {

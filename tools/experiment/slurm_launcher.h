@@ -18,14 +18,15 @@ struct SlurmOptions {
   std::string account;    // sbatch --account
   unsigned array_limit = 0;  // at most this many elements at once (--array=...%N); 0: no limit
   unsigned poll_ms = 1000;   // squeue interval
-  std::string sbatch = "sbatch", squeue = "squeue";
+  std::string sbatch = "sbatch", squeue = "squeue", scancel = "scancel";
 };
 
 // Writes the job script and task list into `work_dir` (which must be on a
 // file system the compute nodes share), submits one array job and waits for
 // it, calling `finished` for each element as its exit code appears. Paths in
 // the tasks must be absolute. Throws LauncherError when sbatch is missing or
-// rejects the job.
+// rejects the job. An interrupt (SIGINT, SIGTERM) while waiting cancels the
+// job and throws std::runtime_error.
 void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt, const std::string& work_dir,
                   const TaskFinished& finished);
 
