@@ -70,12 +70,17 @@ chmod 0755 "$dir" "$dir/run"
 # Leftovers of an earlier start in the same DIR.
 stop_all
 
+socket=$dir/munge/munge.socket
+# A Unix socket path holds at most 107 bytes.
+if [ ${#socket} -gt 100 ]; then
+  echo "$0: DIR is too long for munged's socket path ($socket); use a shorter DIR" >&2
+  exit 2
+fi
 key=$dir/munge/munge.key
 if [ ! -f "$key" ]; then
   dd if=/dev/urandom of="$key" bs=1024 count=1 2>/dev/null
   chmod 0400 "$key"
 fi
-socket=$dir/munge/munge.socket
 munged --force --key-file="$key" --socket="$socket" --log-file="$dir/log/munged.log" \
   --pid-file="$dir/run/munged.pid" --seed-file="$dir/munge/munged.seed" || {
   echo "$0: munged did not start; its log:" >&2
@@ -99,7 +104,7 @@ SlurmctldHost=$host
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=$user
-SlurmdUser=root
+SlurmdUser=$user
 AuthType=auth/munge
 AuthInfo=socket=$socket
 CredType=cred/munge

@@ -65,9 +65,9 @@ inline std::size_t column_of(const std::vector<std::string>& header, const std::
 // in `out` / `err`; returns the exit code.
 inline int run_papers(const fs::path& dir, const std::string& args, std::string& out, std::string& err,
                       const std::string& env = "") {
-  const std::string cmd = env + (env.empty() ? "" : " ") + "/usr/bin/timeout 300 '" + std::string(TLMGPU_PAPERS) + "' " +
-                          args + " >'" + (dir / "stdout.txt").string() + "' 2>'" + (dir / "stderr.txt").string() +
-                          "'";
+  const std::string cmd = env + (env.empty() ? "" : " ") + "/usr/bin/timeout 300 '" + std::string(TLMGPU_PAPERS) +
+                          "' " + args + " >'" + (dir / "stdout.txt").string() + "' 2>'" +
+                          (dir / "stderr.txt").string() + "'";
   const int rc = std::system(cmd.c_str());
   out = read_text(dir / "stdout.txt");
   err = read_text(dir / "stderr.txt");

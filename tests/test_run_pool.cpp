@@ -22,16 +22,18 @@ class RunPool : public ::testing::Test {
  protected:
   void SetUp() override {
     // --dump-config calls are not simulations: only the others are counted.
-    wrapper_ = write_script(dir_ / "tlmgpu",
-                            "case \"$*\" in *--dump-config*) ;; *) echo run >>'" + (dir_ / "started").string() +
-                                "';; esac\n"
-                                "exec '" + std::string(TLMGPU_CLI) + "' \"$@\" $(cat '" +
-                                (dir_ / "extra_options").string() + "' 2>/dev/null)\n");
+    wrapper_ = write_script(dir_ / "tlmgpu", "case \"$*\" in *--dump-config*) ;; *) echo run >>'" +
+                                                 (dir_ / "started").string() +
+                                                 "';; esac\n"
+                                                 "exec '" +
+                                                 std::string(TLMGPU_CLI) + "' \"$@\" $(cat '" +
+                                                 (dir_ / "extra_options").string() + "' 2>/dev/null)\n");
   }
 
   int papers(const std::string& extra = "") {
-    return run_papers(dir_, "--paper pro --size small --workloads histogram --jobs 2 --tlmgpu '" + wrapper_ +
-                                "' --out '" + out_.string() + "' " + extra,
+    return run_papers(dir_,
+                      "--paper pro --size small --workloads histogram --jobs 2 --tlmgpu '" + wrapper_ + "' --out '" +
+                          out_.string() + "' " + extra,
                       out_text_, err_);
   }
   std::size_t started() const { return count_of(read_text(dir_ / "started"), "run\n"); }
@@ -125,8 +127,8 @@ TEST_F(RunPool, CommandColumnReproducesTheRunAndItsHash) {
   EXPECT_EQ(row[command].find("--stats"), std::string::npos) << row[command];
   EXPECT_EQ(row[hash].size(), 16u);
 
-  const std::string dump = "'" + std::string(TLMGPU_CLI) + "'" + row[command].substr(std::string("tlmgpu").size()) +
-                           " --dump-config";
+  const std::string dump =
+      "'" + std::string(TLMGPU_CLI) + "'" + row[command].substr(std::string("tlmgpu").size()) + " --dump-config";
   FILE* p = popen(dump.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string config;
@@ -139,14 +141,16 @@ TEST_F(RunPool, CommandColumnReproducesTheRunAndItsHash) {
 // A run that fell back to another scheduler is reused as such: its row still
 // says what ran, with that run's command.
 TEST_F(RunPool, ResumedFallbackRunKeepsWhatRan) {
-  const std::string fake = write_script(
-      dir_ / "tlmgpu_no_sharing",
-      "for a in \"$@\"; do case \"$a\" in *sharing=*) "
-      "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; esac; done\n"
-      "case \"$*\" in *--dump-config*) echo \"scheduler = $*\"; exit 0;; esac\n"
-      "echo run >>'" + (dir_ / "started").string() + "'\n"
-      "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
-      "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n");
+  const std::string fake =
+      write_script(dir_ / "tlmgpu_no_sharing",
+                   "for a in \"$@\"; do case \"$a\" in *sharing=*) "
+                   "echo \"tlmgpu: scheduler policy 'kaws' has no parameter 'sharing'\" >&2; exit 2;; esac; done\n"
+                   "case \"$*\" in *--dump-config*) echo \"scheduler = $*\"; exit 0;; esac\n"
+                   "echo run >>'" +
+                       (dir_ / "started").string() +
+                       "'\n"
+                       "while [ $# -gt 0 ]; do [ \"$1\" = --stats ] && f=\"$2\"; shift; done\n"
+                       "echo '{\"sim_cycles\": 100, \"ipc\": 1}' > \"$f\"\n");
   const std::string args = "--paper kaws --workloads sgemm --tlmgpu '" + fake + "' --out '" + out_.string() + "'";
   ASSERT_EQ(run_papers(dir_, args, out_text_, err_), 0) << err_;
   const std::size_t first_started = started();

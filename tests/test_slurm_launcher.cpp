@@ -86,8 +86,7 @@ TEST_F(Slurm, PaperRunsMatchLocalLauncher) {
   const std::string common = "--paper pro --size small --workloads histogram --out ";
   const fs::path local = dir_ / "local", slurm = dir_ / "slurm";
   ASSERT_EQ(papers(common + "'" + local.string() + "' --jobs 2"), 0) << err_;
-  ASSERT_EQ(papers(common + "'" + slurm.string() + "' --launcher slurm --slurm-time 10 --slurm-mem 500M"), 0)
-      << err_;
+  ASSERT_EQ(papers(common + "'" + slurm.string() + "' --launcher slurm --slurm-time 10 --slurm-mem 500M"), 0) << err_;
   EXPECT_NE(err_.find("as a Slurm job array"), std::string::npos) << err_;
   const std::string local_csv = read_text(local / "pro.csv"), slurm_csv = read_text(slurm / "pro.csv");
   ASSERT_FALSE(local_csv.empty());
@@ -115,9 +114,9 @@ TEST_F(Slurm, FailedElementsAreReportedWithTheirLog) {
   const std::string fake =
       write_script(dir_ / "failing_tlmgpu", "echo 'tlmgpu: device fault: out-of-bounds' >&2\nexit 1\n");
   const fs::path out = dir_ / "out";
-  EXPECT_EQ(papers("--paper pro --workloads histogram --tlmgpu '" + fake + "' --launcher slurm --out '" +
-                   out.string() + "'"),
-            1);
+  EXPECT_EQ(
+      papers("--paper pro --workloads histogram --tlmgpu '" + fake + "' --launcher slurm --out '" + out.string() + "'"),
+      1);
   EXPECT_EQ(count_of(err_, "] failed  gtx480|histogram|small|"), 4u) << err_;
   EXPECT_NE(err_.find("device fault"), std::string::npos) << err_;
   EXPECT_NE(err_.find("log " + fs::absolute(out).string() + "/runs/"), std::string::npos) << err_;
@@ -139,11 +138,11 @@ TEST_F(Slurm, RejectedSubmissionIsABadOption) {
 TEST(SlurmWithoutCluster, MissingSbatchIsAClearError) {
   ScratchDir scratch{"tlmgpu_slurm_missing"};
   std::string out, err;
-  EXPECT_EQ(run_papers(scratch.path(),
-                       "--paper pro --workloads histogram --launcher slurm --out '" +
-                           (scratch.path() / "out").string() + "'",
-                       out, err, "PATH=/nonexistent"),
-            2);
+  EXPECT_EQ(
+      run_papers(scratch.path(),
+                 "--paper pro --workloads histogram --launcher slurm --out '" + (scratch.path() / "out").string() + "'",
+                 out, err, "PATH=/nonexistent"),
+      2);
   EXPECT_NE(err.find("cannot start 'sbatch'"), std::string::npos) << err;
   EXPECT_NE(err.find("--launcher slurm needs"), std::string::npos) << err;
   EXPECT_EQ(run_papers(scratch.path(), "--slurm-time 10", out, err), 2);

@@ -37,19 +37,17 @@ std::string Progress::format_duration(double seconds) {
 }
 
 std::string Progress::status_line() const {
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string s = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + std::to_string(failures_) +
                   (failures_ == 1 ? " failure" : " failures") + ", elapsed " + format_duration(elapsed);
   // The runs are alike enough that the mean so far predicts the rest; the
   // time since the last run ended already counts towards the next ones.
   if (done_ > 0 && done_ < total_) {
     const double at_last = std::chrono::duration<double>(last_done_ - start_).count();
-    const double left = at_last / static_cast<double>(done_) * static_cast<double>(total_ - done_) -
-                        (elapsed - at_last);
+    const double left =
+        at_last / static_cast<double>(done_) * static_cast<double>(total_ - done_) - (elapsed - at_last);
     s += ", about " + format_duration(left < 1.0 ? 1.0 : left) + " left";
-  }
-  else if (done_ == 0)
+  } else if (done_ == 0)
     s += ", estimating time left after the first run";
   return s;
 }

@@ -131,8 +131,7 @@ struct PoolRun {
   const RunSpec* spec = nullptr;
   RunResult* result = nullptr;
   std::string stem;
-  RunSpec effective;  // the spec actually run: `*spec`, or its fallback
-  std::vector<std::string> identity;  // identity_arguments(effective)
+  RunSpec effective;                          // the spec actually run: `*spec`, or its fallback
   std::string primary_command, primary_hash;  // the spec's own identity (resume looks for it)
   bool fallback = false;
 };
@@ -140,7 +139,9 @@ struct PoolRun {
 class Pool {
  public:
   Pool(const RunnerOptions& opt, fs::path dir)
-      : opt_(opt), dir_(std::move(dir)), binary_name_(fs::path(opt.tlmgpu).filename().string()),
+      : opt_(opt),
+        dir_(std::move(dir)),
+        binary_name_(fs::path(opt.tlmgpu).filename().string()),
         binary_(opt.tlmgpu.find('/') == std::string::npos ? opt.tlmgpu : fs::absolute(opt.tlmgpu).string()) {}
 
   void run(std::vector<PoolRun>& runs) {
@@ -185,7 +186,6 @@ class Pool {
     const std::string suffix = p.fallback ? "_fallback" : "";
     r.stats_path = (dir_ / (p.stem + ".json")).string();
     r.log_path = (dir_ / (p.stem + suffix + ".log")).string();
-    p.identity = identity_arguments(p.effective, opt_.size);
     r.command = command_of(p);
     r.config_hash = hashes_[r.command];
   }
@@ -314,10 +314,10 @@ class Pool {
       const bool failed = is_failure(r.status);
       // The note goes into the CSV; where the run ran (paths, job ids) only
       // into the progress output and the meta file.
-      progress_->finished(failed, std::string(paper_cmp::status_name(r.status)) + "  " + p.key +
-                                      (r.note.empty() ? "" : "  (" + r.note + ")") +
-                                      (failed ? "\n    log " + r.log_path + (o.where.empty() ? "" : "; " + o.where)
-                                              : ""));
+      progress_->finished(failed,
+                          std::string(paper_cmp::status_name(r.status)) + "  " + p.key +
+                              (r.note.empty() ? "" : "  (" + r.note + ")") +
+                              (failed ? "\n    log " + r.log_path + (o.where.empty() ? "" : "; " + o.where) : ""));
     };
     if (opt_.launcher == "slurm") {
       if (opt_.verbose)
@@ -339,8 +339,8 @@ class Pool {
 
   const RunnerOptions& opt_;
   const fs::path dir_;
-  const std::string binary_name_;  // in commands: where the binary lives is not part of a run's identity
-  const std::string binary_;       // what is started (absolute: cluster nodes start it elsewhere)
+  const std::string binary_name_;              // in commands: where the binary lives is not part of a run's identity
+  const std::string binary_;                   // what is started (absolute: cluster nodes start it elsewhere)
   std::map<std::string, std::string> hashes_;  // command -> configuration hash
   Progress* progress_ = nullptr;
 };

@@ -1,8 +1,7 @@
 #include "tools/experiment/slurm_launcher.h"
 
-#include <csignal>
-
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -54,7 +53,7 @@ class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupted = 0;
-    struct sigaction sa {};
+    struct sigaction sa = {};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
@@ -68,7 +67,8 @@ class InterruptGuard {
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
 };
 
 }  // namespace
@@ -114,9 +114,14 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
 
   std::string array = "--array=0-" + std::to_string(tasks.size() - 1);
   if (opt.array_limit) array += "%" + std::to_string(opt.array_limit);
-  std::vector<std::string> sbatch = {opt.sbatch, "--parsable", array, "--job-name=tlmgpu_runs",
-                                     "--output=" + (dir / "element_%a.out").string(), "--chdir=" + dir.string(),
-                                     "--ntasks=1", "--cpus-per-task=1"};
+  std::vector<std::string> sbatch = {opt.sbatch,
+                                     "--parsable",
+                                     array,
+                                     "--job-name=tlmgpu_runs",
+                                     "--output=" + (dir / "element_%a.out").string(),
+                                     "--chdir=" + dir.string(),
+                                     "--ntasks=1",
+                                     "--cpus-per-task=1"};
   if (!opt.partition.empty()) sbatch.push_back("--partition=" + opt.partition);
   if (!opt.time.empty()) sbatch.push_back("--time=" + opt.time);
   if (!opt.mem.empty()) sbatch.push_back("--mem=" + opt.mem);
@@ -134,9 +139,7 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   if (sub.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
     throw LauncherError("sbatch rejected the job array (exit " + std::to_string(sub.exit_code) +
                         "): " + trim(sub.output) + "\n  command: " + shell_join(sbatch));
-  {
-    std::ofstream(dir / "job_id") << id << '\n';
-  }
+  std::ofstream(dir / "job_id") << id << '\n';
 
   auto where = [&](std::size_t i) {
     return "Slurm job " + id + "_" + std::to_string(i) + ", output " +
@@ -165,10 +168,10 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
     std::this_thread::sleep_for(std::chrono::milliseconds(opt.poll_ms));
     if (g_interrupted) {
       const CapturedRun c = run_and_capture({opt.scancel, id});
-      throw std::runtime_error("interrupted: " +
-                               (c.exit_code == 0 ? "cancelled Slurm job " + id
-                                                 : "scancel " + id + " failed: " + trim(c.output)) +
-                               "; runs it finished are reused when run again with the same --out");
+      throw std::runtime_error(
+          "interrupted: " +
+          (c.exit_code == 0 ? "cancelled Slurm job " + id : "scancel " + id + " failed: " + trim(c.output)) +
+          "; runs it finished are reused when run again with the same --out");
     }
     collect();
     const CapturedRun q = run_and_capture({opt.squeue, "-h", "-j", id, "-o", "%i"});
@@ -185,8 +188,9 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (reported[i]) continue;
     LaunchOutcome o;
-    o.note = "the array element ended without an exit code (cancelled, over its time or memory limit, or its "
-             "node failed)";
+    o.note =
+        "the array element ended without an exit code (cancelled, over its time or memory limit, or its "
+        "node failed)";
     o.where = where(i);
     finished(i, o);
   }

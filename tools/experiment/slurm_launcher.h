@@ -12,10 +12,10 @@
 namespace experiment {
 
 struct SlurmOptions {
-  std::string partition;  // sbatch --partition (empty: the cluster's default)
-  std::string time;       // sbatch --time, per array element (one run)
-  std::string mem;        // sbatch --mem, per array element
-  std::string account;    // sbatch --account
+  std::string partition;     // sbatch --partition (empty: the cluster's default)
+  std::string time;          // sbatch --time, per array element (one run)
+  std::string mem;           // sbatch --mem, per array element
+  std::string account;       // sbatch --account
   unsigned array_limit = 0;  // at most this many elements at once (--array=...%N); 0: no limit
   unsigned poll_ms = 1000;   // squeue interval
   std::string sbatch = "sbatch", squeue = "squeue", scancel = "scancel";
