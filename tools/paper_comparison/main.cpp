@@ -57,8 +57,9 @@ constexpr const char* kUsage =
     "\n"
     "Rows whose run exits 2 naming an unknown option or parameter (a feature not\n"
     "built yet) are marked 'unsupported'. Exit codes: 0 every run finished or is\n"
-    "unsupported; 1 a run failed (device fault, failed verification, bad input);\n"
-    "2 bad usage.\n";
+    "unsupported; 1 a run failed (device fault, failed verification, bad input)\n"
+    "or was interrupted; 2 bad usage, or the launcher cannot run (sbatch missing\n"
+    "or rejecting the job). docs/EXPERIMENTS.md has the details.\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
