@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kHeader = {"paper",    "workload", "size",     "preset",          "scheduler",
                                           "options",  "status",   "sim_cycles", "ipc",           "metric",
                                           "baseline", "base_sim_cycles", "ours", "paper",        "paper_source",
-                                          "agrees",   "details"};
+                                          "agrees",   "details",  "command",  "config_hash"};
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

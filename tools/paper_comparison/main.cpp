@@ -33,17 +33,33 @@ constexpr const char* kUsage =
     "  --paper NAME        pro, spin_backoff, kaws, lfws, swas or all (default: all)\n"
     "  --size SIZE         small or default (default: small)\n"
     "  --workloads A,B     only these of each paper's workloads\n"
-    "  --jobs N            simulations at a time (default: number of cores)\n"
+    "  --jobs N            simulations at a time (default: number of cores; with\n"
+    "                      --launcher slurm: array elements at a time, default no limit)\n"
     "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
+    "  --force             rerun every run, also those an earlier invocation with\n"
+    "                      this --out finished (default: resume, reusing them)\n"
+    "  --launcher L        local (default) or slurm: one sbatch job array, waited for\n"
+    "  --slurm-partition P sbatch --partition (default: the cluster's default)\n"
+    "  --slurm-time T      sbatch --time per run, e.g. 30:00 or 2:00:00\n"
+    "  --slurm-mem M       sbatch --mem per run, e.g. 2G\n"
+    "  --slurm-account A   sbatch --account\n"
     "  --tlmgpu PATH       the tlmgpu binary (default: tlmgpu next to this program)\n"
     "  --dry-run           print the tlmgpu command lines and exit\n"
     "  --verbose           print each command line as it starts\n"
     "  -h, --help          this text\n"
     "\n"
+    "Progress goes to stderr: on a terminal one line with runs done / total,\n"
+    "failures, elapsed and estimated time left; otherwise one line per run.\n"
+    "Each run's statistics, log, configuration (--dump-config) and a meta file\n"
+    "(command, configuration hash, status) go into DIR/runs; running again with\n"
+    "the same --out reuses runs whose command and configuration are unchanged.\n"
+    "The CSVs end with each row's command and configuration hash.\n"
+    "\n"
     "Rows whose run exits 2 naming an unknown option or parameter (a feature not\n"
     "built yet) are marked 'unsupported'. Exit codes: 0 every run finished or is\n"
-    "unsupported; 1 a run failed (device fault, failed verification, bad input);\n"
-    "2 bad usage.\n";
+    "unsupported; 1 a run failed (device fault, failed verification, bad input)\n"
+    "or was interrupted; 2 bad usage, or the launcher cannot run (sbatch missing\n"
+    "or rejecting the job). docs/EXPERIMENTS.md has the details.\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -56,7 +72,10 @@ struct Options {
   unsigned jobs = 0;
   std::string out = "paper_comparison";
   std::string tlmgpu;
-  bool dry_run = false, verbose = false;
+  bool dry_run = false, verbose = false, force = false;
+  bool jobs_given = false;
+  std::string launcher = "local";
+  experiment::SlurmOptions slurm;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -73,6 +92,12 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) throw UsageError(name + " needs a value");
     return argv[++i];
   };
+  auto nonempty_value = [&](int& i, const std::string& name) -> std::string {
+    std::string v = value(i, name);
+    if (v.empty()) throw UsageError(name + " needs a non-empty value");
+    return v;
+  };
+  std::string slurm_option;  // the last --slurm-* option given
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -91,6 +116,7 @@ Options parse(int argc, char** argv) {
         const long n = std::stol(v, &used);
         if (used != v.size() || n < 1 || n > 1024) throw std::invalid_argument(v);
         o.jobs = static_cast<unsigned>(n);
+        o.jobs_given = true;
       } catch (const std::exception&) {
         throw UsageError("--jobs '" + v + "': expected a number 1..1024");
       }
@@ -98,6 +124,24 @@ Options parse(int argc, char** argv) {
       o.out = value(i, a);
     } else if (a == "--tlmgpu") {
       o.tlmgpu = value(i, a);
+    } else if (a == "--force") {
+      o.force = true;
+    } else if (a == "--launcher") {
+      o.launcher = value(i, a);
+      if (o.launcher != "local" && o.launcher != "slurm")
+        throw UsageError("--launcher '" + o.launcher + "': expected local or slurm");
+    } else if (a == "--slurm-partition") {
+      o.slurm.partition = nonempty_value(i, a);
+      slurm_option = a;
+    } else if (a == "--slurm-time") {
+      o.slurm.time = nonempty_value(i, a);
+      slurm_option = a;
+    } else if (a == "--slurm-mem") {
+      o.slurm.mem = nonempty_value(i, a);
+      slurm_option = a;
+    } else if (a == "--slurm-account") {
+      o.slurm.account = nonempty_value(i, a);
+      slurm_option = a;
     } else if (a == "--dry-run") {
       o.dry_run = true;
     } else if (a == "--verbose") {
@@ -106,6 +150,8 @@ Options parse(int argc, char** argv) {
       throw UsageError("unknown option '" + a + "'");
     }
   }
+  if (!slurm_option.empty() && o.launcher != "slurm") throw UsageError(slurm_option + " needs --launcher slurm");
+  if (o.launcher == "slurm" && o.jobs_given) o.slurm.array_limit = o.jobs;
   if (o.size != "small" && o.size != "default") throw UsageError("--size '" + o.size + "': expected small or default");
   std::set<std::string> names = {"all"};
   for (const Paper& p : papers()) names.insert(p.name);
@@ -217,7 +263,14 @@ int main(int argc, char** argv) {
   std::map<std::string, RunResult> results;
   try {
     fs::create_directories(opt.out);
-    run_all(specs, {opt.tlmgpu, opt.size, opt.out, opt.jobs, opt.verbose}, results);
+    RunnerOptions runner{opt.tlmgpu, opt.size, opt.out, opt.jobs, opt.verbose};
+    runner.force = opt.force;
+    runner.launcher = opt.launcher;
+    runner.slurm = opt.slurm;
+    run_all(specs, runner, results);
+  } catch (const experiment::LauncherError& e) {
+    std::cerr << "tlmgpu_papers: " << e.what() << '\n';
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "tlmgpu_papers: " << e.what() << '\n';
     return 1;
@@ -242,7 +295,7 @@ int main(int argc, char** argv) {
     if (r.status == RunStatus::Failed || r.status == RunStatus::BadInput) {
       ++failed;
       std::cerr << "tlmgpu_papers: run " << status_name(r.status) << ": " << key << " (" << r.note << "; log "
-                << r.log_path << ")\n";
+                << r.log_path << ")\n  command: " << r.command << '\n';
     }
   return failed ? 1 : 0;
 }

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/experiment/slurm_launcher.h"
+
 namespace paper_cmp {
 
 using Json = nlohmann::json;
@@ -60,6 +62,11 @@ struct RunResult {
   std::string stats_path, log_path;
   std::string ran_as;  // the fallback scheduler and why, when it was used
   Json stats;
+  // What reproduces this result: the `tlmgpu run` command (binary name and
+  // arguments, shell-quoted, without --stats) and the FNV-1a hash of the
+  // configuration it simulates (its --dump-config output).
+  std::string command, config_hash;
+  bool reused = false;  // taken from an earlier invocation's --out (resume)
 };
 
 // ------------------------------------------------------------ statistics
@@ -131,6 +138,8 @@ struct Row {
   std::string agrees_text = "n/a";
   std::string details;    // relevant statistics, key=value;...
   bool aggregate = false;  // a geomean / mean / best over workloads: the summary's rows
+  // The row's own run (RunResult::command / config_hash); empty for aggregates.
+  std::string command, config_hash;
 };
 
 // The header line and one line per row. Numbers use %.6g; fields with a comma
@@ -142,15 +151,28 @@ std::string format_number(std::optional<double> v);
 // ------------------------------------------------------------ running
 
 struct RunnerOptions {
+  // Keeps `RunnerOptions{tlmgpu, size, out, jobs, verbose}` working (and
+  // warning-free) now that the launcher fields follow.
+  RunnerOptions(std::string tlmgpu_path = {}, std::string run_size = {}, std::string out = {}, unsigned n_jobs = 1,
+                bool verbose_lines = false)
+      : tlmgpu(std::move(tlmgpu_path)), size(std::move(run_size)), out_dir(std::move(out)), jobs(n_jobs),
+        verbose(verbose_lines) {}
+
   std::string tlmgpu;   // path of the tlmgpu binary
   std::string size;     // small | default
   std::string out_dir;  // stats and logs go into OUT/runs
   unsigned jobs = 1;
   bool verbose = false;
+  bool force = false;              // rerun runs an earlier invocation finished (no resume)
+  std::string launcher = "local";  // local | slurm
+  experiment::SlurmOptions slurm;  // with launcher "slurm"
 };
 
-// Runs every spec not yet in `results` (at most `jobs` at a time) and stores
-// its result under spec.key(size). Progress goes to stderr.
+// Runs every spec not yet in `results` and stores its result under
+// spec.key(size): on this machine (at most `jobs` at a time) or as one Slurm
+// job array, resuming from OUT/runs unless `force` (tools/experiment/run_pool.h).
+// Progress goes to stderr. Throws experiment::LauncherError when the launcher
+// cannot run at all (exit 2 in the programs), std::runtime_error otherwise.
 void run_all(const std::vector<RunSpec>& specs, const RunnerOptions& opt,
              std::map<std::string, RunResult>& results);
 

@@ -89,6 +89,8 @@ class Builder {
       r.details = rs.note;
       return r;
     }
+    r.command = rs.command;
+    r.config_hash = rs.config_hash;
     r.sim_cycles = cycles(rs.stats);
     r.ipc = ipc(rs.stats);
     if (details) r.details = details(rs.stats);
@@ -116,6 +118,8 @@ class Builder {
     Row a = group.front();
     a.workload.clear();
     a.sim_cycles = a.ipc = a.base_sim_cycles = a.ours = std::nullopt;
+    a.command.clear();
+    a.config_hash.clear();
     a.paper_value = h;
     a.aggregate = true;
     double acc = 0.0;  // sum of logs (geomean) or of values (mean)
@@ -321,8 +325,12 @@ std::vector<Row> spin_compare(const CompareInput& in) {
         a.sim_cycles = best->sim_cycles;
         a.ipc = best->ipc;
         a.details = "best backoff=" + std::to_string(best_backoff) + ";" + best->details;
+        a.command = best->command;  // the best back-off's run
+        a.config_hash = best->config_hash;
       } else {
         a.ours = std::nullopt;
+        a.command.clear();
+        a.config_hash.clear();
       }
       a.agrees_text = agrees(a.ours, a.paper_value, 0.0);
       out.push_back(a);
