@@ -38,6 +38,9 @@ struct RunSpec {
   // the spec means on a build without the new parameter (e.g. kaws:base=gto
   // for kaws:base=gto,sharing=off before warp sharing existed).
   std::string fallback_scheduler;
+  // A launch file (docs/LAUNCH_FILE.md): when set, the run is `--launch FILE`
+  // instead of `--workload W --size S`.
+  std::string launch;
 
   // Unique text: two papers asking for the same run share one simulation.
   std::string key(const std::string& size) const;
@@ -60,6 +63,9 @@ struct RunResult {
   std::string stats_path, log_path;
   std::string ran_as;  // the fallback scheduler and why, when it was used
   Json stats;
+  // The `tlmgpu run ...` line that reproduces the run, and the FNV-1a hash of
+  // its effective configuration (--dump-config).
+  std::string command, config_hash;
 };
 
 // ------------------------------------------------------------ statistics
