@@ -121,7 +121,7 @@ int run_sweep(const Options& opt) {
   const sweep::SweepSpec spec = sweep::parse_spec(opt.spec);
   sweep::check_against_tlmgpu(spec, opt.tlmgpu);
   const std::vector<sweep::Dimension> dims = sweep::dimensions(spec);
-  const std::vector<sweep::GridRun> grid = sweep::expand_grid(spec, dims);
+  const std::vector<sweep::GridRun> grid = sweep::expand_grid(spec, dims, opt.out);
 
   std::vector<paper_cmp::RunSpec> specs;
   for (const sweep::GridRun& g : grid) specs.push_back(g.spec);

@@ -8,7 +8,7 @@ namespace sweep {
 namespace {
 
 paper_cmp::RunSpec run_for(const SweepSpec& spec, const std::vector<Dimension>& dims,
-                           const std::vector<std::string>& coords, bool is_launch) {
+                           const std::vector<std::string>& coords, bool is_launch, const std::string& output_dir) {
   paper_cmp::RunSpec r;
   if (is_launch)
     r.launch = (std::filesystem::path(spec.dir) / coords[0]).string();
@@ -21,7 +21,12 @@ paper_cmp::RunSpec run_for(const SweepSpec& spec, const std::vector<Dimension>& 
     r.extra.push_back("--set");
     r.extra.push_back(dims[d].name + "=" + coords[d]);
   }
-  if (!is_launch) {
+  if (is_launch) {
+    // Runs in parallel must not write the same dump files, nor into the
+    // directory the launch file came from.
+    r.extra.push_back("--output-dir");
+    r.extra.push_back(output_dir);
+  } else {
     r.extra.push_back("--seed");
     r.extra.push_back(coords.back());
   }
@@ -30,7 +35,7 @@ paper_cmp::RunSpec run_for(const SweepSpec& spec, const std::vector<Dimension>& 
 
 }  // namespace
 
-std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimension>& dims) {
+std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimension>& dims, const std::string& out_dir) {
   std::vector<GridRun> runs;
   std::vector<std::size_t> index(dims.size(), 0);
   const std::size_t seed_dim = dims.size() - 1;
@@ -41,7 +46,11 @@ std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimens
     const bool is_launch = std::find(spec.launches.values.begin(), spec.launches.values.end(), coords[0]) !=
                            spec.launches.values.end();
     if (is_launch) coords[seed_dim] = "";
-    if (!is_launch || index[seed_dim] == 0) runs.push_back({coords, run_for(spec, dims, coords, is_launch)});
+    if (!is_launch || index[seed_dim] == 0) {
+      const std::string output_dir =
+          (std::filesystem::path(out_dir) / "launch_output" / std::to_string(runs.size())).string();
+      runs.push_back({coords, run_for(spec, dims, coords, is_launch, output_dir)});
+    }
     // Odometer: the last dimension turns fastest.
     std::size_t d = dims.size();
     while (d > 0) {

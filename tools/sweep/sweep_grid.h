@@ -16,7 +16,8 @@ struct GridRun {
 };
 
 // Every combination of the dimensions' values; launch-file runs take no seed,
-// so they appear once with an empty seed rather than once per seed.
-std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimension>& dims);
+// so they appear once with an empty seed rather than once per seed. A launch
+// file's dumps go to OUT_DIR/launch_output/RUN rather than beside the file.
+std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimension>& dims, const std::string& out_dir);
 
 }  // namespace sweep
