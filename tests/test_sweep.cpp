@@ -335,8 +335,8 @@ TEST_F(Sweep, ReportJsonHoldsTheNormalisedFigures) {
       EXPECT_EQ(p.at("baseline_runs"), Json({4 * w, 4 * w + 1}));
       EXPECT_EQ(p.at("n"), 2);
       const double expected = std::sqrt(ipc(a) / ipc(4 * w) * (ipc(b) / ipc(4 * w + 1)));
-      EXPECT_NEAR(p.at("value").get<double>(), expected, 1e-6) << p.dump();
-      EXPECT_NEAR(p.at("raw").get<double>(), (ipc(a) + ipc(b)) / 2, 1e-6);
+      EXPECT_NEAR(p.at("value").get<double>(), expected, 1e-9) << p.dump();
+      EXPECT_NEAR(p.at("raw").get<double>(), (ipc(a) + ipc(b)) / 2, 1e-9);
       if (s == 0) {
         EXPECT_DOUBLE_EQ(p.at("value").get<double>(), 1.0);
       }

@@ -68,7 +68,7 @@ std::string format_value(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
     std::snprintf(buf, sizeof buf, "%.0f", v);
   else
-    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::snprintf(buf, sizeof buf, "%.12g", v);
   return buf;
 }
 
