@@ -198,6 +198,32 @@ TEST_F(Sweep, LaunchFilesTakeNoSeedAndRun) {
   EXPECT_FALSE(fs::exists(dir_ / "y.bin")) << "dumps go under --out";
 }
 
+// A run that fails (a launch file whose expectation is wrong) is a row with
+// its status and reason; the sweep finishes the other runs and exits 1.
+TEST_F(Sweep, FailedRunIsARowAndExitsOne) {
+  for (const char* f : {"expect_fail.json", "saxpy.json", "kernels.ptx"})
+    fs::copy_file(fs::path(TLMGPU_SOURCE_DIR) / "tests/launch" / f, dir_ / f);
+  const std::string spec = write_spec(
+      "[sweep]\nlaunches = saxpy.json expect_fail.json\nschedulers = lrr\nbaseline = workload=saxpy.json\n"
+      "[figure f]\nmetric = sim_cycles\nx = workload\n");
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("'" + spec + "' --no-report --out '" + out.string() + "'"), 1) << err_;
+  const auto rows = read_rows(out / "sweep.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("status"), "ok");
+  EXPECT_EQ(rows[1].at("status"), "failed");
+  EXPECT_FALSE(rows[1].at("note").empty());
+  EXPECT_EQ(rows[1].at("sim_cycles"), "");
+  EXPECT_FALSE(rows[1].at("command").empty());
+  const Json rep = Json::parse(read_text(out / "report.json"));
+  EXPECT_EQ(rep.at("runs").at("failed"), 1);
+  const Json& points = rep.at("figures")[0].at("points");
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].at("value"), 1.0);
+  EXPECT_EQ(points[1].at("value"), nullptr) << "a failed run is a gap, not 0";
+  EXPECT_EQ(points[1].at("n"), 0);
+}
+
 const char* kSmallSweep =
     "[sweep]\n"
     "title = small test sweep\n"
