@@ -408,6 +408,26 @@ TEST_F(Sweep, MissingReportScriptKeepsTheCsvAndExitsZero) {
   EXPECT_TRUE(fs::exists(out / "report.json"));
 }
 
+// The page itself is scripts/report/sweep_report.py's (tested with the
+// report scripts); here: tlmgpu_sweep calls it and it finds what it needs.
+TEST_F(Sweep, WritesTheHtmlReportWhenTheScriptIsThere) {
+  if (!fs::exists(fs::path(TLMGPU_SOURCE_DIR) / "scripts/report/sweep_report.py"))
+    GTEST_SKIP() << "scripts/report/sweep_report.py is not in this tree";
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no /usr/bin/python3 with matplotlib (Debian python3-matplotlib)";
+  const std::string spec = write_spec(kSmallSweep);
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("'" + spec + "' --jobs 2 --out '" + out.string() + "'"), 0) << out_ << err_;
+  EXPECT_NE(out_.find((out / "index.html").string()), std::string::npos) << out_;
+  EXPECT_GT(fs::file_size(out / "index.html"), 0u);
+  for (const char* name : {"speedup", "cycles"})
+    for (const char* ext : {".svg", ".png"}) {
+      const fs::path f = out / "figures" / (std::string(name) + ext);
+      ASSERT_TRUE(fs::exists(f)) << f;
+      EXPECT_GT(fs::file_size(f), 0u) << f;
+    }
+}
+
 TEST_F(Sweep, UnknownMetricIsNamedAfterTheRuns) {
   const std::string spec = write_spec(std::string(kGood) + "[figure f]\nmetric = ipcc\nx = workload\n");
   const fs::path out = dir_ / "out";
