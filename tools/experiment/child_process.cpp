@@ -1,5 +1,7 @@
 #include "tools/experiment/child_process.h"
 
+#include <poll.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -85,34 +87,56 @@ void launch_local(const std::vector<LaunchTask>& tasks, unsigned jobs, const Tas
 
 CapturedRun run_and_capture(const std::vector<std::string>& argv) {
   if (argv.empty()) throw LauncherError("empty command line");
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe(err_pipe) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fds[1]);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
+  posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
   std::vector<char*> cargv = c_argv(argv);
   pid_t pid = -1;
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, cargv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
   if (rc != 0) {
-    close(fds[0]);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
     throw LauncherError("cannot start '" + argv[0] + "': " + std::strerror(rc));
   }
+  // Both pipes are drained together: a child filling one while we block on
+  // the other would never finish.
   CapturedRun r;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      r.output.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
       break;
     }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
   }
-  close(fds[0]);
+  for (pollfd& p : fds)
+    if (p.fd >= 0) close(p.fd);
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }

@@ -49,9 +49,11 @@ void launch_local(const std::vector<LaunchTask>& tasks, unsigned jobs, const Tas
 
 struct CapturedRun {
   int exit_code = -1;  // -1 when killed by a signal
-  std::string output;  // stdout and stderr together
+  std::string out, err;
+  std::string output() const { return out + err; }  // for messages
 };
-// Runs argv (argv[0] looked up on PATH) to completion and returns its output.
+// Runs argv (argv[0] looked up on PATH) to completion and returns what it
+// wrote to stdout and to stderr.
 // Throws LauncherError when the program cannot be started.
 CapturedRun run_and_capture(const std::vector<std::string>& argv);
 

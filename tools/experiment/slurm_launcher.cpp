@@ -135,10 +135,10 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
     throw LauncherError(std::string(e.what()) + " (--launcher slurm needs Slurm's sbatch and squeue on PATH)");
   }
   // --parsable prints "ID" or "ID;cluster".
-  const std::string id = trim(sub.output.substr(0, sub.output.find(';')));
+  const std::string id = trim(sub.output().substr(0, sub.output().find(';')));
   if (sub.exit_code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
     throw LauncherError("sbatch rejected the job array (exit " + std::to_string(sub.exit_code) +
-                        "): " + trim(sub.output) + "\n  command: " + shell_join(sbatch));
+                        "): " + trim(sub.output()) + "\n  command: " + shell_join(sbatch));
   std::ofstream(dir / "job_id") << id << '\n';
 
   auto where = [&](std::size_t i) {
@@ -170,18 +170,18 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
       const CapturedRun c = run_and_capture({opt.scancel, id});
       throw std::runtime_error(
           "interrupted: " +
-          (c.exit_code == 0 ? "cancelled Slurm job " + id : "scancel " + id + " failed: " + trim(c.output)) +
+          (c.exit_code == 0 ? "cancelled Slurm job " + id : "scancel " + id + " failed: " + trim(c.output())) +
           "; runs it finished are reused when run again with the same --out");
     }
     collect();
     const CapturedRun q = run_and_capture({opt.squeue, "-h", "-j", id, "-o", "%i"});
     if (q.exit_code == 0) {
       squeue_errors = 0;
-      if (trim(q.output).empty()) break;
-    } else if (q.output.find("Invalid job id") != std::string::npos) {
+      if (trim(q.output()).empty()) break;
+    } else if (q.output().find("Invalid job id") != std::string::npos) {
       break;
     } else if (++squeue_errors >= 30) {
-      throw LauncherError("squeue keeps failing for job " + id + ": " + trim(q.output));
+      throw LauncherError("squeue keeps failing for job " + id + ": " + trim(q.output()));
     }
   }
   collect();

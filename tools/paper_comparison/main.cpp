@@ -33,19 +33,8 @@ constexpr const char* kUsage =
     "  --paper NAME        pro, spin_backoff, kaws, lfws, swas or all (default: all)\n"
     "  --size SIZE         small or default (default: small)\n"
     "  --workloads A,B     only these of each paper's workloads\n"
-    "  --jobs N            simulations at a time (default: number of cores; with\n"
-    "                      --launcher slurm: array elements at a time, default no limit)\n"
-    "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
-    "  --force             rerun every run, also those an earlier invocation with\n"
-    "                      this --out finished (default: resume, reusing them)\n"
-    "  --launcher L        local (default) or slurm: one sbatch job array, waited for\n"
-    "  --slurm-partition P sbatch --partition (default: the cluster's default)\n"
-    "  --slurm-time T      sbatch --time per run, e.g. 30:00 or 2:00:00\n"
-    "  --slurm-mem M       sbatch --mem per run, e.g. 2G\n"
-    "  --slurm-account A   sbatch --account\n"
-    "  --tlmgpu PATH       the tlmgpu binary (default: tlmgpu next to this program)\n"
-    "  --dry-run           print the tlmgpu command lines and exit\n"
-    "  --verbose           print each command line as it starts\n"
+    "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n";
+constexpr const char* kUsageTail =
     "  -h, --help          this text\n"
     "\n"
     "Progress goes to stderr: on a terminal one line with runs done / total,\n"
@@ -61,21 +50,16 @@ constexpr const char* kUsage =
     "or was interrupted; 2 bad usage, or the launcher cannot run (sbatch missing\n"
     "or rejecting the job). docs/EXPERIMENTS.md has the details.\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using experiment::UsageError;
+
+void print_usage(std::ostream& out) { out << kUsage << experiment::kPoolOptionsHelp << kUsageTail; }
 
 struct Options {
   std::string paper = "all";
   std::string size = "small";
   std::vector<std::string> workloads;
-  unsigned jobs = 0;
   std::string out = "paper_comparison";
-  std::string tlmgpu;
-  bool dry_run = false, verbose = false, force = false;
-  bool jobs_given = false;
-  std::string launcher = "local";
-  experiment::SlurmOptions slurm;
+  experiment::PoolOptions pool;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -92,16 +76,10 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) throw UsageError(name + " needs a value");
     return argv[++i];
   };
-  auto nonempty_value = [&](int& i, const std::string& name) -> std::string {
-    std::string v = value(i, name);
-    if (v.empty()) throw UsageError(name + " needs a non-empty value");
-    return v;
-  };
-  std::string slurm_option;  // the last --slurm-* option given
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      print_usage(std::cout);
       std::exit(0);
     } else if (a == "--paper") {
       o.paper = value(i, a);
@@ -109,49 +87,13 @@ Options parse(int argc, char** argv) {
       o.size = value(i, a);
     } else if (a == "--workloads") {
       o.workloads = split_commas(value(i, a));
-    } else if (a == "--jobs") {
-      const std::string v = value(i, a);
-      try {
-        std::size_t used = 0;
-        const long n = std::stol(v, &used);
-        if (used != v.size() || n < 1 || n > 1024) throw std::invalid_argument(v);
-        o.jobs = static_cast<unsigned>(n);
-        o.jobs_given = true;
-      } catch (const std::exception&) {
-        throw UsageError("--jobs '" + v + "': expected a number 1..1024");
-      }
     } else if (a == "--out") {
       o.out = value(i, a);
-    } else if (a == "--tlmgpu") {
-      o.tlmgpu = value(i, a);
-    } else if (a == "--force") {
-      o.force = true;
-    } else if (a == "--launcher") {
-      o.launcher = value(i, a);
-      if (o.launcher != "local" && o.launcher != "slurm")
-        throw UsageError("--launcher '" + o.launcher + "': expected local or slurm");
-    } else if (a == "--slurm-partition") {
-      o.slurm.partition = nonempty_value(i, a);
-      slurm_option = a;
-    } else if (a == "--slurm-time") {
-      o.slurm.time = nonempty_value(i, a);
-      slurm_option = a;
-    } else if (a == "--slurm-mem") {
-      o.slurm.mem = nonempty_value(i, a);
-      slurm_option = a;
-    } else if (a == "--slurm-account") {
-      o.slurm.account = nonempty_value(i, a);
-      slurm_option = a;
-    } else if (a == "--dry-run") {
-      o.dry_run = true;
-    } else if (a == "--verbose") {
-      o.verbose = true;
-    } else {
+    } else if (!experiment::take_pool_option(argc, argv, i, o.pool)) {
       throw UsageError("unknown option '" + a + "'");
     }
   }
-  if (!slurm_option.empty() && o.launcher != "slurm") throw UsageError(slurm_option + " needs --launcher slurm");
-  if (o.launcher == "slurm" && o.jobs_given) o.slurm.array_limit = o.jobs;
+  experiment::finish_pool_options(o.pool, argv[0]);
   if (o.size != "small" && o.size != "default") throw UsageError("--size '" + o.size + "': expected small or default");
   std::set<std::string> names = {"all"};
   for (const Paper& p : papers()) names.insert(p.name);
@@ -159,13 +101,6 @@ Options parse(int argc, char** argv) {
     std::string known;
     for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
     throw UsageError("unknown paper '" + o.paper + "' (known: " + known + ")");
-  }
-  if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (o.tlmgpu.empty()) {
-    // The build puts both programs in one directory.
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    o.tlmgpu = ((ec ? fs::path(argv[0]) : self).parent_path() / "tlmgpu").string();
   }
   return o;
 }
@@ -214,7 +149,8 @@ int main(int argc, char** argv) {
   try {
     opt = parse(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "tlmgpu_papers: " << e.what() << "\n\n" << kUsage;
+    std::cerr << "tlmgpu_papers: " << e.what() << "\n\n";
+    print_usage(std::cerr);
     return 2;
   }
 
@@ -245,28 +181,25 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (opt.dry_run) {
+  if (opt.pool.dry_run) {
     std::set<std::string> seen;
     for (const RunSpec& s : specs) {
       if (!seen.insert(s.key(opt.size)).second) continue;
-      std::cout << opt.tlmgpu;
+      std::cout << opt.pool.tlmgpu;
       for (const std::string& a : run_arguments(s, opt.size, "STATS.json")) std::cout << ' ' << a;
       std::cout << '\n';
     }
     return 0;
   }
-  if (!fs::exists(opt.tlmgpu)) {
-    std::cerr << "tlmgpu_papers: no tlmgpu binary at '" << opt.tlmgpu << "' (use --tlmgpu PATH)\n";
+  if (!fs::exists(opt.pool.tlmgpu)) {
+    std::cerr << "tlmgpu_papers: no tlmgpu binary at '" << opt.pool.tlmgpu << "' (use --tlmgpu PATH)\n";
     return 2;
   }
 
   std::map<std::string, RunResult> results;
   try {
     fs::create_directories(opt.out);
-    RunnerOptions runner{opt.tlmgpu, opt.size, opt.out, opt.jobs, opt.verbose};
-    runner.force = opt.force;
-    runner.launcher = opt.launcher;
-    runner.slurm = opt.slurm;
+    const RunnerOptions runner = runner_options(opt.pool, opt.size, opt.out);
     run_all(specs, runner, results);
   } catch (const experiment::LauncherError& e) {
     std::cerr << "tlmgpu_papers: " << e.what() << '\n';

@@ -24,7 +24,8 @@ std::string RunSpec::options_text() const {
 }
 
 std::string RunSpec::key(const std::string& size) const {
-  return preset + "|" + workload + "|" + size + "|" + scheduler + "|" + options_text();
+  return preset + "|" + workload + "|" + size + "|" + scheduler + "|" + options_text() +
+         (launch.empty() ? "" : "|launch=" + launch);
 }
 
 const char* status_name(RunStatus s) {
@@ -190,9 +191,12 @@ std::string csv_line(const Row& r) {
 
 std::vector<std::string> run_arguments(const RunSpec& spec, const std::string& size,
                                        const std::string& stats_path) {
-  std::vector<std::string> a = {"run",    "--workload", spec.workload, "--mode",      "timing",
-                                "--size", size,         "--preset",    spec.preset, "--scheduler",
-                                spec.scheduler};
+  std::vector<std::string> a = {"run"};
+  if (spec.launch.empty())
+    a.insert(a.end(), {"--workload", spec.workload, "--mode", "timing", "--size", size});
+  else
+    a.insert(a.end(), {"--launch", spec.launch, "--mode", "timing"});
+  a.insert(a.end(), {"--preset", spec.preset, "--scheduler", spec.scheduler});
   a.insert(a.end(), spec.extra.begin(), spec.extra.end());
   a.push_back("--stats");
   a.push_back(stats_path);
@@ -202,6 +206,14 @@ std::vector<std::string> run_arguments(const RunSpec& spec, const std::string& s
 void run_all(const std::vector<RunSpec>& specs, const RunnerOptions& opt,
              std::map<std::string, RunResult>& results) {
   experiment::run_pool(specs, opt, results);
+}
+
+RunnerOptions runner_options(const experiment::PoolOptions& pool, const std::string& size, const std::string& out) {
+  RunnerOptions r(pool.tlmgpu, size, out, pool.jobs, pool.verbose);
+  r.force = pool.force;
+  r.launcher = pool.launcher;
+  r.slurm = pool.slurm;
+  return r;
 }
 
 }  // namespace paper_cmp

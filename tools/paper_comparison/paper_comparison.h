@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/experiment/pool_options.h"
 #include "tools/experiment/slurm_launcher.h"
 
 namespace paper_cmp {
@@ -40,6 +41,9 @@ struct RunSpec {
   // the spec means on a build without the new parameter (e.g. kaws:base=gto
   // for kaws:base=gto,sharing=off before warp sharing existed).
   std::string fallback_scheduler;
+  // A launch file (docs/LAUNCH_FILE.md): when set, the run is `--launch FILE`
+  // instead of `--workload W --size S`.
+  std::string launch;
 
   // Unique text: two papers asking for the same run share one simulation.
   std::string key(const std::string& size) const;
@@ -167,6 +171,9 @@ struct RunnerOptions {
   std::string launcher = "local";  // local | slurm
   experiment::SlurmOptions slurm;  // with launcher "slurm"
 };
+
+// The runner's options from the pool's command-line options.
+RunnerOptions runner_options(const experiment::PoolOptions& pool, const std::string& size, const std::string& out);
 
 // Runs every spec not yet in `results` and stores its result under
 // spec.key(size): on this machine (at most `jobs` at a time) or as one Slurm
