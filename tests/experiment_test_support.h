@@ -63,15 +63,19 @@ inline std::size_t column_of(const std::vector<std::string>& header, const std::
 
 // Runs `tlmgpu_papers ARGS` with `env` prepended (VAR=value ...), its output
 // in `out` / `err`; returns the exit code.
-inline int run_papers(const fs::path& dir, const std::string& args, std::string& out, std::string& err,
-                      const std::string& env = "") {
-  const std::string cmd = env + (env.empty() ? "" : " ") + "/usr/bin/timeout 300 '" + std::string(TLMGPU_PAPERS) +
-                          "' " + args + " >'" + (dir / "stdout.txt").string() + "' 2>'" +
-                          (dir / "stderr.txt").string() + "'";
+inline int run_experiment_program(const std::string& program, const fs::path& dir, const std::string& args,
+                                  std::string& out, std::string& err, const std::string& env = "") {
+  const std::string cmd = env + (env.empty() ? "" : " ") + "/usr/bin/timeout 300 '" + program + "' " + args + " >'" +
+                          (dir / "stdout.txt").string() + "' 2>'" + (dir / "stderr.txt").string() + "'";
   const int rc = std::system(cmd.c_str());
   out = read_text(dir / "stdout.txt");
   err = read_text(dir / "stderr.txt");
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+inline int run_papers(const fs::path& dir, const std::string& args, std::string& out, std::string& err,
+                      const std::string& env = "") {
+  return run_experiment_program(TLMGPU_PAPERS, dir, args, out, err, env);
 }
 
 // An executable shell script.

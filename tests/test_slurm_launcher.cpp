@@ -108,6 +108,25 @@ TEST_F(Slurm, PaperRunsMatchLocalLauncher) {
   EXPECT_EQ(read_text(slurm / "pro.csv"), local_csv);
 }
 
+// The issue's own check: a small sweep of one's own gives the same CSV
+// through Slurm as on this machine.
+TEST_F(Slurm, SweepMatchesLocalLauncher) {
+  const fs::path spec = dir_ / "small.ini";
+  std::ofstream(spec) << "[sweep]\nworkloads = vector_add histogram\nschedulers = lrr gto\nsize = small\n"
+                         "[set]\nl1d.hit_latency = 20 35\n";
+  const fs::path local = dir_ / "sweep_local", slurm = dir_ / "sweep_slurm";
+  auto sweep = [&](const std::string& args) {
+    return run_experiment_program(TLMGPU_SWEEP, dir_, "'" + spec.string() + "' --no-report " + args, out_, err_,
+                                  env_);
+  };
+  ASSERT_EQ(sweep("--out '" + local.string() + "' --jobs 2"), 0) << err_;
+  ASSERT_EQ(sweep("--out '" + slurm.string() + "' --launcher slurm --slurm-time 10"), 0) << err_;
+  EXPECT_NE(err_.find("as a Slurm job array"), std::string::npos) << err_;
+  const std::string local_csv = read_text(local / "sweep.csv");
+  EXPECT_EQ(count_of(local_csv, "\n"), 9u) << "header and 8 runs";
+  EXPECT_EQ(read_text(slurm / "sweep.csv"), local_csv);
+}
+
 // Elements that fail are reported with their log and their array element;
 // the command exits 1 as with the local launcher.
 TEST_F(Slurm, FailedElementsAreReportedWithTheirLog) {
