@@ -588,14 +588,13 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
 
 // ------------------------------------------------------------------ issue
 
-void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v) {
+schedulers::WarpView StreamingMultiprocessor::warp_view(const WarpSlot& w, uint32_t slot, uint64_t now,
+                                                        int8_t& needs_collector, int8_t& needs_pipe) const {
   // Everything but the collectors' availability, which changes every cycle
-  // for all warps alike and is applied when the view is assembled. Every
-  // field is written: the entry is not cleared first.
-  const uint64_t bit = 1ull << slot;
-  view_dirty_ &= ~bit;
-  w.needs_collector = -1;
-  w.needs_pipe = -1;
+  // for all warps alike and is applied when the view is assembled.
+  schedulers::WarpView v;
+  needs_collector = -1;
+  needs_pipe = -1;
   v.slot = slot;
   v.cta_slot = w.cta_slot;
   v.cta_id = w.cta_id;
@@ -604,9 +603,6 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   v.progress = w.progress;
   v.active_threads = exec::intops::popcount32(w.next_mask);
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
-  v.head_pc = 0;
-  v.head_unit = ptx::UnitClass::SP;
-  v.head_class = schedulers::HeadClass::None;
   if (w.ib_count && head != kNopPc) {
     const InstructionTiming& t = (*launch_.timing)[head];
     v.head_pc = head;
@@ -615,21 +611,27 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   } else if (w.ib_count) {
     v.head_class = schedulers::HeadClass::ShortAlu;
   }
-  WarpWait wait;
   if (w.finished) {
-    wait = WarpWait::Finished;
+    v.wait = WarpWait::Finished;
   } else if (w.at_barrier) {
-    wait = WarpWait::Barrier;
+    v.wait = WarpWait::Barrier;
   } else if (w.membar_wait) {
-    wait = WarpWait::Membar;
+    v.wait = WarpWait::Membar;
   } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now || (swas_ && w.fetch_pending)) {
-    wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
+    v.wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
   } else if (head == kNopPc) {
-    wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
+    v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
   } else {
-    wait = operand_wait(w, head, w.needs_collector, w.needs_pipe);
+    v.wait = operand_wait(w, head, needs_collector, needs_pipe);
   }
-  v.wait = wait;
+  return v;
+}
+
+void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v) {
+  const uint64_t bit = 1ull << slot;
+  view_dirty_ &= ~bit;
+  v = warp_view(w, slot, now, w.needs_collector, w.needs_pipe);
+  const WarpWait wait = v.wait;
   if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
   else empty_buffer_views_ &= ~bit;
   const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
@@ -642,6 +644,52 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
   ready_views_ = (ready_views_ & ~bit) | (wait == WarpWait::Ready && !unit ? bit : 0);
   scoreboard_views_ = (scoreboard_views_ & ~bit) | (wait == WarpWait::Scoreboard ? bit : 0);
 }
+
+bool StreamingMultiprocessor::unit_busy(uint32_t s, uint32_t need, uint64_t now) const {
+  // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
+  return need < kCollectorClasses ? (collector_busy_[s][need] & all_collectors_[need]) == all_collectors_[need]
+                                  : unit_free_[s][need - kCollectorClasses] > now;
+}
+
+#ifdef TLMGPU_DEBUG_CHECKS
+void StreamingMultiprocessor::check_view(uint32_t s, uint64_t live, uint64_t now) const {
+  const schedulers::SchedulerView& view = views_[s];
+  auto fail = [&](const std::string& what) {
+    throw std::logic_error(std::string(name()) + ": scheduler " + std::to_string(s) + " at cycle " +
+                           std::to_string(now) + ": the maintained view differs from one built from scratch: " +
+                           what);
+  };
+  if (view.warps.size() != size_t(__builtin_popcountll(live))) fail("number of warps");
+  uint64_t ready = 0, busy = 0, scoreboard = 0;
+  size_t i = 0;
+  for (uint64_t m = live; m; m &= m - 1, ++i) {
+    const uint32_t slot = uint32_t(__builtin_ctzll(m));
+    int8_t needs_collector, needs_pipe;
+    schedulers::WarpView want = warp_view(warps_[slot], slot, now, needs_collector, needs_pipe);
+    if (needs_collector >= 0 || needs_pipe >= 0) {
+      const uint32_t need = uint32_t(needs_collector >= 0 ? needs_collector : kCollectorClasses + needs_pipe);
+      want.wait = unit_busy(s, need, now) ? WarpWait::UnitBusy : WarpWait::Ready;
+    }
+    const schedulers::WarpView& got = view.warps[i];
+    const std::string w = "warp slot " + std::to_string(slot) + " ";
+    if (got.slot != want.slot) fail(w + "position");
+    if (got.wait != want.wait)
+      fail(w + "wait " + std::to_string(int(got.wait)) + ", from scratch " + std::to_string(int(want.wait)));
+    if (got.head_pc != want.head_pc || got.head_unit != want.head_unit || got.head_class != want.head_class)
+      fail(w + "head instruction");
+    if (got.cta_slot != want.cta_slot || got.cta_id != want.cta_id || got.age != want.age) fail(w + "CTA or age");
+    if (got.active_threads != want.active_threads || got.insts_issued != want.insts_issued ||
+        got.progress != want.progress)
+      fail(w + "active threads, instructions or progress");
+    const uint64_t bit = uint64_t(1) << i;
+    if (want.wait == WarpWait::Ready) ready |= bit;
+    if (want.wait == WarpWait::UnitBusy) busy |= bit;
+    if (want.wait == WarpWait::Scoreboard) scoreboard |= bit;
+  }
+  if (view.summary && (view.ready != ready || view.unit_busy != busy || view.scoreboard != scoreboard))
+    fail("the ready / unit-busy / scoreboard masks");
+}
+#endif
 
 void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t now) {
   std::vector<schedulers::WarpView>& warps = views_[s].warps;
@@ -682,24 +730,20 @@ void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t no
   }
   // The collectors' and pipes' availability, for the warps that wait on one:
   // by class, then written into those warps' entries.
-  uint64_t unit_busy = 0;
+  uint64_t busy_slots = 0;
   const uint64_t unit = live & unit_views_;
   if (unit) {
     for (uint64_t m = unit; m; m &= m - 1) {
       const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      const uint32_t need = unit_need_[slot];
-      // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
-      const uint64_t busy = need < kCollectorClasses
-                                ? (collector_busy_[s][need] & all_collectors_[need]) == all_collectors_[need]
-                                : unit_free_[s][need - kCollectorClasses] > now;
-      unit_busy |= busy << slot;
+      const uint64_t busy = unit_busy(s, unit_need_[slot], now);
+      busy_slots |= busy << slot;
       warps[view_index_[slot]].wait = busy ? WarpWait::UnitBusy : WarpWait::Ready;
     }
   }
-  const uint64_t unit_ready = unit & ~unit_busy;
+  const uint64_t unit_ready = unit & ~busy_slots;
   // The summary, from slot bits to view positions (the view lists `live` in slot order).
   view.ready = exec::intops::gather_bits((ready_views_ | unit_ready) & live, live);
-  view.unit_busy = exec::intops::gather_bits(unit_busy, live);
+  view.unit_busy = exec::intops::gather_bits(busy_slots, live);
   view.scoreboard = exec::intops::gather_bits(scoreboard_views_ & live, live);
 }
 
@@ -771,6 +815,9 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       continue;
     }
     update_view(s, live, now);
+#ifdef TLMGPU_DEBUG_CHECKS
+    check_view(s, live, now);
+#endif
     if (wants_cta_view_[s]) {
       view.ctas.clear();
       for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {

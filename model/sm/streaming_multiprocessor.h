@@ -242,8 +242,21 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   };
 
   static CollectorClass collector_class(Pipe pipe);
-  /// Writes warp `w`'s view entry `v` for cycle `now`.
+  /// Writes warp `w`'s view entry `v` for cycle `now`, and the SM's
+  /// per-slot summaries of it (the bit masks update_view reads).
   void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v);
+  /// Warp `w`'s view entry at cycle `now` computed from its state alone, and
+  /// the collector class or pipe its head still needs (-1: none).
+  schedulers::WarpView warp_view(const WarpSlot& w, uint32_t slot, uint64_t now, int8_t& needs_collector,
+                                 int8_t& needs_pipe) const;
+  /// Whether scheduler `s`'s collectors or pipe for need `need` (unit_need_'s
+  /// encoding) are all busy at `now`.
+  bool unit_busy(uint32_t s, uint32_t need, uint64_t now) const;
+#ifdef TLMGPU_DEBUG_CHECKS
+  /// Rebuilds scheduler `s`'s view from the warps' state and throws
+  /// std::logic_error naming the first difference from the maintained one.
+  void check_view(uint32_t s, uint64_t live, uint64_t now) const;
+#endif
   /// Ready or Scoreboard for the instruction at `pc` of warp `w`, and what it
   /// then still needs: a free collector of a class, or a free pipe (traces).
   schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
