@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -32,6 +34,73 @@ inline const sc_core::sc_time& period() {
 }
 inline uint64_t now_cycle() { return tlmgpu::memory::current_cycle(period()); }
 inline void run_cycles(uint64_t n) { sc_core::sc_start(tlmgpu::memory::cycles_delay(n, period())); }
+
+/// How the memory modules under test run: each from its own SystemC process
+/// (their stand-alone mode), or all from one CycleCalendar, as GpuTop drives
+/// them inside the GPU. The memory tests run both ways (MemoryDriver below).
+enum class Driver { OwnProcesses, Calendar };
+inline Driver& memory_driver() {
+  static Driver d = Driver::OwnProcesses;
+  return d;
+}
+
+/// GpuTop's way of running the memory modules, without the SMs: one process
+/// that wakes at the earliest cycle any module asked for and runs those due.
+class CalendarDriver : public sc_core::sc_module {
+ public:
+  tlmgpu::memory::CycleCalendar calendar{period()};
+  SC_HAS_PROCESS(CalendarDriver);
+  explicit CalendarDriver(sc_core::sc_module_name name) : sc_module(name) {
+    SC_METHOD(tick);
+    sensitive << calendar.event();
+    dont_initialize();
+  }
+
+ private:
+  void tick() {
+    const uint64_t now = now_cycle();
+    calendar.set_now(now);
+    calendar.hold();
+    calendar.run(now);
+    const uint64_t next = calendar.next();
+    calendar.arm(next);
+    if (next != tlmgpu::memory::CycleCalendar::kNever)
+      calendar.event().notify(tlmgpu::memory::cycles_delay(next - now, period()));
+  }
+};
+
+/// The calendar of this test process when it drives by calendar, else null
+/// (one per process: SystemC elaborates once).
+inline tlmgpu::memory::CycleCalendar* test_calendar() {
+  if (memory_driver() != Driver::Calendar) return nullptr;
+  static CalendarDriver* driver = new CalendarDriver("calendar_driver");
+  return &driver->calendar;
+}
+/// Hands `module` to the test calendar, when there is one.
+template <class Module>
+void drive(Module& module) {
+  if (tlmgpu::memory::CycleCalendar* c = test_calendar()) module.drive_from(*c);
+}
+/// The stand-ins below call this before they call into a module: under a
+/// calendar the modules read the cycle from it, and a stand-in's own process
+/// may run before the driver's in a cycle (GpuTop's SMs run inside it).
+inline void sync_calendar() {
+  if (tlmgpu::memory::CycleCalendar* c = test_calendar()) c->set_now(now_cycle());
+}
+
+/// A memory test that runs once per Driver.
+class MemoryDriver : public ::testing::TestWithParam<Driver> {
+ protected:
+  void SetUp() override { memory_driver() = GetParam(); }
+};
+inline std::string driver_name(const ::testing::TestParamInfo<Driver>& info) {
+  return info.param == Driver::Calendar ? "Calendar" : "OwnProcesses";
+}
+#define TLMGPU_MEMORY_DRIVERS(Suite)                                                                            \
+  INSTANTIATE_TEST_SUITE_P(Driver, Suite,                                                                        \
+                           ::testing::Values(::tlmgpu_memtest::Driver::OwnProcesses,                                \
+                                             ::tlmgpu_memtest::Driver::Calendar),                                   \
+                           ::tlmgpu_memtest::driver_name)
 
 inline LineAccess line_access(uint64_t id, AccessKind kind, uint64_t line, uint32_t mask = 0xf) {
   LineAccess a;
@@ -72,6 +141,7 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
   void run() {
     for (const Step& s : script) {
       if (s.cycle > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(s.cycle - now_cycle(), period()));
+      sync_calendar();
       accepted.push_back(cache->try_access(s.access, s.cycle));
     }
   }
@@ -120,6 +190,7 @@ class TestInitiator : public sc_core::sc_module {
       index_[&p] = i;
       sc_core::sc_time delay = tlmgpu::memory::cycles_delay(s.arrive - now_cycle(), period());
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sync_calendar();
       socket->nb_transport_fw(p, phase, delay);
     }
   }
@@ -168,6 +239,7 @@ class TestMemory : public sc_core::sc_module {
       tlm::tlm_generic_payload* p = pending_.pop();
       sc_core::sc_time delay = tlmgpu::memory::cycles_delay(latency_, period());
       tlm::tlm_phase phase = tlm::BEGIN_RESP;
+      sync_calendar();
       socket->nb_transport_bw(*p, phase, delay);
     }
     if (!pending_.empty()) tlmgpu::memory::notify_at_cycle(wake_, pending_.next_ready(), period());
@@ -224,6 +296,7 @@ struct OneSmMemoryBench {
     l1d->response_port.bind(sm_d);
     l1i->response_port.bind(sm_i);
     mem->bind_l1(0, *l1d, *l1i);
+    drive(*mem);
   }
 };
 

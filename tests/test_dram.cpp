@@ -11,6 +11,19 @@
 
 namespace {
 
+// Each test runs with the modules on their own processes and from a
+// CycleCalendar, as inside the GPU (memory_test_support.h).
+class DramDriven : public tlmgpu_memtest::MemoryDriver {};
+TLMGPU_MEMORY_DRIVERS(DramDriven);
+class DramClockDriven : public tlmgpu_memtest::MemoryDriver {};
+TLMGPU_MEMORY_DRIVERS(DramClockDriven);
+class DramTimingDriven : public tlmgpu_memtest::MemoryDriver {};
+TLMGPU_MEMORY_DRIVERS(DramTimingDriven);
+class DramMappingDriven : public tlmgpu_memtest::MemoryDriver {};
+TLMGPU_MEMORY_DRIVERS(DramMappingDriven);
+class DramBandwidthDriven : public tlmgpu_memtest::MemoryDriver {};
+TLMGPU_MEMORY_DRIVERS(DramBandwidthDriven);
+
 using namespace tlmgpu_memtest;
 using tlmgpu::memory::DramAddressMap;
 using tlmgpu::memory::DramChannel;
@@ -26,6 +39,7 @@ struct Bench {
   explicit Bench(const DramConfig& c, const char* name = "dram")
       : config(c), dram(name, config, kCoreMhz, period()), l2((std::string(name) + "_l2").c_str()) {
     l2.socket.bind(dram.port(0));
+    drive(dram);
   }
   double stat(const char* name) const {
     tlmgpu::stats::StatMap m;
@@ -39,7 +53,7 @@ struct Bench {
 constexpr uint64_t kRow = 2048 * 16;  // next row of the same bank (default linear mapping)
 constexpr uint64_t kBank = 2048;      // next bank
 
-TEST(Dram, DefaultLinearMapping) {
+TEST_P(DramDriven, DefaultLinearMapping) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse(DramConfig{}.address_mapping, error)) << error;
@@ -49,7 +63,7 @@ TEST(Dram, DefaultLinearMapping) {
   EXPECT_EQ(l.column, 100u);
 }
 
-TEST(Dram, RowHitVsRowMissLatencyFollowTheFormula) {
+TEST_P(DramDriven, RowHitVsRowMissLatencyFollowTheFormula) {
   Bench b(four_cycle_bursts());  // tRCD = tRP = tCL = 12, tRAS = 28, tRC = 40
   const auto& c = b.config;
   const uint64_t burst = 4;
@@ -79,7 +93,7 @@ TEST(Dram, RowHitVsRowMissLatencyFollowTheFormula) {
   EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 
-TEST(Dram, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
+TEST_P(DramDriven, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
   Bench b(four_cycle_bursts());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},       // opens row 0 of bank 0; column at 22
                  {20, kRow, 0x1, AccessKind::Load},    // older, row miss
@@ -94,7 +108,7 @@ TEST(Dram, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
   EXPECT_DOUBLE_EQ(b.stat("avg_queue_depth"), 7.0 / 6.0);
 }
 
-TEST(Dram, TwoBanksOverlapTheirActivations) {
+TEST_P(DramDriven, TwoBanksOverlapTheirActivations) {
   Bench b(four_cycle_bursts());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load}, {10, kBank, 0x1, AccessKind::Load}};
   run_cycles(500);
@@ -109,7 +123,7 @@ TEST(Dram, TwoBanksOverlapTheirActivations) {
   EXPECT_DOUBLE_EQ(b.stat("bank_parallelism"), 28.0 / 16.0);
 }
 
-TEST(Dram, QueueDepthBoundsTheSchedulerWindow) {
+TEST_P(DramDriven, QueueDepthBoundsTheSchedulerWindow) {
   DramConfig config = four_cycle_bursts();
   config.queue_depth = 1;
   Bench b(config);
@@ -123,7 +137,7 @@ TEST(Dram, QueueDepthBoundsTheSchedulerWindow) {
 
 // ------------------------------------------------------- the clock crossing
 
-TEST(DramClock, ConvertsWithIntegersBothWays) {
+TEST_P(DramClockDriven, ConvertsWithIntegersBothWays) {
   const DramClockCrossing same(700, 700);
   EXPECT_EQ(same.dram_at_or_after(123), 123u);
   EXPECT_EQ(same.core_at_or_after(123), 123u);
@@ -180,7 +194,7 @@ DramConfig gddr5() {
 constexpr uint64_t kBank4K = 4096;       // next bank; bank b is in group b mod 4
 constexpr uint64_t kRow4K = 4096 * 16;   // next row of a bank
 
-TEST(DramClock, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
+TEST_P(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench b(config);
@@ -193,7 +207,7 @@ TEST(DramClock, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
   EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 
-TEST(DramClock, FixedLatencyIsSpentBeforeTheQueue) {
+TEST_P(DramClockDriven, FixedLatencyIsSpentBeforeTheQueue) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   config.latency = 100;
@@ -207,7 +221,7 @@ TEST(DramClock, FixedLatencyIsSpentBeforeTheQueue) {
 
 // ------------------------------------------------------ GDDR5 constraints
 
-TEST(DramTiming, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
+TEST_P(DramTimingDriven, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
   Bench b(gddr5());
   b.l2.script = {// Rows opened in banks 0 (group 0), 1 (group 1), 4 (group 0).
                  {10, 0, 0x1, AccessKind::Load},
@@ -236,7 +250,7 @@ TEST(DramTiming, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
   EXPECT_EQ(b.stat("row_hits"), 4);
 }
 
-TEST(DramTiming, ActivateWaitsForTRcAfterTheLastActivate) {
+TEST_P(DramTimingDriven, ActivateWaitsForTRcAfterTheLastActivate) {
   // A row miss right behind a closed-bank access: activate 10, column 22,
   // precharge at 38 (tRAS 28), activate at max(38 + tRP, 10 + tRC).
   DramConfig slow = gddr5();
@@ -248,7 +262,7 @@ TEST(DramTiming, ActivateWaitsForTRcAfterTheLastActivate) {
   EXPECT_EQ(rc60.l2.response_ready[1], 70 + 12 + 14u);  // tRC binds
 }
 
-TEST(DramTiming, PrechargeWaitsForWriteRecovery) {
+TEST_P(DramTimingDriven, PrechargeWaitsForWriteRecovery) {
   Bench b(gddr5());
   // A write to a closed bank: activate 10, column 22, data 26..28. The row
   // miss behind it may precharge at max(10 + tRAS, 28 + tWR) = 40, activate
@@ -259,7 +273,7 @@ TEST(DramTiming, PrechargeWaitsForWriteRecovery) {
   EXPECT_EQ(b.l2.response_ready[1], 78u);
 }
 
-TEST(DramTiming, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurnaround) {
+TEST_P(DramTimingDriven, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurnaround) {
   Bench b(gddr5());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},             // open bank 0 (act 10)
                  {10, kBank4K, 0x1, AccessKind::Load},       // open bank 1 (act 16)
@@ -280,7 +294,7 @@ TEST(DramTiming, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurnaround) {
   EXPECT_EQ(b.stat("turnaround_delays"), 2);
 }
 
-TEST(DramTiming, AnyRequestTakesWholeBursts) {
+TEST_P(DramTimingDriven, AnyRequestTakesWholeBursts) {
   Bench b(gddr5());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},        // opens the row
                  {100, 0, 0x1, AccessKind::Load},       // 32 B: one 64 B burst
@@ -298,7 +312,7 @@ TEST(DramTiming, AnyRequestTakesWholeBursts) {
 
 // --------------------------------------------------------- address mapping
 
-TEST(DramMapping, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
+TEST_P(DramMappingDriven, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse("0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS", error)) << error;
@@ -326,7 +340,7 @@ TEST(DramMapping, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
   EXPECT_EQ(map.locate((uint64_t(1) << 40) + (uint64_t(1) << 16)).row, (uint64_t(1) << 24) + 1);
 }
 
-TEST(DramMapping, TitanXPatternAlternatesBanksPerLine) {
+TEST_P(DramMappingDriven, TitanXPatternAlternatesBanksPerLine) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse("0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS", error)) << error;
@@ -343,7 +357,7 @@ void all_at_once(Bench& b, const std::vector<uint64_t>& addrs, uint32_t mask) {
   for (uint64_t a : addrs) b.l2.script.push_back({10, a, mask, AccessKind::Load});
 }
 
-TEST(DramBandwidth, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
+TEST_P(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
   DramConfig config = gddr5();
   config.address_mapping = "0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS";  // GTX480
   Bench seq(config, "seq"), rnd(config, "rnd");
@@ -388,7 +402,7 @@ TEST(DramBandwidth, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
   EXPECT_FALSE(sc_core::sc_pending_activity());
 }
 
-TEST(Dram, SameTrafficGivesTheSameCyclesWhateverTheBuildOrder) {
+TEST_P(DramDriven, SameTrafficGivesTheSameCyclesWhateverTheBuildOrder) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench second(config, "second"), first(config, "first");
