@@ -568,8 +568,8 @@ def main(argv):
             body.extend(paper_section(name, title, claim, data[name], ctx))
         else:
             body.append(f"<h2 id=\"{name}\">{rc.esc(title)}</h2>" + rc.note_html(f"{name}.csv has no rows."))
-    path = rc.write_page(out_dir, "tlmgpu: the seed papers reproduced", "\n".join(header), body)
-    print(path)
+    # tlmgpu_papers prints the page's path; stdout stays free for it.
+    rc.write_page(out_dir, "tlmgpu: the seed papers reproduced", "\n".join(header), body)
     return 0
 
 

@@ -12,7 +12,14 @@ import html
 import math
 import os
 
-import matplotlib
+import sys
+
+try:
+    import matplotlib
+except ImportError:
+    # The programs choose a Python with matplotlib; this is for a hand-run script.
+    sys.exit(f"{os.path.basename(sys.argv[0])}: this Python ({sys.executable}) has no matplotlib "
+             "(install Debian's python3-matplotlib and run /usr/bin/python3)")
 
 matplotlib.use("Agg")  # no display: the programs run on build machines and clusters
 import matplotlib.pyplot as plt  # noqa: E402  (after use())

@@ -16,6 +16,7 @@
 
 #include "tools/paper_comparison/paper_comparison.h"
 #include "tools/paper_comparison/papers.h"
+#include "tools/experiment/python_report.h"
 
 namespace {
 
@@ -37,6 +38,7 @@ constexpr const char* kUsage =
     "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
     "  --tlmgpu PATH       the tlmgpu binary (default: tlmgpu next to this program)\n"
     "  --dry-run           print the tlmgpu command lines and exit\n"
+    "  --no-report         write no figures and no index.html (scripts/report/papers_report.py)\n"
     "  --verbose           print each command line as it starts\n"
     "  -h, --help          this text\n"
     "\n"
@@ -57,6 +59,7 @@ struct Options {
   std::string out = "paper_comparison";
   std::string tlmgpu;
   bool dry_run = false, verbose = false;
+  bool report = true;  // figures + index.html, drawn by scripts/report/papers_report.py
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -102,6 +105,8 @@ Options parse(int argc, char** argv) {
       o.dry_run = true;
     } else if (a == "--verbose") {
       o.verbose = true;
+    } else if (a == "--no-report") {
+      o.report = false;
     } else {
       throw UsageError("unknown option '" + a + "'");
     }
@@ -235,6 +240,15 @@ int main(int argc, char** argv) {
     }
     print_summary(*s.paper, s.workloads, opt.size, rows);
     std::cout << "  csv: " << csv.string() << '\n';
+  }
+
+  // The page is a view of the CSVs: without Python/matplotlib the CSVs stand
+  // alone, so a missing report never changes the exit code.
+  if (opt.report) {
+    if (experiment::run_report_script("papers_report.py", {opt.out}, std::cerr) == 0)
+      std::cout << "\nreport: " << (fs::path(opt.out) / "index.html").string() << '\n';
+    else
+      std::cerr << "tlmgpu_papers: no report written (the CSVs are complete)\n";
   }
 
   int failed = 0;
