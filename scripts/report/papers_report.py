@@ -73,11 +73,13 @@ def ours(row):
 
 class RunIndex:
     """The statistics of the runs in OUT/runs, by (workload, scheduler,
-    preset, size). A key shared by runs that differ in other options (SWaS's
-    fetch policy) is ambiguous and left out: no figure picks a run by guess."""
+    preset, size). A key shared by runs with different results (SWaS's fetch
+    policy is not in the key) is ambiguous and left out: no figure picks a run
+    by guess. The same run stored twice (the simulator is deterministic) is one."""
 
     def __init__(self, out_dir):
         self.paths = {}
+        cycles = {}
         ambiguous = set()
         for path in sorted(glob.glob(os.path.join(out_dir, "runs", "*.json"))):
             try:
@@ -88,9 +90,10 @@ class RunIndex:
             if not isinstance(stats, dict) or "launches" not in stats or "modules" not in stats:
                 continue  # not a statistics file (e.g. a run's meta data)
             key = (stats.get("workload"), stats.get("scheduler"), stats.get("preset"), stats.get("size"))
-            if key in self.paths:
+            if key in self.paths and cycles[key] != stats.get("sim_cycles"):
                 ambiguous.add(key)
             self.paths[key] = path
+            cycles[key] = stats.get("sim_cycles")
         for key in ambiguous:
             del self.paths[key]
         self.cache = {}
