@@ -128,8 +128,8 @@ PRO_BASELINES = [("lrr", "LRR"), ("two_level", "TL"), ("gto", "GTO")]
 
 def per_workload_and_geomean(rows, metric_of_series, series_keys, groups):
     """values[s][g] and paper[s][g] for grouped bars: the per-workload rows
-    then the aggregate row (the last group); the paper's number on the
-    aggregate only unless a per-workload row carries one."""
+    then the aggregate row (the last group). The papers give averages, which
+    the CSV repeats on each workload's row: drawn once, on the aggregate."""
     values = {s: [None] * len(groups) for s in series_keys}
     paper = {s: [None] * len(groups) for s in series_keys}
     for r in rows:
@@ -140,7 +140,8 @@ def per_workload_and_geomean(rows, metric_of_series, series_keys, groups):
         if g is None:
             continue
         values[s][g] = ours(r)
-        paper[s][g] = rc.to_float(r.get("paper"))
+        if is_aggregate(r):
+            paper[s][g] = rc.to_float(r.get("paper"))
     return values, paper
 
 
@@ -159,7 +160,7 @@ def pro_figures(rows, ctx):
     series = ["over " + n for _, n in PRO_BASELINES]
     values, paper = per_workload_and_geomean(rows, speedup_series, series, groups)
     fig, ax = rc.new_figure(width=max(5.0, 0.6 * len(groups) + 2))
-    rc.grouped_bars(ax[0][0], groups, series, values, paper, ylabel="PRO speedup (baseline cycles / PRO cycles)",
+    rc.grouped_bars(ax[0][0], groups, series, values, paper, ylabel="PRO speedup",
                     neutral=1.0)
     figs.append(ctx.figures.save(fig, "pro_speedup",
                                  "PRO's speedup over LRR, two-level (TL) and GTO per workload and their geomean "
@@ -343,7 +344,7 @@ def spin_figures(rows, ctx):
         ax.set_title(w, fontsize=9)
         ax.set_xlabel("back-off amount (cycles)")
         ax.set_ylabel("total cycles")
-        ax.legend(fontsize=6, frameon=False)
+        ax.legend(fontsize=6, frameon=False, loc="best")
     for j in range(len(workloads), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
     return [ctx.figures.save(fig, "spin_backoff_cycles",

@@ -99,7 +99,9 @@ class Figures:
 
 
 def new_figure(width=7.0, height=3.2, ncols=1, nrows=1, **kw):
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, **kw)
+    width = min(width, 11.0)  # a page's width; more groups make narrower bars
+    # Constrained layout keeps panel titles, labels and legends from overlapping.
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, layout="constrained", **kw)
     return fig, axes
 
 
@@ -126,6 +128,13 @@ def grouped_bars(ax, groups, series, values, paper=None, ylabel="", neutral=None
                 paper_drawn = True
     if neutral is not None:
         ax.axhline(neutral, color="grey", linewidth=0.8, linestyle=":")
+        # Ratios sit near the neutral line: start the axis just below the
+        # lowest bar so that a few percent stay visible (as the papers do).
+        drawn = [v for s in series for v in values[s] if v is not None]
+        drawn += [v for s in series for v in (paper or {}).get(s) or [] if v is not None]
+        low = min(drawn + [neutral])
+        if low > 0.2:
+            ax.set_ylim(bottom=math.floor((low - 0.05) * 10) / 10)
     ax.set_xticks(xs)
     ax.set_xticklabels(groups, rotation=30 if len(groups) > 4 else 0, ha="right" if len(groups) > 4 else "center")
     ax.set_ylabel(ylabel)
