@@ -103,10 +103,12 @@ def draw(fig_spec, figures, report):
                         neutral=1.0 if normalised else None)
     else:
         xn = [float(v) for v in fig_spec["x_numeric"]]
-        for s in series:
+        for i, s in enumerate(series):
             # NaN breaks the line: a point without a value is a gap, never 0.
             ys = [v if v is not None else float("nan") for v in values[s]]
-            ax.plot(xn, ys, marker="o", markersize=3, label=labels[s])
+            # Marker and dash differ per series: equal series would hide each other.
+            ax.plot(xn, ys, marker="osD^v<>"[i % 7], markersize=4, linestyle=("-", "--", "-.", ":")[i % 4],
+                    label=labels[s])
         if normalised:
             ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         ax.set_xlabel(fig_spec["x"])
