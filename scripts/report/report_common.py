@@ -69,13 +69,6 @@ def fmt(value, digits=4):
     return f"{value:.{digits}g}"
 
 
-def geomean(values):
-    values = [v for v in values if v is not None and v > 0]
-    if not values:
-        return None
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 # ------------------------------------------------------------ figures
 
 

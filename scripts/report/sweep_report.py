@@ -90,7 +90,7 @@ def point_grid(fig):
     return xs, series, values
 
 
-def draw(fig_spec, figures, report):
+def draw(fig_spec, figures):
     xs, series, values = point_grid(fig_spec)
     normalised = bool(fig_spec.get("normalise_to"))
     labels = {s: (s if s else fig_spec["metric"]) for s in series}
@@ -176,7 +176,7 @@ def main(argv):
     try:
         report, runs = load(report_path)
         figures = rc.Figures(out_dir)
-        drawn = [(f, draw(f, figures, report)) for f in report["figures"]]
+        drawn = [(f, draw(f, figures)) for f in report["figures"]]
     except BadReport as e:
         print(f"sweep_report.py: {e}", file=sys.stderr)
         return 2
