@@ -16,6 +16,7 @@
 
 #include "tools/paper_comparison/paper_comparison.h"
 #include "tools/paper_comparison/papers.h"
+#include "tools/experiment/python_report.h"
 
 namespace {
 
@@ -33,7 +34,8 @@ constexpr const char* kUsage =
     "  --paper NAME        pro, spin_backoff, kaws, lfws, swas or all (default: all)\n"
     "  --size SIZE         small or default (default: small)\n"
     "  --workloads A,B     only these of each paper's workloads\n"
-    "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n";
+    "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
+    "  --no-report         write no figures and no index.html (scripts/report/papers_report.py)\n";
 constexpr const char* kUsageTail =
     "  -h, --help          this text\n"
     "\n"
@@ -59,6 +61,7 @@ struct Options {
   std::string size = "small";
   std::vector<std::string> workloads;
   std::string out = "paper_comparison";
+  bool report = true;  // figures + index.html, drawn by scripts/report/papers_report.py
   experiment::PoolOptions pool;
 };
 
@@ -89,6 +92,8 @@ Options parse(int argc, char** argv) {
       o.workloads = split_commas(value(i, a));
     } else if (a == "--out") {
       o.out = value(i, a);
+    } else if (a == "--no-report") {
+      o.report = false;
     } else if (!experiment::take_pool_option(argc, argv, i, o.pool)) {
       throw UsageError("unknown option '" + a + "'");
     }
@@ -221,6 +226,15 @@ int main(int argc, char** argv) {
     }
     print_summary(*s.paper, s.workloads, opt.size, rows);
     std::cout << "  csv: " << csv.string() << '\n';
+  }
+
+  // The page is a view of the CSVs: without Python/matplotlib the CSVs stand
+  // alone, so a missing report never changes the exit code.
+  if (opt.report) {
+    if (experiment::run_report_script("papers_report.py", {opt.out}, std::cerr) == 0)
+      std::cout << "\nreport: " << (fs::path(opt.out) / "index.html").string() << '\n';
+    else
+      std::cerr << "tlmgpu_papers: no report written (the CSVs are complete)\n";
   }
 
   int failed = 0;
