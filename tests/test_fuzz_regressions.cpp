@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_inputs.h"
+#include "platform/launch_file.h"
 
 namespace fs = std::filesystem;
 
@@ -55,3 +56,15 @@ TEST(FuzzRegressions, PtxInputsEndCleanly) { feed_all("ptx", tlmgpu::fuzz::ptx_i
 TEST(FuzzRegressions, LaunchFileInputsEndCleanly) { feed_all("launch_file", tlmgpu::fuzz::launch_file_input); }
 TEST(FuzzRegressions, ConfigInputsEndCleanly) { feed_all("config", tlmgpu::fuzz::config_input); }
 TEST(FuzzRegressions, MmioInputsEndCleanly) { feed_all("mmio", tlmgpu::fuzz::mmio_input); }
+
+// fuzz_launch_file's first finding: a number too large for a double escaped
+// the launch-file reader as nlohmann's out_of_range exception (no file, no
+// line). It is a LaunchFileError naming the file and the number's line.
+TEST(FuzzRegressions, LaunchFileNumberOverflowNamesFileAndLine) {
+  try {
+    tlmgpu::platform::LaunchFile::parse("{\n  \"ptx\": \"k.ptx\",\n  \"x\": 1e999\n}\n", "big.json", ".");
+    FAIL() << "no error";
+  } catch (const tlmgpu::platform::LaunchFileError& e) {
+    EXPECT_STREQ(e.what(), "launch file big.json: JSON number overflow parsing '1e999' at line 3");
+  }
+}
