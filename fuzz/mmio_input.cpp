@@ -1,6 +1,7 @@
 #include "fuzz/fuzz_inputs.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -36,6 +37,7 @@ constexpr uint64_t kMmioMemoryBytes = 1u << 20;  // what the harness may store i
 constexpr size_t kMaxOperations = 512;
 // LT mode: a kernel that loops forever ends at the watchdog, quickly.
 constexpr uint64_t kWatchdogInstructions = 200'000;
+constexpr uint32_t kMaxGridDim = 2;  // CTAs per grid dimension (clamp_queued_grids)
 
 class InputReader {
  public:
@@ -84,7 +86,31 @@ struct MmioFuzzer::Soc {
     return m.dmi_grants + m.dmi_refusals + m.debug_accesses + m.transport_accesses;
   }
 
-  void run(sc_core::sc_time t) { sc_core::sc_start(t); }
+  // A launch's work grows with its grid without bound (a GPU runs 2^31
+  // CTAs if asked), and an LT launch runs to its end inside one sc_start.
+  // So that one input stays well under libFuzzer's 1 s, every queued
+  // descriptor's grid is clamped to at most kMaxGridDim per dimension before
+  // the simulation runs (0 stays 0: an error the peripheral must report).
+  void clamp_queued_grids() {
+    auto& cpu = soc.cpu;
+    const uint64_t base = cpu.read64(TLMGPU_REG_QUEUE_BASE_LO);
+    const uint32_t size = std::min(cpu.read(TLMGPU_REG_QUEUE_SIZE), TLMGPU_QUEUE_MAX_ENTRIES);
+    for (uint32_t i = 0; i < size; ++i) {
+      const uint64_t at = base + uint64_t(i) * TLMGPU_DESCRIPTOR_BYTES + offsetof(tlmgpu_launch_descriptor, grid);
+      if (at < base || at + 12 > soc.memory.bytes.size()) break;
+      for (uint64_t d = 0; d < 3; ++d) {
+        uint32_t v;
+        std::memcpy(&v, soc.memory.bytes.data() + at + 4 * d, 4);
+        v = std::min(v, kMaxGridDim);
+        std::memcpy(soc.memory.bytes.data() + at + 4 * d, &v, 4);
+      }
+    }
+  }
+
+  void run(sc_core::sc_time t) {
+    clamp_queued_grids();
+    sc_core::sc_start(t);
+  }
 
   void run_until_idle() {
     run(sc_core::sc_time(1, sc_core::SC_NS));
