@@ -16,6 +16,7 @@
 
 #include "fuzz/fuzz_inputs.h"
 #include "platform/launch_file.h"
+#include "tests/soc_test_support.h"
 
 namespace fs = std::filesystem;
 
@@ -67,4 +68,23 @@ TEST(FuzzRegressions, LaunchFileNumberOverflowNamesFileAndLine) {
   } catch (const tlmgpu::platform::LaunchFileError& e) {
     EXPECT_STREQ(e.what(), "launch file big.json: JSON number overflow parsing '1e999' at line 3");
   }
+}
+
+// fuzz_mmio's finding: a PTX image whose range runs past the top of the
+// 64-bit address space wrapped around to address 0 inside the DMI region
+// and was read from before the region's start (UBSan: pointer overflow). It
+// is a memory error naming the address.
+TEST(FuzzRegressions, PtxImageAtTheTopOfTheAddressSpaceIsAMemoryError) {
+  using namespace tlmgpu_soctest;
+  tlmgpu::platform::GpuConfig config = tlmgpu::preset("gtx480");
+  config.num_sms = 2;
+  Soc soc(config);
+  soc.setup_queue();
+  const uint64_t top = ~uint64_t(0) - 7;
+  soc.queue(descriptor({top, 16}, soc.put_name("k", 0), 1, 32, kParamBase, 0));
+  soc.doorbell();
+  soc.run_until_idle();
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_STATUS), TLMGPU_STATUS_ERROR);
+  EXPECT_EQ(soc.cpu.read(TLMGPU_REG_ERROR_CODE), TLMGPU_ERROR_MEMORY) << soc.cpu.error_message();
+  EXPECT_EQ(soc.cpu.read64(TLMGPU_REG_ERROR_ADDRESS_LO), top);
 }
