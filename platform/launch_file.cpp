@@ -1898,11 +1898,20 @@ LaunchFile LaunchFile::parse(const std::string& text, const std::string& display
   try {
     // Comments (// and /* */) are allowed: launch files are written by hand.
     root = json::parse(text, nullptr, true, true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error, with its line and column) or a number
+    // too large for a double (out_of_range 406, found by fuzz_launch_file).
     std::string msg = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep "parse error at line L, column C: ...".
     if (auto close = msg.find("] "); msg.rfind("[json.exception", 0) == 0 && close != std::string::npos)
       msg = msg.substr(close + 2);
+    // The overflow names the number but not where it is: give its line.
+    if (const size_t open = msg.find('\''), close = msg.rfind('\'');
+        e.id == 406 && open != std::string::npos && close > open + 1) {
+      const size_t at = text.find(msg.substr(open + 1, close - open - 1));
+      if (at != std::string::npos)
+        msg += " at line " + std::to_string(1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n'));
+    }
     throw LaunchFileError("launch file " + display_name + ": JSON " + msg);
   }
   auto plan = std::make_unique<detail::LaunchPlan>();

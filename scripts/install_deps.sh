@@ -8,7 +8,10 @@ packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev
           # The experiment programs' figures and HTML pages (scripts/report/),
           # the page test in headless Chromium, and the one-node Slurm the
           # cluster-launcher test starts on localhost:
-          python3-matplotlib chromium slurm-wlm munge)
+          python3-matplotlib chromium slurm-wlm munge
+          # The libFuzzer targets (scripts/fuzz.sh): clang and its sanitizer
+          # and libFuzzer runtimes.
+          clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -160,8 +160,16 @@ bool TlmGlobalMemory::debug_transport(tlm::tlm_command command, uint64_t addr, u
   return false;
 }
 
+namespace {
+// A range that runs past the top of the 64-bit address space (a descriptor's
+// address near 2^64, found by fuzz_mmio) is no memory: the access fails as an
+// error response would, instead of wrapping around to address 0.
+bool wraps(uint64_t addr, uint64_t bytes) { return addr + (bytes - 1) < addr; }
+}  // namespace
+
 bool TlmGlobalMemory::read(uint64_t addr, void* dst, uint64_t bytes) {
   if (bytes == 0) return true;
+  if (wraps(addr, bytes)) return false;
   auto* out = static_cast<uint8_t*>(dst);
   // Host-side reads go in pieces no larger than a debug transaction's
   // 32-bit length; DMI where the whole piece is granted.
@@ -180,6 +188,7 @@ bool TlmGlobalMemory::read(uint64_t addr, void* dst, uint64_t bytes) {
 
 bool TlmGlobalMemory::write(uint64_t addr, const void* src, uint64_t bytes) {
   if (bytes == 0) return true;
+  if (wraps(addr, bytes)) return false;
   const auto* in = static_cast<const uint8_t*>(src);
   constexpr uint64_t kPiece = 1u << 20;
   std::vector<uint8_t> buffer;
