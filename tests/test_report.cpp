@@ -271,7 +271,7 @@ BrowserView open_in_chromium(const fs::path& page, const fs::path& scratch) {
                            " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
                            " --disable-background-networking --disable-component-update --disable-sync"
                            " --user-data-dir=" + shell_quoted(profile.string()) +
-                           " --enable-logging=stderr --v=0 --dump-dom " + shell_quoted("file://" + page.string()),
+                           " --enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom " + shell_quoted("file://" + page.string()),
                        scratch);
   BrowserView v;
   EXPECT_EQ(r.code, 0) << r.err;

@@ -603,12 +603,15 @@ schedulers::WarpView StreamingMultiprocessor::warp_view(const WarpSlot& w, uint3
   v.progress = w.progress;
   v.active_threads = exec::intops::popcount32(w.next_mask);
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
-  if (w.ib_count && head != kNopPc) {
+  // The scheduler sees a head once it has decoded: before, the entry says
+  // none, whenever it was last refreshed.
+  const bool decoded = w.ib_count && w.ibuffer[w.ib_head].ready_cycle <= now;
+  if (decoded && head != kNopPc) {
     const InstructionTiming& t = (*launch_.timing)[head];
     v.head_pc = head;
     v.head_unit = t.unit;
     v.head_class = t.head_class;
-  } else if (w.ib_count) {
+  } else if (decoded) {
     v.head_class = schedulers::HeadClass::ShortAlu;
   }
   if (w.finished) {
