@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the whole project with AddressSanitizer + UndefinedBehaviorSanitizer
+# and the debug checks (-DTLMGPU_SANITIZE=ON: -O1 -g, LTO off, the scheduler
+# view check) into build-sanitize/, then runs the whole test suite there.
+# Any sanitizer report or failed debug check fails the test that caused it.
+#   bash scripts/test_sanitizers.sh [ctest options, e.g. -R Golden]
+# LeakSanitizer is off: its tracer crashes on SystemC's coroutine stacks
+# ("Tracer caught signal 11"); the fuzzers check for leaks per input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install_deps.sh
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+      -DTLMGPU_LTO=OFF -DTLMGPU_NATIVE=OFF -DTLMGPU_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j"$(nproc)"
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
+ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 "$@"
