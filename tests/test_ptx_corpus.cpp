@@ -361,13 +361,13 @@ int control_reference(int x, unsigned grid_x) {
     case 3: r = -x; break;
     case 4: r = int(unsigned(x) << 2); break;
     case 5: r = x >> 1; break;
-    case 6: r = x * x; break;
+    case 6: r = int(unsigned(x) * unsigned(x)); break;  // wraps, as mul.lo.s32 does
     case 7: r = x - 100; break;
     case 9: r = 12345; break;
     default: r = 0;
   }
   const int k = (x & 0x7fffffff) % 24;
-  r += x * k + r;
+  r = int(2u * unsigned(r) + unsigned(x) * unsigned(k));  // r += x * k + r, wrapping
   r += collatz_steps((x & 1023) + 1);
   r += fibonacci(x & 7);
   // %smid < %nsmid, %warpid < %nwarpid: 2; the lane masks' xor has no bit

@@ -90,7 +90,7 @@ TEST_P(RuntimeCalls, PrintfIntegerConversionsMatchTheCpu) {
     const int v = iv[size_t(t)];
     want += cpu_printf("t=%d i=%i u=%u x=%x X=%X o=%o c=%c\n", t, v, unsigned(v), v, v, v, 'A' + t);
     want += cpu_printf("[%-6d|%+d|%05d|% d|%#x|%#o|%8.3d] %s|%10s|%-4.2s| %ld %lld %hd %hhd %lu %llx %%\n", v, v, v, v,
-                       v, v, v, s.c_str(), s.c_str(), s.c_str(), long(v) * 100000000000L, -(long long)v, short(v),
+                       v, v, v, s.c_str(), s.c_str(), s.c_str(), long((unsigned long)long(v) * 100000000000UL), -(long long)v, short(v),
                        char(v), (unsigned long)t, (unsigned long long)(long long)v << 33);
   }
   EXPECT_EQ(dev.printf_output(), want);
