@@ -26,18 +26,37 @@ std::vector<PresetDescription> preset_descriptions() {
   return list;
 }
 
+namespace {
+
+// Each embedded file is read once per process (a few million instructions
+// of INI parsing), then copied.
+const std::map<std::string, GpuConfig>& parsed_presets() {
+  static const std::map<std::string, GpuConfig> parsed = [] {
+    std::map<std::string, GpuConfig> m;
+    for (const PresetEntry& p : kPresets) {
+      auto file = embedded_preset_files().find(p.name);
+      if (file == embedded_preset_files().end()) continue;  // reported by preset_config
+      // Every key is in the file (tests/test_config.cpp checks), so the
+      // default-constructed values underneath do not show through.
+      GpuConfig c;
+      load_config_text(c, file->second, "configs/" + std::string(p.name) + ".ini");
+      c.preset = p.name;
+      m.emplace(p.name, std::move(c));
+    }
+    return m;
+  }();
+  return parsed;
+}
+
+}  // namespace
+
 GpuConfig preset_config(const std::string& name) {
   for (const PresetEntry& p : kPresets) {
     if (name != p.name) continue;
-    auto file = embedded_preset_files().find(name);
-    if (file == embedded_preset_files().end())
+    auto it = parsed_presets().find(name);
+    if (it == parsed_presets().end())
       throw ConfigError("preset '" + name + "': configs/" + name + ".ini was not embedded at build time");
-    // Every key is in the file (tests/test_config.cpp checks), so the
-    // default-constructed values underneath do not show through.
-    GpuConfig c;
-    load_config_text(c, file->second, "configs/" + name + ".ini");
-    c.preset = name;
-    return c;
+    return it->second;
   }
   std::string names;
   for (const PresetEntry& p : kPresets) names += (names.empty() ? "" : ", ") + std::string(p.name);
