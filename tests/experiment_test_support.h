@@ -1,5 +1,5 @@
-// Running tlmgpu_papers from a test and reading what it wrote: shared by the
-// run pool and Slurm launcher tests.
+// Running the experiment programs from a test and reading what they wrote:
+// shared by the paper comparison, sweep, run pool and Slurm launcher tests.
 #pragma once
 
 #include <sys/stat.h>

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scratch_dir.h"
+#include "experiment_test_support.h"
 
 namespace {
 
@@ -23,43 +24,9 @@ const std::vector<std::string> kHeader = {"paper",    "workload", "size",     "p
                                           "baseline", "base_sim_cycles", "ours", "paper",        "paper_source",
                                           "agrees",   "details",  "command",  "config_hash"};
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-// Splits one CSV line; quoted fields may hold commas and doubled quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        f.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        f.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      f.emplace_back();
-    } else {
-      f.back() += c;
-    }
-  }
-  return f;
-}
-
-std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream is(read_text(p));
-  for (std::string line; std::getline(is, line);) rows.push_back(csv_fields(line));
-  return rows;
-}
+using experiment_test::csv_fields;
+using experiment_test::read_csv;
+using experiment_test::read_text;
 
 bool is_number(const std::string& s) {
   if (s.empty()) return false;

@@ -17,42 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "scratch_dir.h"
+#include "experiment_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-// Splits one CSV line; quoted fields may hold commas and doubled quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> f(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        f.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        f.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      f.emplace_back();
-    } else {
-      f.back() += c;
-    }
-  }
-  return f;
-}
+using experiment_test::csv_fields;
+using experiment_test::read_text;
 
 // The CSV as one map column -> value per row.
 std::vector<std::map<std::string, std::string>> read_rows(const fs::path& p, std::vector<std::string>* header = nullptr) {
