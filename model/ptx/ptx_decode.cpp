@@ -23,39 +23,32 @@ std::optional<CmpOp> cmp_of(sv m) {
       {"equ", CmpOp::Equ}, {"neu", CmpOp::Neu}, {"ltu", CmpOp::Ltu}, {"leu", CmpOp::Leu}, {"gtu", CmpOp::Gtu},
       {"geu", CmpOp::Geu}, {"num", CmpOp::Num}, {"nan", CmpOp::Nan},
   };
-  for (auto& [n, c] : table)
-    if (n == m) return c;
-  return std::nullopt;
+  return look_up_name(table, m);
 }
 
 std::optional<Rounding> frnd_of(sv m) {
-  if (m == "rn") return Rounding::Rn;
-  if (m == "rz") return Rounding::Rz;
-  if (m == "rm") return Rounding::Rm;
-  if (m == "rp") return Rounding::Rp;
-  return std::nullopt;
+  static const std::pair<sv, Rounding> table[] = {
+      {"rn", Rounding::Rn}, {"rz", Rounding::Rz}, {"rm", Rounding::Rm}, {"rp", Rounding::Rp}};
+  return look_up_name(table, m);
 }
 std::optional<Rounding> irnd_of(sv m) {
-  if (m == "rni") return Rounding::Rni;
-  if (m == "rzi") return Rounding::Rzi;
-  if (m == "rmi") return Rounding::Rmi;
-  if (m == "rpi") return Rounding::Rpi;
-  return std::nullopt;
+  static const std::pair<sv, Rounding> table[] = {
+      {"rni", Rounding::Rni}, {"rzi", Rounding::Rzi}, {"rmi", Rounding::Rmi}, {"rpi", Rounding::Rpi}};
+  return look_up_name(table, m);
 }
 
 /// Memory-ordering and scope qualifiers the functional model can ignore.
 bool is_sem_or_scope(sv m) {
-  return m == "weak" || m == "relaxed" || m == "acquire" || m == "release" || m == "acq_rel" ||
-         m == "cta" || m == "gpu" || m == "sys";
+  static const sv names[] = {"weak", "relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys"};
+  return name_in(names, m);
 }
 
 /// Cache-policy qualifiers (hints only). .L2::cache_hint is not here: it takes an extra operand.
 bool is_cache_hint(sv m) {
-  return m == "ca" || m == "cg" || m == "cs" || m == "lu" || m == "cv" || m == "wb" || m == "wt" ||
-         m == "L1::evict_normal" || m == "L1::evict_unchanged" || m == "L1::evict_first" ||
-         m == "L1::evict_last" || m == "L1::no_allocate" || m == "L2::evict_normal" ||
-         m == "L2::evict_first" || m == "L2::evict_last" || m == "L2::64B" || m == "L2::128B" ||
-         m == "L2::256B";
+  static const sv names[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged",
+                             "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
+                             "L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B"};
+  return name_in(names, m);
 }
 
 std::optional<SpecialReg> special_of(sv n) {
@@ -87,8 +80,7 @@ std::optional<SpecialReg> special_of(sv n) {
       {"%clock64", SpecialReg::Clock64},
       {"%globaltimer", SpecialReg::GlobalTimer},
   };
-  for (auto& [name, s] : table)
-    if (name == n) return s;
+  if (auto s = look_up_name(table, n)) return s;
   if (n.rfind("%envreg", 0) == 0 && n.size() > 7 && n.size() <= 9) {
     uint64_t k = 0;
     if (parse_uint(n.substr(7), k) && k < 32) return SpecialReg(unsigned(SpecialReg::EnvReg0) + unsigned(k));
@@ -2412,11 +2404,11 @@ class Decoder : PhaseReporter {
   }
 
   static BuiltinFunction builtin_of(sv name) {
-    if (name == "vprintf") return BuiltinFunction::Vprintf;
-    if (name == "malloc") return BuiltinFunction::Malloc;
-    if (name == "free") return BuiltinFunction::Free;
-    if (name == "__assertfail") return BuiltinFunction::AssertFail;
-    return BuiltinFunction::None;
+    static const std::pair<sv, BuiltinFunction> table[] = {{"vprintf", BuiltinFunction::Vprintf},
+                                                           {"malloc", BuiltinFunction::Malloc},
+                                                           {"free", BuiltinFunction::Free},
+                                                           {"__assertfail", BuiltinFunction::AssertFail}};
+    return look_up_name(table, name).value_or(BuiltinFunction::None);
   }
 
   /// The caller's call-sequence .param block `name`.

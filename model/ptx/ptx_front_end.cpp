@@ -106,18 +106,15 @@ std::optional<DataType> type_of(sv m) {
       {"s64", DataType::S64},   {"f16", DataType::F16}, {"f32", DataType::F32}, {"f64", DataType::F64},
       {"bf16", DataType::BF16}, {"f16x2", DataType::F16x2}, {"bf16x2", DataType::BF16x2},
   };
-  for (auto& [n, t] : table)
-    if (n == m) return t;
-  return std::nullopt;
+  return look_up_name(table, m);
 }
 
 std::optional<StateSpace> space_of(sv m) {
-  if (m == "global") return StateSpace::Global;
-  if (m == "shared" || m == "shared::cta") return StateSpace::Shared;
-  if (m == "local") return StateSpace::Local;
-  if (m == "param") return StateSpace::Param;
-  if (m == "const") return StateSpace::Const;
-  return std::nullopt;
+  static const std::pair<sv, StateSpace> table[] = {
+      {"global", StateSpace::Global}, {"shared", StateSpace::Shared}, {"shared::cta", StateSpace::Shared},
+      {"local", StateSpace::Local},   {"param", StateSpace::Param},   {"const", StateSpace::Const},
+  };
+  return look_up_name(table, m);
 }
 
 bool parse_uint(std::string_view t, uint64_t& v) {

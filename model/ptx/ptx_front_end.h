@@ -3,6 +3,7 @@
 // Internal to the front end (ptx_syntax, ptx_layout, ptx_decode, ptx_link).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -86,6 +87,22 @@ bool parse_uint(std::string_view t, uint64_t& v);
 /// floats for signed/unsigned ones).
 bool literal_bits(const Literal& l, DataType t, uint64_t& out);
 uint32_t align_up(uint64_t v, uint32_t a);
+
+/// Modifiers and names are looked up in tables of {name as written, meaning}
+/// rather than chains of comparisons; the tables are small (at most a few
+/// dozen short names), where a scan costs no more than a hash.
+template <typename T, size_t N>
+std::optional<T> look_up_name(const std::pair<std::string_view, T> (&table)[N], std::string_view name) {
+  for (const auto& [n, meaning] : table)
+    if (n == name) return meaning;
+  return std::nullopt;
+}
+template <size_t N>
+bool name_in(const std::string_view (&names)[N], std::string_view name) {
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
+
 /// A type modifier without its dot ("u32"), or nothing.
 std::optional<DataType> type_of(std::string_view m);
 /// A state-space modifier without its dot ("shared::cta"), or nothing.
