@@ -1671,9 +1671,9 @@ class Decoder : PhaseReporter {
   using DecodeHandler = void (Decoder::*)(Dec&, sv);
 
  public:
-
-  /// Opcode name (the part before the first '.') -> decode handler. known_opcode
-  /// and decode_instruction both use it, so they cannot disagree.
+  /// Opcode name (the part before the first '.') -> decode handler, built once.
+  /// is_decodable_opcode and decode_instruction both use it, so they cannot
+  /// disagree.
   static const std::unordered_map<sv, DecodeHandler>& decode_table() {
     static const std::unordered_map<sv, DecodeHandler> table = [] {
       std::unordered_map<sv, DecodeHandler> t = {
