@@ -163,6 +163,26 @@ TEST_F(ReportScripts, PapersDirectoryWithoutCsvIsExit2) {
   EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
 }
 
+// docs/SCHEDULERS.md's tables: the CSV's numbers arranged per workload, with
+// the aggregate, the paper's number and the agreement.
+TEST_F(ReportScripts, PapersMarkdownTablesCarryTheCsvsNumbers) {
+  const fs::path out = fixture("papers");
+  const Result r = script("papers_markdown.py", out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("| hotspot | 1.022 | 1.024 | 1.006 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| **geomean (1)** | **1.022** | **1.024** | **1.006** |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| paper | 1.12 | 1.13 | 1.02 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| agrees | yes | yes | no |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| LRR | 1.078 (3.21, yes) |"), std::string::npos) << r.out;
+  // Spin back-off: the best reduction with the back-off amount that gave it.
+  EXPECT_NE(r.out.find("| global_increment | 0.000 (0) |"), std::string::npos) << r.out;
+  // Only the papers with a CSV.
+  EXPECT_EQ(r.out.find("**KAWS**"), std::string::npos);
+  const Result none = script("papers_markdown.py", (dir_.path() / "nothing").string());
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no paper CSV"), std::string::npos) << none.err;
+}
+
 TEST_F(ReportScripts, SweepPageHasEachFigureAndTheRunsOfEveryNumber) {
   const fs::path out = fixture("sweep");
   const Result r = script("sweep_report.py", (out / "report.json").string());
