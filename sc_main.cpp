@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -328,10 +327,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   const std::string& size_name = in.size_name;
   const uint64_t seed = in.seed;
 
-  std::vector<std::vector<std::string>> table = {
-      {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "cycles", "IPC", "host s",
-       "warp insts/s"}};
-  json runs = json::array();
+  std::vector<tlmgpu::platform::RunStatistics> runs;
   bool all_ok = true;
   for (const wl::WorkloadInfo* info : wl::all_workloads()) {
     tlmgpu::platform::DeviceOptions options = rs.device;
@@ -348,39 +344,27 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
     const double secs = st.kernel_host_seconds;
     const bool ok = result.verified && fault.empty();
     all_ok &= ok;
-    table.push_back({info->name, cli::divergence_name(options.divergence),
-                     ok ? "yes" : (fault.empty() ? "NO" : "FAULT"), std::to_string(st.kernels_launched),
-                     std::to_string(st.ctas), std::to_string(st.warp_insts), std::to_string(st.thread_insts),
-                     std::to_string(st.sim_cycles),
-                     st.sim_cycles ? cli::format_number(double(st.thread_insts) / double(st.sim_cycles)) : "-",
-                     cli::format_number(secs), cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0)});
-    json r = {{"workload", info->name},
-              {"divergence", cli::divergence_name(options.divergence)},
-              {"verified", ok},
-              {"detail", fault.empty() ? result.detail : fault},
-              {"kernels_launched", st.kernels_launched},
-              {"ctas", st.ctas},
-              {"warp_insts", st.warp_insts},
-              {"thread_insts", st.thread_insts},
-              {"sim_cycles", st.sim_cycles},
-              {"kernel_host_seconds", secs}};
-    runs.push_back(r);
+    tlmgpu::platform::RunStatistics& r = runs.emplace_back();
+    r.add("workload", info->name);
+    r.add("divergence", cli::divergence_name(options.divergence));
+    r.add("verified", ok).shown_as(ok ? "yes" : (fault.empty() ? "NO" : "FAULT"));
+    r.add("detail", fault.empty() ? result.detail : fault).json_only();
+    r.add("kernels_launched", st.kernels_launched).labelled("kernels");
+    r.add("ctas", st.ctas).labelled("CTAs");
+    r.add("warp_insts", st.warp_insts).labelled("warp insts");
+    r.add("thread_insts", st.thread_insts).labelled("thread insts");
+    r.add("sim_cycles", st.sim_cycles).labelled("cycles");
+    r.add_row("IPC", st.sim_cycles ? cli::format_number(double(st.thread_insts) / double(st.sim_cycles)) : "-");
+    r.add("kernel_host_seconds", secs).labelled("host s");
+    r.add_row("warp insts/s", cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0));
     if (!ok) std::cerr << "tlmgpu: " << info->name << ": " << (fault.empty() ? result.detail : fault) << '\n';
   }
-  std::vector<size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (const auto& row : table) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      const size_t pad = width[i] - row[i].size();
-      // Names left, numbers right.
-      if (i < 3) std::cout << row[i] << std::string(pad, ' ');
-      else std::cout << std::string(pad, ' ') << row[i];
-      std::cout << (i + 1 < row.size() ? "  " : "\n");
-    }
-  }
+  // Names left, numbers right.
+  tlmgpu::platform::print_statistics_columns(std::cout, runs, 3);
   if (!rs.stats_file.empty()) {
-    cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", runs}});
+    json run_list = json::array();
+    for (const tlmgpu::platform::RunStatistics& r : runs) run_list.push_back(r.to_json());
+    cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", run_list}});
     tlmgpu::platform::write_files_beside_statistics(rs.stats_file, rs.device);
   }
   if (!rs.timeline_file.empty()) tlmgpu::platform::write_timeline(rs.timeline_file);

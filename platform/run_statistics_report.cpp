@@ -1,5 +1,6 @@
 #include "platform/run_statistics_report.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -72,6 +73,27 @@ cli::Rows RunStatistics::default_rows(const std::string& key, const json& value)
   if (value.is_number_float()) return {{key, cli::format_number(value.get<double>())}};
   if (value.is_boolean()) return {{key, value.get<bool>() ? "yes" : "no"}};
   return {};  // arrays, objects, null
+}
+
+void print_statistics_columns(std::ostream& out, const std::vector<RunStatistics>& runs, size_t text_columns) {
+  if (runs.empty()) return;
+  std::vector<std::vector<std::string>> table(1);
+  for (const auto& [label, text] : runs.front().table_rows()) table[0].push_back(label);
+  for (const RunStatistics& run : runs) {
+    table.emplace_back();
+    for (const auto& [label, text] : run.table_rows()) table.back().push_back(text);
+  }
+  std::vector<size_t> width(table[0].size(), 0);
+  for (const auto& row : table)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : table) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      const size_t pad = width[i] - row[i].size();
+      if (i < text_columns) out << row[i] << std::string(pad, ' ');
+      else out << std::string(pad, ' ') << row[i];
+      out << (i + 1 < row.size() ? "  " : "\n");
+    }
+  }
 }
 
 void add_device_counters(RunStatistics& stats, const DeviceStats& counters, double host_seconds) {

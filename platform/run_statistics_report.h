@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ class RunStatistics {
   static cli::Rows default_rows(const std::string& key, const json& value);
   std::vector<Entry> entries_;
 };
+
+/// Several runs as one table: a column per row of the first run's table
+/// (its name the header), a line per run. The first `text_columns` columns
+/// are left-aligned, the rest (numbers) right-aligned.
+void print_statistics_columns(std::ostream& out, const std::vector<RunStatistics>& runs, size_t text_columns);
 
 /// The device's totals and the host time: kernels_launched, ctas,
 /// warp_insts, thread_insts, host_seconds, warp_insts_per_host_second.

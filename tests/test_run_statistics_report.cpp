@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "platform/gpu_config.h"
 #include "platform/run_statistics_report.h"
@@ -55,6 +57,24 @@ TEST(RunStatisticsReport, EntriesChooseTheirRows) {
                                        {"dumped", "b.bin"},
                                        {"last_cta_execution_time", "-"},
                                        {"sim_cycles", "41"}}));
+}
+
+TEST(RunStatisticsReport, SeveralRunsPrintAsColumnsUnderTheFirstRunsLabels) {
+  std::vector<pf::RunStatistics> runs(2);
+  runs[0].add("workload", "bfs");
+  runs[0].add("kernels_launched", uint64_t(14)).labelled("kernels");
+  runs[0].add("detail", "ok").json_only();
+  runs[0].add_row("IPC", "-");
+  runs[1].add("workload", "nn");
+  runs[1].add("kernels_launched", uint64_t(2)).labelled("kernels");
+  runs[1].add("detail", "ok").json_only();
+  runs[1].add_row("IPC", "12.5");
+  std::ostringstream out;
+  pf::print_statistics_columns(out, runs, 1);
+  EXPECT_EQ(out.str(),
+            "workload  kernels   IPC\n"
+            "bfs            14     -\n"
+            "nn              2  12.5\n");
 }
 
 TEST(RunStatisticsReport, DeviceCountersAndHostRate) {
