@@ -15,7 +15,9 @@
 namespace tlmgpu::platform {
 
 RunStatistics::Entry& RunStatistics::Entry::labelled(std::string label) {
-  rows_ = default_rows(label, value_ ? *value_ : json());
+  // Keeps a text given by shown_as().
+  if (rows_ && rows_->size() == 1) rows_->front().first = std::move(label);
+  else rows_ = default_rows(label, value_ ? *value_ : json());
   return *this;
 }
 

@@ -44,15 +44,17 @@ TEST(RunStatisticsReport, EntriesChooseTheirRows) {
   s.add("detail", "3 values").labelled("verified").shown_as("yes (3 values)");
   s.add("warp_insts_per_host_second", 2.0).labelled("warp_insts/host_s");
   s.add("sim_cycles", uint64_t(40)).shown_as("40 (estimated)");
+  s.add("trace", "t.trace").shown_as("t.trace (2 warps)").labelled("input");
   s.add("dumped", json::array({"a.bin", "b.bin"})).shown_as_rows({{"dumped", "a.bin"}, {"dumped", "b.bin"}});
   s.add_row("last_cta_execution_time", "-");
   s.add("sim_cycles", uint64_t(41));  // a key added again keeps its place in the JSON
   EXPECT_EQ(s.to_json().dump(),
             R"({"watchdog_instructions":100,"detail":"3 values","warp_insts_per_host_second":2.0,"sim_cycles":41,)"
-            R"("dumped":["a.bin","b.bin"]})");
+            R"("trace":"t.trace","dumped":["a.bin","b.bin"]})");
   EXPECT_EQ(s.table_rows(), (cli::Rows{{"verified", "yes (3 values)"},
                                        {"warp_insts/host_s", "2"},
                                        {"sim_cycles", "40 (estimated)"},
+                                       {"input", "t.trace (2 warps)"},
                                        {"dumped", "a.bin"},
                                        {"dumped", "b.bin"},
                                        {"last_cta_execution_time", "-"},
