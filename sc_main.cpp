@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -23,9 +22,9 @@
 #include "platform/launch_file.h"
 #include "platform/gpu_config.h"
 #include "platform/presets.h"
+#include "platform/run_statistics_report.h"
 #include "platform/systemc_banner.h"
 #include "platform/timing_gpu.h"
-#include "schedulers/policy_pro.h"
 #include "schedulers/policy_registry.h"
 #include "workloads/workload.h"
 
@@ -220,148 +219,19 @@ struct RunSettings {
   tlmgpu::platform::DeviceOptions device;
 };
 
-// Timing mode adds the cycle count and every module's statistics.
-void add_timing_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats& s) {
-  if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) return;
-  j["preset"] = rs.device.config.preset;
-  j["scheduler"] = rs.device.config.scheduler;
-  j["sim_cycles"] = s.sim_cycles;
-  j["ipc"] = s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0;
-  rows.emplace_back("sim_cycles", std::to_string(s.sim_cycles));
-  rows.emplace_back("ipc", cli::format_number(s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0));
-  json modules = json::object();
-  for (const auto& [k, v] : tlmgpu::platform::timing_stats()) modules[k] = v;
-  j["modules"] = modules;
-  json launches = json::array();
-  for (const auto& l : tlmgpu::platform::timing_launches()) {
-    json ctas = json::array();
-    for (const auto& c : l.ctas) ctas.push_back({{"sm", c.sm}, {"start", c.start}, {"end", c.end}});
-    const tlmgpu::platform::Occupancy& o = l.occupancy;
-    const json occupancy = {{"regs_per_thread", o.regs_per_thread},
-                            {"regs_source", tlmgpu::platform::register_source_name(o.regs_source)},
-                            {"regs_per_cta", o.regs_per_cta},
-                            {"ctas_per_sm", o.ctas_per_sm},
-                            {"warps_per_sm", o.warps_per_sm},
-                            {"warps_per_scheduler", o.warps_per_scheduler},
-                            {"limited_by", o.limited_by}};
-    launches.push_back({{"kernel", l.kernel},
-                        {"cycles", l.cycles},
-                        {"last_cta_execution_time", l.last_cta_execution_time},
-                        {"occupancy", occupancy},
-                        {"ctas", ctas}});
-  }
-  j["launches"] = launches;
-  rows.emplace_back("last_cta_execution_time",
-                    launches.empty() ? "-" : std::to_string(launches.back()["last_cta_execution_time"].get<uint64_t>()));
-}
-
-// LT mode: the cost model's estimate where timing mode has its cycle count,
-// marked as estimated, with each launch's counts and bounds.
-void add_lt_stats(const RunSettings& rs, json& j, cli::Rows& rows, const tlmgpu::platform::GpuDevice& device) {
-  if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt) return;
-  const tlmgpu::platform::DeviceStats& s = device.stats();
-  j["preset"] = rs.device.config.preset;
-  j["sim_cycles"] = s.sim_cycles;
-  j["sim_cycles_estimated"] = true;
-  j["ipc"] = s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0;
-  rows.emplace_back("sim_cycles", std::to_string(s.sim_cycles) + " (estimated)");
-  rows.emplace_back("ipc", cli::format_number(s.sim_cycles ? double(s.thread_insts) / double(s.sim_cycles) : 0.0) +
-                               " (estimated)");
-  static const char* const kPipes[] = {"sp", "sfu", "dp", "int_div", "fp_div_sqrt", "mem", "ctrl", "bar"};
-  static_assert(std::size(kPipes) == tlmgpu::platform::LtLaunchCounts::kPipes);
-  json launches = json::array();
-  for (const tlmgpu::platform::LtLaunchRecord& l : device.lt_launches()) {
-    const auto& c = l.counts;
-    const auto& e = l.estimate;
-    json by_pipe = json::object();
-    for (size_t p = 0; p < c.warp_insts.size(); ++p) by_pipe[kPipes[p]] = c.warp_insts[p];
-    const json counts = {{"warp_insts", by_pipe},
-                         {"global_loads", c.global_loads},
-                         {"global_stores", c.global_stores},
-                         {"global_lines", c.global_lines},
-                         {"global_sectors", c.global_sectors},
-                         {"hottest_line_atomics", c.hottest_line_atomics},
-                         {"shared_accesses", c.shared_accesses},
-                         {"shared_bank_cycles", c.shared_bank_cycles},
-                         {"ctas", c.ctas},
-                         {"warps_per_cta", c.warps_per_cta}};
-    const tlmgpu::platform::Occupancy& o = e.occupancy;
-    const json occupancy = {{"regs_per_thread", o.regs_per_thread},
-                            {"regs_source", tlmgpu::platform::register_source_name(o.regs_source)},
-                            {"ctas_per_sm", o.ctas_per_sm},
-                            {"warps_per_sm", o.warps_per_sm},
-                            {"limited_by", o.limited_by}};
-    launches.push_back({{"kernel", l.kernel},
-                        {"cycles", e.cycles},
-                        {"ctas_on_busiest_sm", e.ctas_on_busiest_sm},
-                        {"waves", e.waves},
-                        {"issue_bound", e.issue_bound},
-                        {"latency_bound", e.latency_bound},
-                        {"bandwidth_bound", e.bandwidth_bound},
-                        {"contention_bound", e.contention_bound},
-                        {"occupancy", occupancy},
-                        {"counts", counts}});
-  }
-  j["launches"] = launches;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void add_counters(json& j, cli::Rows& rows, const tlmgpu::platform::DeviceStats& s, double host_seconds) {
-  const double rate = host_seconds > 0 ? double(s.warp_insts) / host_seconds : 0.0;
-  j["kernels_launched"] = s.kernels_launched;
-  j["ctas"] = s.ctas;
-  j["warp_insts"] = s.warp_insts;
-  j["thread_insts"] = s.thread_insts;
-  j["host_seconds"] = host_seconds;
-  j["warp_insts_per_host_second"] = rate;
-  rows.emplace_back("kernels_launched", std::to_string(s.kernels_launched));
-  rows.emplace_back("ctas", std::to_string(s.ctas));
-  rows.emplace_back("warp_insts", std::to_string(s.warp_insts));
-  rows.emplace_back("thread_insts", std::to_string(s.thread_insts));
-  rows.emplace_back("host_seconds", cli::format_number(host_seconds));
-  rows.emplace_back("warp_insts/host_s", cli::format_number(rate));
-}
-
-// Timing mode: the effective configuration goes beside the statistics
-// (stats.json -> stats.config.ini), so a result can be reproduced.
-std::string beside_stats(const RunSettings& rs, const std::string& suffix) {
-  std::string path = rs.stats_file;
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) path.resize(path.size() - 5);
-  return path + suffix;
-}
-
-void write_effective_config(const RunSettings& rs) {
-  if (rs.device.mode == tlmgpu::platform::SimulationMode::Functional) return;
-  const std::string path = beside_stats(rs, ".config.ini");
-  std::ofstream out(path);
-  out << tlmgpu::platform::dump_config(rs.device.config);
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
-  // PRO (seed 000): the sorted CTA order at every re-sort, like the paper's
-  // Table IV, one section per scheduler.
-  bool any_pro = false;
-  std::ofstream csv;
-  for (const auto& [name, policy] : tlmgpu::platform::timing_policies()) {
-    const auto* pro = dynamic_cast<const tlmgpu::schedulers::ProPolicy*>(policy);
-    if (pro == nullptr || pro->sort_history().empty()) continue;
-    if (!any_pro) csv.open(beside_stats(rs, ".pro_order.csv"));
-    any_pro = true;
-    csv << "# " << name << "\n";
-    pro->write_order_csv(csv);
-  }
-}
-
 // Prints the summary, writes --stats and --timeline, reports a fault; returns the exit code.
-int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verified, const std::string& fault) {
-  stats["verified"] = verified;
-  if (!fault.empty()) stats["fault"] = fault;
-  cli::print_rows(std::cout, rows);
+int finish_run(const RunSettings& rs, tlmgpu::platform::RunStatistics& stats, bool verified, const std::string& fault) {
+  stats.add("verified", verified).json_only();
+  if (!fault.empty()) stats.add("fault", fault).json_only();
+  cli::print_rows(std::cout, stats.table_rows());
   std::cout.flush();
   if (!rs.stats_file.empty()) {
-    cli::write_json_file(rs.stats_file, stats);
-    write_effective_config(rs);
+    cli::write_json_file(rs.stats_file, stats.to_json());
+    tlmgpu::platform::write_files_beside_statistics(rs.stats_file, rs.device);
   }
   // Also after a fault: the launches that completed show what led up to it.
   if (!rs.timeline_file.empty()) tlmgpu::platform::write_timeline(rs.timeline_file);
@@ -370,6 +240,17 @@ int finish_run(const RunSettings& rs, json& stats, cli::Rows& rows, bool verifie
     return cli::kExitFailure;
   }
   return verified ? cli::kExitOk : cli::kExitFailure;
+}
+
+// The statistics every kind of run ends with: the device's totals, then
+// what the simulation mode adds.
+void add_run_totals(const RunSettings& rs, tlmgpu::platform::RunStatistics& stats,
+                    const tlmgpu::platform::DeviceStats& counters, double host_seconds,
+                    const tlmgpu::platform::GpuDevice* device) {
+  namespace pf = tlmgpu::platform;
+  pf::add_device_counters(stats, counters, host_seconds);
+  if (rs.device.mode == pf::SimulationMode::Timing) pf::add_timing_statistics(stats, rs.device.config, counters);
+  if (rs.device.mode == pf::SimulationMode::Lt && device) pf::add_lt_statistics(stats, rs.device.config, *device);
 }
 
 struct WorkloadInputs {
@@ -409,18 +290,14 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
   tlmgpu::platform::DeviceOptions options = rs.device;
   options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
 
-  json stats = {{"workload", name},
-                {"size", size_name},
-                {"divergence", cli::divergence_name(options.divergence)},
-                {"seed", seed},
-                {"mode", rs.mode},
-                {"watchdog_instructions", rs.watchdog},
-                {"starvation_cycles", rs.device.starvation_cycles}};
-  cli::Rows rows = {{"workload", name},
-                    {"size", size_name},
-                    {"divergence", cli::divergence_name(options.divergence)},
-                    {"seed", std::to_string(seed)},
-                    {"mode", rs.mode}};
+  tlmgpu::platform::RunStatistics stats;
+  stats.add("workload", name);
+  stats.add("size", size_name);
+  stats.add("divergence", cli::divergence_name(options.divergence));
+  stats.add("seed", seed);
+  stats.add("mode", rs.mode);
+  stats.add("watchdog_instructions", rs.watchdog).json_only();
+  stats.add("starvation_cycles", rs.device.starvation_cycles).json_only();
 
   tlmgpu::platform::GpuDevice device(options);
   std::unique_ptr<wl::Workload> workload = info->make();
@@ -434,13 +311,11 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
     result.detail = "device fault";
   }
   const double host_seconds = seconds_since(t0);
-  stats["detail"] = result.detail;
-  rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") +
-                                    (result.detail.empty() ? "" : " (" + result.detail + ")"));
-  add_counters(stats, rows, device.stats(), host_seconds);
-  add_timing_stats(rs, stats, rows, device.stats());
-  add_lt_stats(rs, stats, rows, device);
-  return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
+  stats.add("detail", result.detail)
+      .labelled("verified")
+      .shown_as(std::string(result.verified ? "yes" : "no") + (result.detail.empty() ? "" : " (" + result.detail + ")"));
+  add_run_totals(rs, stats, device.stats(), host_seconds, &device);
+  return finish_run(rs, stats, result.verified && fault.empty(), fault);
 }
 
 // `--workload all`: every workload in turn, one table row each (the main job
@@ -452,10 +327,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   const std::string& size_name = in.size_name;
   const uint64_t seed = in.seed;
 
-  std::vector<std::vector<std::string>> table = {
-      {"workload", "divergence", "verified", "kernels", "CTAs", "warp insts", "thread insts", "cycles", "IPC", "host s",
-       "warp insts/s"}};
-  json runs = json::array();
+  std::vector<tlmgpu::platform::RunStatistics> runs;
   bool all_ok = true;
   for (const wl::WorkloadInfo* info : wl::all_workloads()) {
     tlmgpu::platform::DeviceOptions options = rs.device;
@@ -472,40 +344,28 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
     const double secs = st.kernel_host_seconds;
     const bool ok = result.verified && fault.empty();
     all_ok &= ok;
-    table.push_back({info->name, cli::divergence_name(options.divergence),
-                     ok ? "yes" : (fault.empty() ? "NO" : "FAULT"), std::to_string(st.kernels_launched),
-                     std::to_string(st.ctas), std::to_string(st.warp_insts), std::to_string(st.thread_insts),
-                     std::to_string(st.sim_cycles),
-                     st.sim_cycles ? cli::format_number(double(st.thread_insts) / double(st.sim_cycles)) : "-",
-                     cli::format_number(secs), cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0)});
-    json r = {{"workload", info->name},
-              {"divergence", cli::divergence_name(options.divergence)},
-              {"verified", ok},
-              {"detail", fault.empty() ? result.detail : fault},
-              {"kernels_launched", st.kernels_launched},
-              {"ctas", st.ctas},
-              {"warp_insts", st.warp_insts},
-              {"thread_insts", st.thread_insts},
-              {"sim_cycles", st.sim_cycles},
-              {"kernel_host_seconds", secs}};
-    runs.push_back(r);
+    tlmgpu::platform::RunStatistics& r = runs.emplace_back();
+    r.add("workload", info->name);
+    r.add("divergence", cli::divergence_name(options.divergence));
+    r.add("verified", ok).shown_as(ok ? "yes" : (fault.empty() ? "NO" : "FAULT"));
+    r.add("detail", fault.empty() ? result.detail : fault).json_only();
+    r.add("kernels_launched", st.kernels_launched).labelled("kernels");
+    r.add("ctas", st.ctas).labelled("CTAs");
+    r.add("warp_insts", st.warp_insts).labelled("warp insts");
+    r.add("thread_insts", st.thread_insts).labelled("thread insts");
+    r.add("sim_cycles", st.sim_cycles).labelled("cycles");
+    r.add_row("IPC", st.sim_cycles ? cli::format_number(double(st.thread_insts) / double(st.sim_cycles)) : "-");
+    r.add("kernel_host_seconds", secs).labelled("host s");
+    r.add_row("warp insts/s", cli::format_number(secs > 0 ? double(st.warp_insts) / secs : 0.0));
     if (!ok) std::cerr << "tlmgpu: " << info->name << ": " << (fault.empty() ? result.detail : fault) << '\n';
   }
-  std::vector<size_t> width(table[0].size(), 0);
-  for (const auto& row : table)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (const auto& row : table) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      const size_t pad = width[i] - row[i].size();
-      // Names left, numbers right.
-      if (i < 3) std::cout << row[i] << std::string(pad, ' ');
-      else std::cout << std::string(pad, ' ') << row[i];
-      std::cout << (i + 1 < row.size() ? "  " : "\n");
-    }
-  }
+  // Names left, numbers right.
+  tlmgpu::platform::print_statistics_columns(std::cout, runs, 3);
   if (!rs.stats_file.empty()) {
-    cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", runs}});
-    write_effective_config(rs);
+    json run_list = json::array();
+    for (const tlmgpu::platform::RunStatistics& r : runs) run_list.push_back(r.to_json());
+    cli::write_json_file(rs.stats_file, json{{"size", size_name}, {"seed", seed}, {"mode", rs.mode}, {"runs", run_list}});
+    tlmgpu::platform::write_files_beside_statistics(rs.stats_file, rs.device);
   }
   if (!rs.timeline_file.empty()) tlmgpu::platform::write_timeline(rs.timeline_file);
   return all_ok ? cli::kExitOk : cli::kExitFailure;
@@ -521,16 +381,13 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
   pf::LaunchFileOptions lf_options;
   if (vm.count("output-dir")) lf_options.output_dir = vm["output-dir"].as<std::string>();
 
-  json stats = {{"launch_file", path},
-                {"ptx", file.ptx_path()},
-                {"divergence", cli::divergence_name(options.divergence)},
-                {"mode", rs.mode},
-                {"watchdog_instructions", rs.watchdog},
-                {"starvation_cycles", rs.device.starvation_cycles}};
-  cli::Rows rows = {{"launch_file", path},
-                    {"ptx", file.ptx_path()},
-                    {"divergence", cli::divergence_name(options.divergence)},
-                    {"mode", rs.mode}};
+  pf::RunStatistics stats;
+  stats.add("launch_file", path);
+  stats.add("ptx", file.ptx_path());
+  stats.add("divergence", cli::divergence_name(options.divergence));
+  stats.add("mode", rs.mode);
+  stats.add("watchdog_instructions", rs.watchdog).json_only();
+  stats.add("starvation_cycles", rs.device.starvation_cycles).json_only();
 
   pf::GpuDevice device(options);
   pf::LaunchFileResult result;
@@ -555,32 +412,9 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
     std::cout.flush();
   }
 
-  json kernels = json::array();
-  for (const pf::KernelRecord& k : result.kernels) {
-    kernels.push_back({{"kernel", k.kernel},
-                       {"launches", k.launches},
-                       {"warp_insts", k.warp_insts},
-                       {"thread_insts", k.thread_insts}});
-    rows.emplace_back("kernel " + k.kernel, std::to_string(k.launches) + " launch" + (k.launches == 1 ? "" : "es") +
-                                                ", " + std::to_string(k.warp_insts) + " warp insts");
-  }
-  json repeats = json::array();
-  for (const pf::RepeatRecord& r : result.repeats) {
-    repeats.push_back({{"path", r.path}, {"iterations", r.iterations}});
-    rows.emplace_back("repeat " + r.path, std::to_string(r.iterations) + " iteration" + (r.iterations == 1 ? "" : "s"));
-  }
-  for (const std::string& d : result.dumped) rows.emplace_back("dumped", d);
-  stats["kernels"] = kernels;
-  stats["repeats"] = repeats;
-  stats["dumped"] = result.dumped;
-  stats["expectations"] = result.expectations;
-  stats["expected_faults"] = result.expected_faults;
-  stats["detail"] = result.detail;
-  rows.emplace_back("verified", std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");
-  add_counters(stats, rows, device.stats(), host_seconds);
-  add_timing_stats(rs, stats, rows, device.stats());
-  add_lt_stats(rs, stats, rows, device);
-  return finish_run(rs, stats, rows, result.verified && fault.empty(), fault);
+  pf::add_launch_file_result(stats, result);
+  add_run_totals(rs, stats, device.stats(), host_seconds, &device);
+  return finish_run(rs, stats, result.verified && fault.empty(), fault);
 }
 
 // --trace: the trace's warps on the SMs; prints the cycle counts and, per
@@ -591,25 +425,23 @@ int run_trace_file(const RunSettings& rs, const std::string& path, const po::var
   const auto t0 = std::chrono::steady_clock::now();
   const tlmgpu::platform::TimingLaunchStats ts = tlmgpu::platform::run_trace_launch(rs.device, trace, ctas);
   const double host = seconds_since(t0);
-  json stats;
-  stats["trace"] = path;
-  cli::Rows rows;
-  rows.emplace_back("trace", path + " (" + std::to_string(trace.warps.size()) + " warps, " +
-                                 std::to_string(trace.instruction_count()) + " instructions)");
+  tlmgpu::platform::RunStatistics stats;
+  stats.add("trace", path)
+      .shown_as(path + " (" + std::to_string(trace.warps.size()) + " warps, " +
+                std::to_string(trace.instruction_count()) + " instructions)");
   tlmgpu::platform::DeviceStats s;
   s.kernels_launched = 1;
   s.ctas = ctas;
   s.warp_insts = ts.warp_insts;
   s.thread_insts = ts.thread_insts;
   s.sim_cycles = ts.sim_cycles;
-  add_counters(stats, rows, s, host);
-  add_timing_stats(rs, stats, rows, s);
+  add_run_totals(rs, stats, s, host, nullptr);
   const auto& launch = tlmgpu::platform::timing_launches().back();
   for (size_t i = 0; i < launch.ctas.size(); ++i)
-    rows.emplace_back("cta " + std::to_string(i) + " cycles",
-                      std::to_string(launch.ctas[i].end - launch.ctas[i].start) + " (sm " +
-                          std::to_string(launch.ctas[i].sm) + ")");
-  return finish_run(rs, stats, rows, true, "");
+    stats.add_row("cta " + std::to_string(i) + " cycles",
+                  std::to_string(launch.ctas[i].end - launch.ctas[i].start) + " (sm " +
+                      std::to_string(launch.ctas[i].sm) + ")");
+  return finish_run(rs, stats, true, "");
 }
 
 int cmd_run(const std::vector<std::string>& args) {

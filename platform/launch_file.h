@@ -16,8 +16,8 @@
 
 namespace tlmgpu::platform {
 
-namespace detail {
-struct LaunchPlan;
+namespace launch_file {
+struct LaunchPlan;  // platform/launch_file_plan.h
 }
 
 /// A mistake in a launch file: JSON syntax, a missing or unknown key, a wrong
@@ -100,8 +100,8 @@ class LaunchFile {
   LaunchFileResult run(GpuDevice& device, const LaunchFileOptions& options = {}) const;
 
  private:
-  explicit LaunchFile(std::unique_ptr<detail::LaunchPlan> plan);
-  std::unique_ptr<detail::LaunchPlan> plan_;
+  explicit LaunchFile(std::unique_ptr<launch_file::LaunchPlan> plan);
+  std::unique_ptr<launch_file::LaunchPlan> plan_;
 };
 
 }  // namespace tlmgpu::platform

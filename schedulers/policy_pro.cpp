@@ -357,6 +357,13 @@ std::map<std::string, double> ProPolicy::stats() const {
           {"pro_barrier_wait_entries", static_cast<double>(barrier_wait_entries_)}};
 }
 
+void ProPolicy::write_extra_outputs(const std::string& scheduler, PolicyOutputFiles& files) const {
+  if (history_.empty()) return;
+  std::ostream& csv = files.file(".pro_order.csv");
+  csv << "# " << scheduler << "\n";
+  write_order_csv(csv);
+}
+
 void ProPolicy::write_order_csv(std::ostream& out) const {
   size_t width = 0;
   for (const auto& r : history_) width = std::max(width, r.cta_ids.size());

@@ -29,6 +29,8 @@ class ProPolicy final : public WarpSchedulerPolicy {
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override;
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
   std::map<std::string, double> stats() const override;
+  /// "STATS.pro_order.csv": write_order_csv() under "# scheduler", when it re-sorted.
+  void write_extra_outputs(const std::string& scheduler, PolicyOutputFiles& files) const override;
   bool wants_cta_view() const override { return true; }
   // Completions do not move PRO's order (progress counts issues).
   bool order_follows_completions() const override { return false; }

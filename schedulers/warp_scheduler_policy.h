@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -134,6 +135,17 @@ struct OrderSpec {
   bool reversed = false;
 };
 
+/// Files beside a run's --stats that policies write records into that do not
+/// fit stats()'s numbers (PRO: its CTA order at every re-sort). Every
+/// scheduler's policy writes into the same file for a suffix; the file is
+/// created when the first policy asks for it.
+class PolicyOutputFiles {
+ public:
+  virtual ~PolicyOutputFiles() = default;
+  /// The stream of "STATS<suffix>" (STATS: the --stats path without ".json").
+  virtual std::ostream& file(const std::string& suffix) = 0;
+};
+
 class WarpSchedulerPolicy {
  public:
   virtual ~WarpSchedulerPolicy() = default;
@@ -165,6 +177,10 @@ class WarpSchedulerPolicy {
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   /// Policy statistics (e.g. spin detections), merged into --stats.
   virtual std::map<std::string, double> stats() const { return {}; }
+  /// Records beyond stats(), written after a run with --stats into `files`,
+  /// headed by `scheduler` (the scheduler's module name, e.g.
+  /// "gpu.sm0.sched1"). Default: none.
+  virtual void write_extra_outputs(const std::string& /*scheduler*/, PolicyOutputFiles& /*files*/) const {}
   /// True if order() reads view.ctas; otherwise the SM may leave it empty.
   virtual bool wants_cta_view() const { return false; }
   /// The SM calls order() only when something in the view changed. A policy

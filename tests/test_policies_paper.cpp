@@ -4,6 +4,7 @@
 // hand from the rules in docs/SCHEDULERS.md.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "model/trace/warp_trace.h"
@@ -582,6 +583,31 @@ TEST(PaperPolicyPro, TableFourCsvAndWarpsWithoutCta) {
   p.write_order_csv(csv);
   EXPECT_EQ(csv.str(), "cycle,1,2,3\n10,2,1,0\n20,2,1,0\n");
   EXPECT_STREQ(ProPolicy::state_name(S::BarrierWait1), "barrierWait1");
+}
+
+// Collects what policies write beside --stats, per file suffix.
+class CollectedOutputs final : public PolicyOutputFiles {
+ public:
+  std::ostream& file(const std::string& suffix) override { return files[suffix]; }
+  std::map<std::string, std::ostringstream> files;
+};
+
+TEST(PaperPolicyPro, ExtraOutputsAreTheOrderCsvUnderTheSchedulerName) {
+  auto owner = policy("pro:threshold=10");
+  auto& p = as_pro(*owner);
+  CollectedOutputs out;
+  p.write_extra_outputs("gpu.sm0.sched1", out);
+  EXPECT_TRUE(out.files.empty());  // no re-sort yet: no file
+  std::vector<TestWarp> warps = nine({0, 0, 0, 1, 1, 1, 2, 2, 2});
+  slots(p, pro_view(0, true, kThreeCtas, warps));
+  slots(p, pro_view(10, true, kThreeCtas, warps));
+  p.write_extra_outputs("gpu.sm0.sched1", out);
+  ASSERT_EQ(out.files.size(), 1u);
+  EXPECT_EQ(out.files[".pro_order.csv"].str(), "# gpu.sm0.sched1\ncycle,1,2,3\n10,2,1,0\n");
+  // Policies without records beyond stats() write nothing.
+  CollectedOutputs none;
+  policy("gto")->write_extra_outputs("gpu.sm0.sched0", none);
+  EXPECT_TRUE(none.files.empty());
 }
 
 TEST(PaperPolicyPro, ArbiterIssuesTheFirstReadyWarpOfTheOrder) {
