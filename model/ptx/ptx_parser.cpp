@@ -9,8 +9,8 @@
 // Errors are collected (a bad statement is skipped) and thrown together.
 #include "model/ptx/ptx_parser.h"
 
-#include "model/exec/float_ops.h"
-#include "model/exec/half_ops.h"
+#include "model/ptx/float_ops.h"
+#include "model/ptx/half_ops.h"
 
 #include <algorithm>
 #include <charconv>
