@@ -20,7 +20,7 @@
 #include "platform/cli_support.h"
 #include "platform/gpu_device.h"
 #include "platform/launch_file.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/presets.h"
 #include "platform/run_statistics_report.h"
 #include "platform/systemc_banner.h"

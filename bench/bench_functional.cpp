@@ -22,7 +22,7 @@
 
 #include <systemc>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/systemc_banner.h"
 #include "workloads/workload.h"
 

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 namespace tlmgpu::fuzz {
 

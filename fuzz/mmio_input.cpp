@@ -8,7 +8,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/soc/gpu_peripheral.h"
 #include "platform/soc/gpu_registers.h"
 #include "tests/soc_test_support.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 
 namespace tlmgpu::memory {
 
@@ -35,7 +35,7 @@ struct Geometry {
 /// The lanes between the lowest and the highest active one are all active and
 /// read consecutive `bytes`-sized elements (c[i] with i = base + lane): their
 /// bytes form one range [first, last]. False otherwise.
-bool unit_stride_range(const exec::MemAccess& access, uint32_t bytes, uint64_t& first, uint64_t& last) {
+bool unit_stride_range(const MemAccess& access, uint32_t bytes, uint64_t& first, uint64_t& last) {
   const uint32_t lane0 = uint32_t(__builtin_ctz(access.mask));
   const uint32_t run = access.mask >> lane0;
   if (run & (run + 1)) return false;  // a hole in the mask
@@ -51,7 +51,7 @@ bool unit_stride_range(const exec::MemAccess& access, uint32_t bytes, uint64_t& 
 }
 
 /// Every active lane's bytes inside one line: that line's sector mask.
-bool single_line(const exec::MemAccess& access, uint32_t bytes, const Geometry& g, uint64_t& line,
+bool single_line(const MemAccess& access, uint32_t bytes, const Geometry& g, uint64_t& line,
                  uint32_t& mask) {
   line = g.line_of(access.addr[uint32_t(__builtin_ctz(access.mask))]);
   // Offsets from the line (wrapping below it): all lie inside the line exactly
@@ -72,7 +72,7 @@ bool single_line(const exec::MemAccess& access, uint32_t bytes, const Geometry& 
 
 /// Any pattern: per lane the (at most a few) lines its bytes touch, merged
 /// into a small table of distinct lines, sorted when the lanes did not ascend.
-void scattered(const exec::MemAccess& access, uint32_t bytes, const Geometry& g, AccessKind kind,
+void scattered(const MemAccess& access, uint32_t bytes, const Geometry& g, AccessKind kind,
                std::vector<LineAccess>& out) {
   for (uint32_t lanes = access.mask; lanes; lanes &= lanes - 1) {
     const uint64_t first = access.addr[uint32_t(__builtin_ctz(lanes))];
@@ -101,7 +101,7 @@ void scattered(const exec::MemAccess& access, uint32_t bytes, const Geometry& g,
 }
 
 /// Any geometry: the lanes' bytes sector by sector, with division.
-void general(const exec::MemAccess& access, uint32_t bytes, uint32_t line_bytes, uint32_t sector_bytes,
+void general(const MemAccess& access, uint32_t bytes, uint32_t line_bytes, uint32_t sector_bytes,
              AccessKind kind, std::vector<LineAccess>& out) {
   size_t cur = 0;
   for (uint32_t m = access.mask; m; m &= m - 1) {
@@ -130,9 +130,9 @@ namespace {
 
 /// A strided access (wmma fragments): each run coalesced on its own, then
 /// the lines they share merged, so each line is requested once.
-CoalescerResult coalesce_segments(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
+CoalescerResult coalesce_segments(const MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                                   std::vector<LineAccess>& out) {
-  exec::MemAccess run = access;
+  MemAccess run = access;
   run.segments = 1;
   std::vector<LineAccess> lines, all;
   for (unsigned k = 0; k < access.segments; ++k) {
@@ -161,7 +161,7 @@ CoalescerResult coalesce_segments(const exec::MemAccess& access, uint32_t line_b
 
 }  // namespace
 
-void count_same_address_atomics(const exec::MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines) {
+void count_same_address_atomics(const MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines) {
   // At most 32 lanes: sort their addresses once, then count runs per line.
   std::array<uint64_t, ptx::kWarpSize> addrs;
   uint32_t n = 0;
@@ -185,7 +185,7 @@ void count_same_address_atomics(const exec::MemAccess& access, uint32_t line_byt
   }
 }
 
-CoalescerResult coalesce(const exec::MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
+CoalescerResult coalesce(const MemAccess& access, uint32_t line_bytes, uint32_t sector_bytes,
                          std::vector<LineAccess>& out) {
   if (access.segments > 1) return coalesce_segments(access, line_bytes, sector_bytes, out);
   out.clear();
@@ -229,7 +229,7 @@ constexpr uint32_t kMaxWordsPerBank = 32 * 5;
 
 /// Any geometry, as the hardware sees it: each bank keeps the distinct words
 /// asked of it (at most kMaxWordsPerBank counted).
-uint32_t bank_cycles_general(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes,
+uint32_t bank_cycles_general(const MemAccess& access, uint32_t banks, uint32_t bank_width_bytes,
                              uint32_t bytes) {
   uint64_t words[kMaxBanks][kMaxWordsPerBank];
   uint8_t count[kMaxBanks] = {};
@@ -253,11 +253,11 @@ uint32_t bank_cycles_general(const exec::MemAccess& access, uint32_t banks, uint
 
 }  // namespace
 
-uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
+uint32_t shared_bank_cycles(const MemAccess& access, uint32_t banks, uint32_t bank_width_bytes) {
   if (banks == 0 || bank_width_bytes == 0) return 1;
   if (access.segments > 1) {
     // A strided wmma fragment: one bank pass per run.
-    exec::MemAccess run = access;
+    MemAccess run = access;
     run.segments = 1;
     uint32_t cycles = 0;
     for (unsigned k = 0; k < access.segments; ++k) {
@@ -355,7 +355,7 @@ uint32_t shared_bank_cycles(const exec::MemAccess& access, uint32_t banks, uint3
   return worst;
 }
 
-CoalescerResult UnorderedCoalescer::coalesce(const exec::MemAccess& a, uint32_t line_bytes,
+CoalescerResult UnorderedCoalescer::coalesce(const MemAccess& a, uint32_t line_bytes,
                                              std::vector<LineAccess>& out) {
   out.clear();
   if (a.mask == 0) return {};

@@ -12,11 +12,11 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
-#include "model/stats/stats_provider.h"
-#include "platform/gpu_config.h"
+#include "core/stats_provider.h"
+#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

@@ -1,6 +1,6 @@
 #include "memory/l2_slice.h"
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 
 #include <algorithm>
 

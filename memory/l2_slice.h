@@ -18,8 +18,8 @@
 #include "memory/memory_interfaces.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
-#include "model/stats/stats_provider.h"
-#include "platform/gpu_config.h"
+#include "core/stats_provider.h"
+#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

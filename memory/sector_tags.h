@@ -8,7 +8,7 @@
 #include <deque>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "core/gpu_config.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

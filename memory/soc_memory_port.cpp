@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/sector_tags.h"
 

@@ -14,7 +14,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "memory/timed_queue.h"
-#include "model/stats/stats_provider.h"
+#include "core/stats_provider.h"
 
 namespace tlmgpu::memory {
 

@@ -11,7 +11,7 @@
 
 #include <systemc>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 
 namespace tlmgpu::memory {
 

@@ -14,7 +14,7 @@
 #include "model/exec/kernel_context.h"
 #include "model/exec/texture_unit.h"
 #include "model/ptx/ptx_ir.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/lt_cost_model.h"
 
 namespace tlmgpu::platform {

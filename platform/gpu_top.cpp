@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "memory/l1_cache.h"
-#include "memory/memory_system.h"
+#include "platform/memory_system.h"
 #include "model/sm/ptx_instruction_source.h"
 #include "platform/gpu_device.h"
 #include "schedulers/warp_scheduler.h"

@@ -12,8 +12,8 @@
 
 #include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
-#include "model/stats/stats_provider.h"
-#include "platform/gpu_config.h"
+#include "core/stats_provider.h"
+#include "platform/config_keys.h"
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::memory {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/occupancy.h"
 
 namespace tlmgpu::platform {

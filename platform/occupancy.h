@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 namespace tlmgpu::platform {
 

@@ -1,6 +1,6 @@
 #include "platform/presets.h"
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 namespace tlmgpu::platform {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/occupancy.h"
 #include "platform/timing_gpu.h"
 #include "schedulers/warp_scheduler_policy.h"

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "memory/memory_system.h"
+#include "platform/memory_system.h"
 #include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::platform {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/exec/kernel_context.h"
-#include "model/trace/timeline_sinks.h"
+#include "core/timeline_sinks.h"
 #include "platform/gpu_top.h"
 
 namespace tlmgpu::platform {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/exec/kernel_context.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/occupancy.h"
 
 namespace tlmgpu::trace {

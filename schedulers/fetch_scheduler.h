@@ -11,7 +11,7 @@
 
 #include <systemc>
 
-#include "model/stats/stats_provider.h"
+#include "core/stats_provider.h"
 
 namespace tlmgpu::schedulers {
 

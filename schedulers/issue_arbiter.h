@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "model/stats/stats_provider.h"
-#include "model/trace/timeline_sinks.h"
+#include "core/stats_provider.h"
+#include "core/timeline_sinks.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::schedulers {

@@ -10,7 +10,7 @@
 
 #include <systemc>
 
-#include "model/stats/stats_provider.h"
+#include "core/stats_provider.h"
 #include "schedulers/issue_arbiter.h"
 #include "schedulers/policy_registry.h"
 

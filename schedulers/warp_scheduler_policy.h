@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/head_class.h"
 #include "model/ptx/ptx_ir.h"
 
 namespace tlmgpu::schedulers {
@@ -29,9 +30,6 @@ enum class WarpWait : uint8_t {
   Finished,       ///< all threads exited (slot may be reused)
   Unused,         ///< no warp in this slot
 };
-
-/// Long operations for LFWS (seed 004): global / local / texture loads and stores.
-enum class HeadClass : uint8_t { None, ShortAlu, Sfu, Dp, SharedMem, LongMem, Control, Barrier };
 
 struct WarpView {
   uint32_t slot = 0;             ///< warp slot in the SM

@@ -18,9 +18,9 @@
 
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
-#include "memory/memory_system.h"
+#include "platform/memory_system.h"
 #include "memory/timed_queue.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 namespace tlmgpu_memtest {
 

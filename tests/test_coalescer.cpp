@@ -10,7 +10,7 @@
 
 namespace {
 
-using tlmgpu::exec::MemAccess;
+using tlmgpu::memory::MemAccess;
 using tlmgpu::memory::AccessKind;
 using tlmgpu::memory::coalesce;
 using tlmgpu::memory::LineAccess;

@@ -1,4 +1,4 @@
-// Configuration keys, INI files, presets and validation (platform/gpu_config.h).
+// Configuration keys, INI files, presets and validation (platform/config_keys.h).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/presets.h"
 
 using namespace tlmgpu::platform;

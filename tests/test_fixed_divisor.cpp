@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 #include "memory/interconnect.h"
 
 namespace {

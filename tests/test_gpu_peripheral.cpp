@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/soc/tlm_global_memory.h"
 #include "tests/soc_test_support.h"
 #include "workloads/workload.h"

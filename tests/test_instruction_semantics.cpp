@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/exec/int_ops.h"
+#include "core/int_ops.h"
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_device.h"
 

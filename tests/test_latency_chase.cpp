@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "workloads/latency_chase/latency_chase.h"
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memory/coalescer.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/lt_cost_model.h"
 #include "platform/occupancy.h"
@@ -141,7 +141,7 @@ TEST(LtCoalescer, SameLinesAndSectorsAsTheTimingModelsCoalescer) {
   memory::UnorderedCoalescer unordered;
   std::vector<memory::LineAccess> expected, got;
   for (int i = 0; i < 4000; ++i) {
-    exec::MemAccess a;
+    memory::MemAccess a;
     a.bytes = uint8_t(1u << (rng() % 6));  // 1..32 bytes, naturally aligned
     a.mask = uint32_t(rng()) | (i % 3 == 0 ? 0xffffffffu : 0u);
     a.is_store = i % 5 == 1;

@@ -8,7 +8,7 @@
 
 #include "memory/interconnect.h"
 #include "memory/l1_cache.h"
-#include "memory/memory_system.h"
+#include "platform/memory_system.h"
 #include "memory_test_support.h"
 
 namespace {

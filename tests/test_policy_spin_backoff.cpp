@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/policy_spin_backoff.h"
 #include "policy_test_support.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/run_statistics_report.h"
 #include "scratch_dir.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/timing_gpu.h"
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "model/trace/warp_trace.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/timing_gpu.h"
 #include "schedulers/trace_issue_model.h"

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/timing_gpu.h"
 #include "schedulers/fetch_scheduler.h"

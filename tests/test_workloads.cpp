@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "workloads/workload.h"
 
 namespace tlmgpu {

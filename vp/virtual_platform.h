@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/soc/gpu_peripheral.h"
 #include "vp/bus.h"
 #include "vp/gpu_register_probe.h"

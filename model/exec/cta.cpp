@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "model/exec/int_ops.h"
+#include "core/int_ops.h"
 
 namespace tlmgpu::exec {
 

@@ -21,9 +21,9 @@
 
 #include "memory/device_memory.h"
 #include "model/exec/cta.h"
-#include "model/exec/float_ops.h"
-#include "model/exec/half_ops.h"
-#include "model/exec/int_ops.h"
+#include "model/ptx/float_ops.h"
+#include "model/ptx/half_ops.h"
+#include "core/int_ops.h"
 #include "model/exec/texture_unit.h"
 #include "model/exec/video_ops.h"
 #include "model/exec/warp.h"

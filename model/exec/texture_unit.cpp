@@ -21,7 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "model/exec/float_ops.h"
+#include "model/ptx/float_ops.h"
 #include "model/exec/warp.h"
 
 namespace tlmgpu::exec {

@@ -6,7 +6,7 @@
 
 #include "model/exec/cta.h"
 #include "model/exec/device_runtime.h"
-#include "model/exec/int_ops.h"
+#include "core/int_ops.h"
 
 namespace tlmgpu::exec {
 

@@ -7,26 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "memory/memory_access.h"
 #include "model/exec/kernel_context.h"
 
 namespace tlmgpu::exec {
 
 class Cta;
 
-/// Addresses of one warp memory instruction, per lane; the timing model's
-/// coalescer reads it. Filled only when Warp::set_record_accesses(true).
-struct MemAccess {
-  ptx::StateSpace space = ptx::StateSpace::Global;  ///< resolved (never Generic)
-  uint32_t mask = 0;          ///< lanes that accessed
-  uint8_t bytes = 0;          ///< per lane (vector loads: total)
-  bool is_store = false;
-  bool is_atomic = false;
-  /// Runs of `bytes` each lane accesses, the k-th at addr + k * segment_stride
-  /// (more than one only for wmma fragments that are strided in memory).
-  uint8_t segments = 1;
-  uint64_t segment_stride = 0;
-  std::array<uint64_t, ptx::kWarpSize> addr{};
-};
+/// The per-lane addresses of the last memory instruction (memory/memory_access.h).
+using MemAccess = memory::MemAccess;
 
 /// What one call of Warp::step did.
 enum class StepStatus : uint8_t {

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cstring>
 
-#include "model/exec/float_ops.h"
-#include "model/exec/half_ops.h"
+#include "model/ptx/float_ops.h"
+#include "model/ptx/half_ops.h"
 
 namespace tlmgpu::ptx {
 

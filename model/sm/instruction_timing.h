@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/ptx/ptx_ir.h"
-#include "platform/gpu_config.h"
+#include "core/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::sm {

@@ -6,7 +6,7 @@
 
 #include <systemc>
 
-#include "model/stats/stats_provider.h"
+#include "core/stats_provider.h"
 
 namespace tlmgpu::sm {
 

@@ -6,7 +6,7 @@
 
 #include "memory/coalescer.h"
 #include "memory/l1_cache.h"
-#include "model/exec/int_ops.h"
+#include "core/int_ops.h"
 #include "schedulers/fetch_scheduler.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"

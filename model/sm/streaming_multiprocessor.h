@@ -16,14 +16,14 @@
 
 #include <systemc>
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/sm/instruction_timing.h"
 #include "model/sm/register_file_bank.h"
 #include "model/sm/warp_instruction_source.h"
-#include "model/stats/stats_provider.h"
-#include "platform/gpu_config.h"
+#include "core/stats_provider.h"
+#include "core/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::memory {

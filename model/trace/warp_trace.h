@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/head_class.h"
 #include "model/ptx/ptx_ir.h"
-#include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::trace {
 

@@ -19,7 +19,7 @@
 
 #include "memory/soc_memory_port.h"
 #include "model/exec/kernel_context.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/soc/gpu_registers.h"
 #include "platform/soc/tlm_global_memory.h"

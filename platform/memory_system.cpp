@@ -1,6 +1,6 @@
-#include "memory/memory_system.h"
+#include "platform/memory_system.h"
 
-#include "memory/bit_ops.h"
+#include "core/bit_ops.h"
 
 #include <algorithm>
 #include <string>

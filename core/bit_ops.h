@@ -1,9 +1,9 @@
-// Small bit helpers for the memory system's hot paths.
+// Small bit helpers for the memory system's and the SM's hot paths.
 #pragma once
 
 #include <cstdint>
 
-#include "model/exec/int_ops.h"
+#include "core/int_ops.h"
 
 namespace tlmgpu::memory {
 

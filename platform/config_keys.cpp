@@ -1,4 +1,4 @@
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 #include <algorithm>
 #include <cctype>
@@ -23,7 +23,7 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // The key table: one row per key, used by every function below, so a new field
-// in gpu_config.h needs exactly one row here (and one line in CONFIGURATION.md).
+// in core/gpu_config.h needs exactly one row here (and one line in CONFIGURATION.md).
 
 /// Where a key's value lives inside a GpuConfig.
 using FieldRef = std::variant<uint32_t*, double*, bool*, std::string*>;

@@ -1,5 +1,8 @@
 // Everything below the SMs' L1 caches: the interconnect, the L2 slices and
-// the DRAM channels, built from a GpuConfig and wired together.
+// the DRAM channels, built from a GpuConfig and wired together. An assembly
+// of the memory layer's modules, so it sits in the platform beside the GPU
+// top: it validates the configuration it is given (platform/config_keys.h).
+// Its namespace is the memory system's.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +16,7 @@
 #include "memory/l1_cache.h"
 #include "memory/l2_slice.h"
 #include "memory/soc_memory_port.h"
-#include "platform/gpu_config.h"
+#include "platform/config_keys.h"
 
 namespace tlmgpu::memory {
 

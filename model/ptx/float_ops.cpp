@@ -1,4 +1,4 @@
-#include "model/exec/float_ops.h"
+#include "model/ptx/float_ops.h"
 
 namespace tlmgpu::exec::fp {
 

@@ -1,8 +1,8 @@
-#include "model/exec/half_ops.h"
+#include "model/ptx/half_ops.h"
 
 #include <cmath>
 
-#include "model/exec/float_ops.h"
+#include "model/ptx/float_ops.h"
 
 namespace tlmgpu::exec::fp {
 

@@ -1,5 +1,7 @@
 // Integer helpers for the PTX semantics: the bit-field, permute and
-// division rules of the PTX ISA, without undefined behaviour in C++.
+// division rules of the PTX ISA, without undefined behaviour in C++. In the
+// bottom layer because the memory system's bit helpers (core/bit_ops.h)
+// share its popcount.
 #pragma once
 
 #include <cstdint>
