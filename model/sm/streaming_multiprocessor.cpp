@@ -4,7 +4,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "memory/coalescer.h"
 #include "memory/l1_cache.h"
 #include "model/exec/int_ops.h"
 #include "schedulers/fetch_scheduler.h"
@@ -33,7 +32,12 @@ sc_core::sc_time clock_period(const platform::GpuConfig& c) {
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index,
                                                  const platform::GpuConfig& config)
-    : sc_core::sc_module(name), index_(index), config_(config), smc_(config.sm) {
+    : sc_core::sc_module(name),
+      index_(index),
+      config_(config),
+      smc_(config.sm),
+      collectors_(config.sm),
+      lsu_(config) {
   const sc_core::sc_time period = clock_period(config);
   l1i_cache_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
   l1d_cache_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
@@ -64,19 +68,13 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       s->enable_oracles(config.scheduler, pctx);
     }
   fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
-  bank_ports_.resize(smc_.register_banks * nsched);  // not resized again: the banks refer to their ports
-  for (uint32_t b = 0; b < bank_ports_.size(); ++b)
-    banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str(), bank_ports_[b]));
   nsched_div_ = FixedDivisor(nsched);
-  bank_div_ = FixedDivisor(uint32_t(banks_.size()));
   line_insts_div_ = FixedDivisor(config.l1i.line_bytes / 8);
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
   views_.resize(nsched);
-  collectors_.resize(nsched);
-  if (nsched > kMaxSchedulers) throw std::invalid_argument("sm.num_schedulers above 8 is not supported");
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
@@ -92,15 +90,6 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
     views_[s].scheduler = s;
-    collectors_[s][kSpCollector].resize(smc_.collectors_sp);
-    collectors_[s][kSfuCollector].resize(smc_.collectors_sfu);
-    collectors_[s][kDpCollector].resize(smc_.collectors_dp);
-    collectors_[s][kMemCollector].resize(smc_.collectors_mem);
-  }
-  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls) {
-    const size_t n = collectors_.empty() ? 0 : collectors_[0][cls].size();
-    if (n > 64) throw std::invalid_argument("sm.collectors_*: at most 64 per class");
-    all_collectors_[cls] = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
   }
 }
 
@@ -136,19 +125,15 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   // Request ids order same-cycle responses: number them as a fresh SM would.
   // (A launch that ended in a fault may have left answers for its requests:
   // they belong to the old device.)
-  memory_ops_.clear();
-  free_memory_ops_.clear();
+  lsu_.reset();
   responses_ = {};
   completions_ = {};
-  line_queue_.clear();
-  tex_queue_.clear();
   fetch_refused_at_ = kNever;
   fetch_generations_ = 0;
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   for (auto& d : decoded_at_) d = {};
-  pipe_free_at_ = {};
-  for (auto& u : unit_free_) u.fill(0);
+  pipes_.reset();
   std::fill(last_class_.begin(), last_class_.end(), 0);
   std::fill(seen_phase_.begin(), seen_phase_.end(), KernelPhase{});
   signals_changed_ = true;
@@ -175,9 +160,8 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   empty_buffer_views_ = unit_views_ = ready_views_ = scoreboard_views_ = 0;
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
-  busy_pairs_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
-  for (auto& busy : collector_busy_) busy.fill(0);
+  collectors_.reset();
   ticked_ = false;
 }
 
@@ -225,8 +209,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     // Unique across launches: a fetch answered after its warp (or kernel)
     // ended must never match the slot's next occupant.
     w.fetch_generation = ++fetch_generations_;
-    w.pending_low.fill(0);
-    w.pending_more.assign(num_ids > WarpSlot::kInlineIds ? (num_ids - WarpSlot::kInlineIds + 63) / 64 : 0, 0);
+    w.scoreboard.reset(num_ids);
     slot_age_[s] = w.age;
     if (swas_) {
       // Seed 003: queues of t_F + 1 entries start full of NOPs.
@@ -294,12 +277,11 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
-  if (line_queue_.pending()) next = std::min(next, l1d_->next_release_cycle());
-  if (tex_queue_.pending()) next = std::min(next, tex_->next_release_cycle());
+  next = std::min(next, lsu_.next_retry_cycle(*l1d_, *tex_));
   if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
-  if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
+  next = std::min(next, pipes_.next_freed());
   // Every buffered instruction's decode cycle is also in decoded_at_, which
   // issue() has emptied of the cycles up to now: when it is empty, no head is
   // still being decoded (always so with a one-cycle decode).
@@ -322,11 +304,7 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
     // A memory instruction completes with its last line: until all its lines
     // have answered, an answer changes nothing the pipeline sees, so only the
     // last one is queued (at the latest of their cycles) and wakes the SM.
-    if (id >= memory_ops_.size() || !memory_ops_[size_t(id)].valid) return;  // a previous device's
-    MemoryOp& op = memory_ops_[size_t(id)];
-    op.last_answer = std::max(op.last_answer, cycle);
-    if (--op.lines_unanswered != 0) return;
-    cycle = op.last_answer;
+    if (!lsu_.line_answered(id, cycle)) return;
   }
   responses_.push(cycle, 0, id, id);
   // handle_responses takes it in the next cycle: the GPU top, which runs the
@@ -337,9 +315,7 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
 void StreamingMultiprocessor::release_at(uint64_t) {
   // A line or fetch a cache refused is tried again when that cache frees an
   // MSHR (the cache calling has just put this release in its own queue).
-  uint64_t wake = kNever;
-  if (line_queue_.pending()) wake = l1d_->next_release_cycle();
-  if (tex_queue_.pending()) wake = std::min(wake, tex_->next_release_cycle());
+  uint64_t wake = lsu_.next_retry_cycle(*l1d_, *tex_);
   if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
@@ -415,10 +391,9 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
       // One wake-up for the scheduler when they are decoded (they all are at once).
       if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
     } else {
-      MemoryOp& op = memory_ops_[size_t(r.id)];  // (access_done queues only a valid one's last answer)
-      op.valid = false;
-      free_memory_ops_.push_back(uint32_t(r.id));
-      complete_at(now, op.slot, op.pc, true);
+      // (access_done queues only an instruction's last answer)
+      const auto [slot, pc] = lsu_.retire(r.id);
+      complete_at(now, slot, pc, true);
     }
   }
 }
@@ -444,7 +419,7 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     sched_dirty_[s] |= completion_dirty_[s];
     finish_candidates_ |= 1ull << c.slot;
     const InstructionTiming& t = (*launch_.timing)[c.pc];
-    for (uint8_t i = 0; i < t.num_dst; ++i) w.clear_pending(t.dst[i]);
+    w.scoreboard.release(t);
     --w.in_flight;
     if (c.memory) --w.mem_in_flight;
     schedulers::CompleteEvent ev;
@@ -458,55 +433,24 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
 
 // -------------------------------------------------------- operand collectors
 
-StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class(Pipe pipe) {
-  switch (pipe) {
-    case Pipe::Sfu: case Pipe::FpDivSqrt: return kSfuCollector;
-    case Pipe::Dp: return kDpCollector;
-    case Pipe::Mem: return kMemCollector;
-    default: return kSpCollector;
-  }
-}
-
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
-  if (busy_pairs_ == 0) return;
-  const uint32_t nsched = uint32_t(schedulers_.size());
-  const uint32_t pairs = nsched * kCollectorClasses;
-  // Rotate which collector asks the banks first, so no collector starves:
-  // pairs (scheduler, class) in the order of cls * nsched + s, from the one
-  // the cycle names (from the cycle, so sleeping does not shift it).
-  const uint32_t start = uint32_t(now - epoch_);
-  const uint32_t first = nsched_div_.div(start) % kCollectorClasses * nsched + nsched_div_.mod(start);
-  const uint64_t busy = busy_pairs_;  // a dispatch frees collectors of its own pair only
-  const uint64_t rotated = (busy >> first | busy << (pairs - first)) & ((uint64_t(1) << pairs) - 1);
-  for (uint64_t r = rotated; r; r &= r - 1) {
-    uint32_t p = first + uint32_t(__builtin_ctzll(r));
-    if (p >= pairs) p -= pairs;
-    const uint32_t s = nsched_div_.mod(p), cls = nsched_div_.div(p);
-    for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
-      const uint32_t index = uint32_t(__builtin_ctzll(m));
-      Collector& c = collectors_[s][cls][index];
-      active_ = true;
-      for (uint8_t i = 0; i < c.reads_left;) {
-        if (bank_ports_[c.banks[i]].try_read(now)) {
-          c.banks[i] = c.banks[--c.reads_left];
-        } else {
-          ++i;
-        }
-      }
-      if (c.reads_left == 0) dispatch(c, s, cls, index, now);
-    }
-  }
+  if (!collectors_.any_busy()) return;
+  active_ = true;
+  // The rotation follows the cycle (from the device's first), so sleeping does not shift it.
+  collectors_.read_operands(now, uint32_t(now - epoch_),
+                            [&](OperandCollector& c, uint32_t s, uint32_t cls, uint32_t index) {
+                              dispatch(c, s, cls, index, now);
+                            });
 }
 
-void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
+void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
                                        uint64_t now) {
   const InstructionTiming& t = (*launch_.timing)[c.pc];
-  uint64_t& unit_free = unit_free_[scheduler][size_t(t.pipe)];
+  uint64_t& unit_free = pipes_.free_at(scheduler, t.pipe);
   if (unit_free > now) return;  // the pipeline cannot take it yet
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
-  collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
-  if (collector_busy_[scheduler][cls] == 0) busy_pairs_ &= ~pair_bit(scheduler, cls);
+  collectors_.release(scheduler, cls, index);
   // A free collector matters to a warp waiting for one (under warp sharing,
   // also to other schedulers' warps).
   if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & unit_views_)) sched_dirty_[scheduler] = 1;
@@ -515,75 +459,12 @@ void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_
     complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);
     return;
   }
-  const exec::MemAccess& a = c.access;
-  switch (a.space) {
-    case ptx::StateSpace::Shared: {
-      const uint32_t cycles = memory::shared_bank_cycles(a, smc_.shared_banks);
-      ++shared_accesses_;
-      shared_bank_cycles_ += cycles;
-      unit_free = now + cycles;
-      complete_at(now + smc_.shared_latency + cycles - 1, c.slot, c.pc, true);
-      return;
-    }
-    case ptx::StateSpace::Global:
-    case ptx::StateSpace::Local: {
-      std::vector<memory::LineAccess>& lines = coalesced_;
-      lines.clear();
-      memory::coalesce(a, config_.l1d.line_bytes, config_.l1d.sector_bytes, lines);
-      if (lines.empty()) {
-        complete_at(now + timing.latency, c.slot, c.pc, true);
-        return;
-      }
-      uint32_t op;
-      if (free_memory_ops_.empty()) {
-        op = uint32_t(memory_ops_.size());
-        memory_ops_.emplace_back();
-      } else {
-        op = free_memory_ops_.back();
-        free_memory_ops_.pop_back();
-      }
-      memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), 0, true};
-      if (a.is_atomic) memory::count_same_address_atomics(a, config_.l1d.line_bytes, lines);
-      for (memory::LineAccess& l : lines) {
-        l.id = op;
-        l.warp = c.slot;
-        if (a.is_atomic) {
-          l.kind = memory::AccessKind::Atomic;
-          l.bypass_l1 = true;
-        } else {
-          l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
-        }
-        (t.is_texture ? tex_queue_ : line_queue_).lines.push_back(l);
-      }
-      return;
-    }
-    default:  // param and const: the constant cache, modelled as a hit
-      complete_at(now + smc_.sp.latency, c.slot, c.pc, true);
-      return;
-  }
-}
-
-inline void StreamingMultiprocessor::send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now) {
-  // One line per cycle into each cache, in order.
-  if (!q.pending()) return;
-  // A refused line waits for an MSHR to free (next_event_cycle knows when),
-  // so the SM can sleep meanwhile. The LD/ST unit would retry in every
-  // cycle: the retries skipped while sleeping, all refused, count too.
-  if (q.refused_at != kNever) cache.count_skipped_retries(q.refused_at, now);
-  q.refused_at = now;
-  if (cache.try_access(q.lines[q.head], now)) {
-    q.refused_at = kNever;
-    active_ = true;
-    if (++q.head == q.lines.size()) {
-      q.lines.clear();
-      q.head = 0;
-    }
-  }
+  const uint64_t done = lsu_.start(c.access, t.is_texture, c.slot, c.pc, now, timing.latency, unit_free);
+  if (done != LoadStoreUnit::kQueued) complete_at(done, c.slot, c.pc, true);
 }
 
 void StreamingMultiprocessor::send_lines(uint64_t now) {
-  send_line(line_queue_, *l1d_, now);
-  send_line(tex_queue_, *tex_, now);
+  if (lsu_.send_lines(now, *l1d_, *tex_)) active_ = true;
 }
 
 // ------------------------------------------------------------------ issue
@@ -650,8 +531,8 @@ void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t 
 
 bool StreamingMultiprocessor::unit_busy(uint32_t s, uint32_t need, uint64_t now) const {
   // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
-  return need < kCollectorClasses ? (collector_busy_[s][need] & all_collectors_[need]) == all_collectors_[need]
-                                  : unit_free_[s][need - kCollectorClasses] > now;
+  return need < kCollectorClasses ? collectors_.all_busy(s, need)
+                                  : !pipes_.accepts(s, Pipe(need - kCollectorClasses), now);
 }
 
 #ifdef TLMGPU_DEBUG_CHECKS
@@ -755,10 +636,7 @@ WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, i
   const InstructionTiming& t = (*launch_.timing)[pc];
   needs_collector = -1;
   needs_pipe = -1;
-  for (uint8_t i = 0; i < t.num_src; ++i)
-    if (w.pending(t.src[i])) return WarpWait::Scoreboard;
-  for (uint8_t i = 0; i < t.num_dst; ++i)
-    if (w.pending(t.dst[i])) return WarpWait::Scoreboard;
+  if (w.scoreboard.blocks(t)) return WarpWait::Scoreboard;
   if (t.fixed_latency)
     needs_pipe = int8_t(t.pipe);
   else if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
@@ -783,10 +661,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
   }
   if (warp_sharing_) std::fill(issued_now_.begin(), issued_now_.end(), 0);
   // A trace instruction's pipe accepts again: every scheduler may now issue.
-  if (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) {
-    while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
-    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-  }
+  if (pipes_.take_freed(now)) std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   for (uint32_t s = 0; s < nsched; ++s) {
     if (policy_wake_[s] <= now) sched_dirty_[s] = 1;
     // Nothing this scheduler's choice depends on changed: same (non-)choice.
@@ -861,14 +736,14 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
-  if (warp_sharing_ && busy_pairs_ != 0) share_warps(now);
+  if (warp_sharing_ && collectors_.any_busy()) share_warps(now);
 }
 
 void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
   // sm.issue_width > 1: further issues in the same cycle. Only the warps that
   // issued and the collectors changed since the view was built.
   for (uint32_t extra = 1; extra < smc_.issue_width; ++extra) {
-    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
+    const std::array<bool, kCollectorClasses> collector_free = collectors_.free_classes(s);
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
@@ -898,7 +773,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
   oracle_intended_ = view;
   oracle_predictable_ = view;
   oracle_intended_.summary = oracle_predictable_.summary = false;  // their waits are edited below
-  const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
+  const std::array<bool, kCollectorClasses> collector_free = collectors_.free_classes(s);
   for (size_t i = 0; i < view.warps.size(); ++i) {
     if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
     const WarpSlot& w = warps_[view.warps[i].slot];
@@ -933,7 +808,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
   for (uint32_t k = 0; k < nsched; ++k) {
     const uint32_t r = uint32_t((now - epoch_ + k) % nsched);
     if (issued_now_[r]) continue;
-    const std::array<bool, kCollectorClasses> free = free_collector_classes(r);
+    const std::array<bool, kCollectorClasses> free = collectors_.free_classes(r);
     if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
     bool shared = false;
     for (uint32_t j = 1; j < nsched && !shared; ++j) {
@@ -949,7 +824,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
         // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
         if (!w.active || (view_dirty_ >> slot & 1) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
         const uint32_t cls = uint32_t(w.needs_collector);
-        if (cls == kDpCollector || !free[cls] || free_collector(d, CollectorClass(cls)) >= 0) continue;
+        if (cls == kDpCollector || !free[cls] || collectors_.free_collector(d, CollectorClass(cls)) >= 0) continue;
         if (!issue_warp(slot, r, now)) continue;
         taken |= 1ull << slot;
         schedulers_[r]->count_shared_issue(cls == kSpCollector ? ptx::UnitClass::SP
@@ -1014,35 +889,29 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   thread_insts_ += active;
   ++w.insts_issued;
   w.progress += active;
-  for (uint8_t i = 0; i < t.num_dst; ++i) w.set_pending(t.dst[i]);
+  w.scoreboard.reserve(t);
   ++w.in_flight;
   if (t.is_memory) ++w.mem_in_flight;
   if (t.is_membar && w.mem_in_flight > 0) w.membar_wait = true;
 
   if (t.fixed_latency) {
     // A trace instruction: no operands to collect, its latency counts from issue.
-    unit_free_[scheduler][size_t(t.pipe)] = now + t.fixed_interval;
-    pipe_free_at_.push(now + t.fixed_interval);
+    pipes_.occupy_fixed(scheduler, t.pipe, now, t.fixed_interval);
     complete_at(now + t.fixed_latency, slot, pc, false);
   } else if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
     complete_at(now + 1, slot, pc, false);
   } else {
     const CollectorClass cls = collector_class(t.pipe);
-    const int index = free_collector(scheduler, cls);
+    const int index = collectors_.free_collector(scheduler, cls);
     if (index < 0) throw std::logic_error(std::string(name()) + ": issued without a free operand collector");
-    Collector* c = &collectors_[scheduler][cls][size_t(index)];
-    collector_busy_[scheduler][cls] |= uint64_t(1) << index;
-    busy_pairs_ |= pair_bit(scheduler, cls);
-    c->slot = slot;
-    c->pc = pc;
-    c->reads_left = 0;
+    OperandCollector& c = collectors_.claim(scheduler, cls, uint32_t(index), slot, pc);
     const uint32_t num_regs = launch_.source->banked_registers();
     for (uint8_t i = 0; i < t.num_src; ++i) {
       if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
-      c->banks[c->reads_left++] = bank_div_.mod(t.src[i] + slot);
+      collectors_.add_operand(c, t.src[i]);
     }
-    c->has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
-    if (c->has_access) c->access = *info.access;
+    c.has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
+    if (c.has_access) c.access = *info.access;
   }
 
   schedulers::IssueEvent ev;
@@ -1254,9 +1123,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
 // ------------------------------------------------------------------ stats
 
 bool StreamingMultiprocessor::waiting_on_memory() const {
-  if (line_queue_.pending() || tex_queue_.pending()) return true;
-  for (const MemoryOp& op : memory_ops_)
-    if (op.valid) return true;
+  if (lsu_.waiting()) return true;
   for (const WarpSlot& w : warps_)
     if (w.active && w.fetch_pending) return true;
   return !responses_.empty();
@@ -1311,12 +1178,7 @@ std::string StreamingMultiprocessor::describe_warp(const CtaSlot& cta, const War
 }
 
 std::string StreamingMultiprocessor::describe_warps() const {
-  std::string out;
-  uint32_t ops = 0;
-  for (const MemoryOp& op : memory_ops_) ops += op.valid;
-  if (ops || line_queue_.pending())
-    out += "\n  " + std::string(name()) + ": " + std::to_string(ops) + " memory instructions waiting for lines, " +
-           std::to_string(line_queue_.size()) + " lines queued for the L1D";
+  std::string out = lsu_.describe(name());
   for (const CtaSlot& c : ctas_) {
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
@@ -1330,8 +1192,8 @@ std::string StreamingMultiprocessor::describe_warps() const {
 void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
   out["warp_insts"] = double(warp_insts_);
   out["thread_insts"] = double(thread_insts_);
-  out["shared_accesses"] = double(shared_accesses_);
-  out["shared_bank_cycles"] = double(shared_bank_cycles_);
+  out["shared_accesses"] = double(lsu_.shared_accesses());
+  out["shared_bank_cycles"] = double(lsu_.shared_bank_cycles());
   out["ibuffer_flushes"] = double(icache_flushes_);
   if (swas_) out["nops_issued"] = double(nops_issued_);  // not in warp_insts (seed 003: not committed)
   // Cycles this SM's pipeline was evaluated (the rest it slept through).

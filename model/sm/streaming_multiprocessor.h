@@ -19,9 +19,12 @@
 #include "memory/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
+#include "model/sm/execution_pipes.h"
 #include "model/sm/instruction_timing.h"
-#include "model/sm/register_file_bank.h"
+#include "model/sm/load_store_unit.h"
+#include "model/sm/operand_collectors.h"
 #include "model/sm/warp_instruction_source.h"
+#include "model/sm/warp_scoreboard.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
@@ -176,20 +179,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
     uint32_t in_flight = 0;          // issued, not written back
     uint32_t mem_in_flight = 0;
-    // Scoreboard: a bit per register / predicate id with a write in flight.
-    // A bit suffices: an instruction issues only when none of its
-    // destinations has one (WAW). The first ids' bits sit here, beside what
-    // issue and writeback touch anyway; larger kernels' other ids in pending_more.
-    static constexpr uint32_t kInlineIds = 256;
-    std::array<uint64_t, kInlineIds / 64> pending_low{};
-    std::vector<uint64_t> pending_more;
-    const uint64_t& pending_word(uint32_t id) const {
-      return id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
-    }
-    uint64_t& pending_word(uint32_t id) { return const_cast<uint64_t&>(std::as_const(*this).pending_word(id)); }
-    bool pending(uint32_t id) const { return (pending_word(id) >> (id % 64)) & 1; }
-    void set_pending(uint32_t id) { pending_word(id) |= uint64_t(1) << (id % 64); }
-    void clear_pending(uint32_t id) { pending_word(id) &= ~(uint64_t(1) << (id % 64)); }
+    // Inline in the slot, beside what issue and writeback touch anyway.
+    WarpScoreboard scoreboard;
     bool membar_wait = false;
     uint64_t insts_issued = 0;
     uint64_t progress = 0;
@@ -215,15 +206,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t start_cycle = 0;
     bool valid = false;
   };
-  struct Collector {  // busy or free: collector_busy_
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    uint8_t reads_left = 0;
-    std::array<uint32_t, InstructionTiming::kMaxSrc> banks{};  // bank of each unread operand
-    bool has_access = false;
-    exec::MemAccess access;
-  };
-  enum CollectorClass : uint8_t { kSpCollector, kSfuCollector, kDpCollector, kMemCollector, kCollectorClasses };
   struct Completion {  // in completions_ at its cycle, in push order within a cycle
     uint32_t slot = 0;
     uint32_t pc = 0;
@@ -233,15 +215,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t id;
     uint64_t cycle;
   };
-  struct MemoryOp {  // a global / local / atomic instruction waiting for its lines
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    uint32_t lines_unanswered = 0;
-    uint64_t last_answer = 0;  ///< the latest cycle of its lines' data
-    bool valid = false;
-  };
 
-  static CollectorClass collector_class(Pipe pipe);
   /// Writes warp `w`'s view entry `v` for cycle `now`, and the SM's
   /// per-slot summaries of it (the bit masks update_view reads).
   void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v);
@@ -264,7 +238,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
-  void dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
+  void dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
   void issue(uint64_t now);
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
@@ -282,23 +256,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
-  /// The first free collector of a class (-1: none).
-  int free_collector(uint32_t scheduler, CollectorClass cls) const {
-    const uint64_t free = ~collector_busy_[scheduler][cls] & all_collectors_[cls];
-    return free ? __builtin_ctzll(free) : -1;
-  }
-  /// Per collector class: has `scheduler` a free collector of it.
-  std::array<bool, kCollectorClasses> free_collector_classes(uint32_t scheduler) const {
-    std::array<bool, kCollectorClasses> free{};
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-      free[cls] = (collector_busy_[scheduler][cls] & all_collectors_[cls]) != all_collectors_[cls];
-    return free;
-  }
   /// Whether an instruction that needs a collector of class `collector` or
   /// the pipe `pipe` (-1: none) cannot go to scheduler `s`'s this cycle.
   bool unit_blocked(uint32_t s, int8_t collector, int8_t pipe,
                     const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
-    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && unit_free_[s][size_t(pipe)] > now);
+    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && !pipes_.accepts(s, Pipe(pipe), now));
   }
   /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
   /// false when the L1I refused it, else `missed` tells a miss from a hit.
@@ -310,7 +272,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // kMaxSchedulers): the GPU top runs the SMs one after another, so each
   // cycle starts with this SM's state out of the host's L1 cache, and fewer
   // lines to fetch and no pointers to chase make that cheaper.
-  static constexpr uint32_t kMaxSchedulers = 8;  // kMaxSchedulers * kCollectorClasses bits in busy_pairs_
+  static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
@@ -327,10 +289,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool eager_accounting_ = false;
   std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
   bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
-  // Bit cls * num_schedulers + s: scheduler s has a busy collector of class
-  // cls (the operand-read stage visits only those, in its rotating order;
-  // none set: no collector is busy).
-  uint32_t busy_pairs_ = 0;
   uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
@@ -347,30 +305,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // collector class, or kCollectorClasses + a pipe (trace instructions).
   uint64_t ready_views_ = 0, scoreboard_views_ = 0;
   std::array<uint8_t, 64> unit_need_{};
-  /// Lines waiting for a cache port, in order, and the cycle the head was
-  /// last refused (kNever: not refused).
-  struct LineQueue {
-    std::vector<memory::LineAccess> lines;
-    size_t head = 0;
-    uint64_t refused_at = ~uint64_t(0);
-    bool pending() const { return head != lines.size(); }
-    size_t size() const { return lines.size() - head; }
-    void clear() {
-      lines.clear();
-      head = 0;
-      refused_at = ~uint64_t(0);
-    }
-  };
-  LineQueue line_queue_;  // FIFO to the L1D
-  LineQueue tex_queue_;   // FIFO to the texture cache
-  void send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now);
   // Memory answers by (cycle, id) and completions by (cycle, push order):
   // both mostly arrive in that order already, which these queues exploit.
   memory::ArrivalQueue<uint64_t> responses_;
   memory::ArrivalQueue<Completion> completions_;
-  // Trace instructions bypass the collectors; a scheduler waiting for one of
-  // their pipes to accept again is woken at that cycle.
-  CycleHeap pipe_free_at_;
   std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
   FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
   // per scheduler (only the first num_schedulers entries are used)
@@ -416,8 +354,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::unique_ptr<memory::L1Cache> tex_cache_;
   sc_core::sc_port<memory::CacheAccessIf> tex_access_{"tex_access"};
   memory::CacheAccessIf* tex_ = nullptr;
-  std::vector<RegisterBankPort> bank_ports_;
-  std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 
   SmLaunch launch_;
   CtaCompletionIf* dispatcher_ = nullptr;
@@ -434,21 +370,15 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<schedulers::SchedulerView> views_;
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
   std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
-  std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
-  std::array<std::array<uint64_t, kCollectorClasses>, kMaxSchedulers> collector_busy_{};  // bit per collector
-  uint32_t pair_bit(uint32_t scheduler, uint32_t cls) const {
-    return uint32_t(1) << (cls * uint32_t(schedulers_.size()) + scheduler);
-  }
-  std::array<uint64_t, kCollectorClasses> all_collectors_{};  // bit per collector of a class
-  std::array<std::array<uint64_t, 8>, kMaxSchedulers> unit_free_{};  // by Pipe
-  FixedDivisor bank_div_;        // register -> bank
+  // The stages after issue: operand collectors over the register banks,
+  // the execution pipes, the LD/ST unit.
+  OperandCollectors collectors_;
+  ExecutionPipes pipes_;
+  LoadStoreUnit lsu_;
   FixedDivisor line_insts_div_;  // instructions per L1I line
   /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
   void update_view(uint32_t s, uint64_t live, uint64_t now);
 
-  std::vector<MemoryOp> memory_ops_;
-  std::vector<uint32_t> free_memory_ops_;
-  std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
   Response last_response_{0, 0};          // the latest access_done, and how many came so far
   uint64_t responses_received_ = 0;
   std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
@@ -469,7 +399,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
   uint64_t ctas_finished_ = 0;
-  uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
   uint64_t icache_flushes_ = 0;
 };
 
