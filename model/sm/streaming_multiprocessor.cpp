@@ -6,7 +6,6 @@
 
 #include "memory/l1_cache.h"
 #include "model/exec/int_ops.h"
-#include "schedulers/fetch_scheduler.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
 
@@ -16,12 +15,6 @@ using schedulers::WarpWait;
 
 namespace {
 
-constexpr uint64_t kFetchTag = 1ull << 63;
-constexpr uint64_t kSwasFetchTag = 1ull << 62;  // a SWaS fetch: only its miss matters
-// Per-instruction fetch: the request's instruction count sits above the slot.
-constexpr int kFetchCountShift = 48;
-// An instruction buffer entry whose fetch has not been answered yet.
-constexpr uint64_t kPendingFetch = std::numeric_limits<uint64_t>::max() - 1;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 sc_core::sc_time clock_period(const platform::GpuConfig& c) {
@@ -36,6 +29,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       index_(index),
       config_(config),
       smc_(config.sm),
+      fetch_(config, warps_),
       collectors_(config.sm),
       lsu_(config) {
   const sc_core::sc_time period = clock_period(config);
@@ -67,9 +61,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       pctx.scheduler_index = uint32_t(&s - schedulers_.data());
       s->enable_oracles(config.scheduler, pctx);
     }
-  fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
   nsched_div_ = FixedDivisor(nsched);
-  line_insts_div_ = FixedDivisor(config.l1i.line_bytes / 8);
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
@@ -84,8 +76,8 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   }
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
+  fetch_.set_fetch_with_issue(swas_);
   oracles_ = smc_.oracle_schedulers;
-  slot_age_.assign(smc_.max_warps, 0);
   ready_watch_.assign(smc_.max_warps, ReadyWatch{});
   for (uint32_t s = 0; s < nsched; ++s) {
     views_[s].sm = index;
@@ -103,6 +95,7 @@ void StreamingMultiprocessor::end_of_elaboration() {
   // What the ports resolved to, once: the per-access calls skip the port's
   // binding check.
   l1i_ = l1i_access_.operator->();
+  fetch_.connect(l1i_);
   l1d_ = l1d_access_.operator->();
   tex_ = tex_access_.operator->();
 }
@@ -121,15 +114,13 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
     completion_dirty_[s] = schedulers_[s]->order_follows_completions();
     wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
   }
-  fetch_scheduler_->reset();
+  fetch_.reset();
   // Request ids order same-cycle responses: number them as a fresh SM would.
   // (A launch that ended in a fault may have left answers for its requests:
   // they belong to the old device.)
   lsu_.reset();
   responses_ = {};
   completions_ = {};
-  fetch_refused_at_ = kNever;
-  fetch_generations_ = 0;
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   for (auto& d : decoded_at_) d = {};
@@ -206,22 +197,9 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     sync_executor_state(w);
     w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
-    // Unique across launches: a fetch answered after its warp (or kernel)
-    // ended must never match the slot's next occupant.
-    w.fetch_generation = ++fetch_generations_;
     w.scoreboard.reset(num_ids);
-    slot_age_[s] = w.age;
-    if (swas_) {
-      // Seed 003: queues of t_F + 1 entries start full of NOPs.
-      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      while (w.ib_count < depth) w.ibuffer[w.ib_count++] = {kNopPc, cycle};
-    } else if (launch_.source->prefilled_instruction_buffers()) {
-      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      const uint32_t end = w.code_end;
-      while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
-    }
+    fetch_.warp_started(s, cycle, launch_.source->prefilled_instruction_buffers());
     schedulers_[nsched_div_.mod(s)]->warp_started(s, cycle - epoch_);
-    fetch_candidates_ |= 1ull << s;
     ++placed;
   }
   ++live_ctas_;
@@ -255,7 +233,8 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   read_operands_and_dispatch(now);
   send_lines(now);
   issue(now);
-  fetch(now);
+  // (Under SWaS the issue stage fetched for the warps it selected.)
+  if (!swas_ && fetch_.fetch(now)) active_ = true;
   finish_warps(now);
   if ((swas_ || oracles_) && used_warps_ != 0) active_ = true;  // evaluated every cycle
   ++run_cycles_;
@@ -278,7 +257,7 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
   uint64_t next = completions_.next_ready();
   next = std::min(next, lsu_.next_retry_cycle(*l1d_, *tex_));
-  if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
+  next = std::min(next, fetch_.next_retry_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
   next = std::min(next, pipes_.next_freed());
@@ -298,9 +277,8 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
-  last_response_ = {id, cycle};
-  ++responses_received_;
-  if (!(id & kFetchTag)) {
+  fetch_.note_answer(cycle);
+  if (!FetchStage::is_fetch(id)) {
     // A memory instruction completes with its last line: until all its lines
     // have answered, an answer changes nothing the pipeline sees, so only the
     // last one is queued (at the latest of their cycles) and wakes the SM.
@@ -316,7 +294,7 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // A line or fetch a cache refused is tried again when that cache frees an
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = lsu_.next_retry_cycle(*l1d_, *tex_);
-  if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
+  wake = std::min(wake, fetch_.next_retry_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
 
@@ -331,65 +309,12 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   while (responses_.next_ready() < now) {
     Response r;
     r.id = responses_.pop(&r.cycle);
-    if (r.id & kFetchTag) {
-      const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
-      const uint32_t generation = uint32_t(r.id & 0xffffffffu);
-      WarpSlot& w = warps_[slot];
-      if (r.id & kSwasFetchTag) {
-        // A SWaS warp's buffer entry was written when it fetched; only the
-        // answer to a miss matters: the warp may be selected again.
-        if (w.active && w.fetch_pending && generation == w.swas_miss) {
-          w.fetch_pending = false;
-          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-          touch(slot);
-        }
-        continue;
-      }
-      if (!w.active || generation != w.fetch_generation) continue;
-      const uint32_t size = uint32_t(w.ibuffer.size());
-      if (smc_.fetch_instructions != 0) {
-        // Per-instruction fetch: this request's entries, the oldest unanswered first.
-        uint32_t n = uint32_t((r.id >> kFetchCountShift) & 0xff);
-        bool still_pending = false;
-        for (uint32_t k = 0; k < w.ib_count; ++k) {
-          BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % size];
-          if (e.ready_cycle != kPendingFetch) continue;
-          if (n == 0) {
-            still_pending = true;
-            continue;
-          }
-          e.ready_cycle = r.cycle + smc_.decode_latency;
-          decoded_at_[nsched_div_.mod(slot)].push(e.ready_cycle);
-          --n;
-        }
-        touch(slot);
-        if (w.fetch_pending && !still_pending) {  // the miss was answered
-          w.fetch_pending = false;
-          fetch_candidates_ |= 1ull << slot;
-          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-        }
-        continue;
-      }
-      if (!w.fetch_pending) continue;
-      w.fetch_pending = false;
-      if (w.fetch_missed) {
-        w.fetch_missed = false;
-        w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-      }
-      touch(slot);
-      fetch_candidates_ |= 1ull << slot;
-      // One fetch brings the rest of the line's instructions the buffer has room for.
-      const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
-      const uint32_t end = w.code_end;
-      const uint8_t buffered_before = w.ib_count;
-      while (w.ib_count < depth && w.fetch_pc < end) {
-        w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
-        ++w.ib_count;
-        ++w.fetch_pc;
-        if (line_insts_div_.mod(w.fetch_pc) == 0) break;
-      }
-      // One wake-up for the scheduler when they are decoded (they all are at once).
-      if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
+    if (FetchStage::is_fetch(r.id)) {
+      const uint32_t slot = FetchStage::slot_of(r.id);
+      uint64_t decoded_at;
+      if (fetch_.answer(r.id, r.cycle, decoded_at)) touch(slot);
+      // The scheduler looks again when the new entries have decoded.
+      if (decoded_at != FetchStage::kNever) decoded_at_[nsched_div_.mod(slot)].push(decoded_at);
     } else {
       // (access_done queues only an instruction's last answer)
       const auto [slot, pc] = lsu_.retire(r.id);
@@ -732,7 +657,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       issued_now_[s] = 1;
       const uint32_t slot = view.warps[size_t(pick)].slot;
       const bool issued = issue_warp(slot, s, now);
-      if (issued && swas_) swas_fetch(slot, now);
+      if (issued && swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
       if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
@@ -758,7 +683,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
     if (pick < 0) return;
     const uint32_t slot = view.warps[size_t(pick)].slot;
     if (!issue_warp(slot, s, now)) return;
-    if (swas_) swas_fetch(slot, now);
+    if (swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
   }
 }
 
@@ -846,8 +771,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   if (pc == kNopPc) {
     // SWaS: a NOP takes the issue slot and nothing else; it is not an
     // instruction of the kernel, so no instruction count sees it.
-    w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
-    --w.ib_count;
+    w.pop_instruction();
     ++nops_issued_;
     ++ready_watch_[slot].nops;
     touch(slot);
@@ -874,14 +798,13 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const InstructionTiming& t = (*launch_.timing)[pc];
   w.finished = warp.finished();
   touch(slot);
-  fetch_candidates_ |= 1ull << slot;
+  fetch_.wake(slot);
   // A barrier arrival or an exit can release warps of other schedulers.
   if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret) {
     touch_all();
     for (uint64_t m = live_slots_; m; m &= m - 1) sync_executor_state(warps_[size_t(__builtin_ctzll(m))]);
   }
-  w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
-  --w.ib_count;
+  w.pop_instruction();
   if (w.finished || warp.pc() != pc + 1) flush(w);
 
   const uint32_t active = exec::intops::popcount32(info.active_mask);
@@ -961,127 +884,7 @@ void StreamingMultiprocessor::sync_executor_state(WarpSlot& w) {
 void StreamingMultiprocessor::flush(WarpSlot& w) {
   const uint32_t slot = uint32_t(&w - warps_.data());
   touch(slot);
-  fetch_candidates_ |= 1ull << slot;
-  // osched2 (seed 003): an empty buffer is predictable for 1 + hit latency cycles after a taken branch.
-  w.oracle_blocked_until = std::max(w.oracle_blocked_until, last_cycle_ + 1 + config_.l1i.hit_latency);
-  if (swas_) {
-    // SWaS keeps the queue full: the wrong-path instructions become NOPs.
-    bool real = false;
-    for (uint32_t k = 0; k < w.ib_count; ++k) {
-      BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % w.ibuffer.size()];
-      real |= e.pc != kNopPc;
-      e.pc = kNopPc;
-    }
-    if (real) ++icache_flushes_;
-    w.fetch_pc = w.warp->pc();
-    return;
-  }
-  if (w.ib_count) ++icache_flushes_;
-  w.ib_count = 0;
-  w.fetch_pending = false;
-  w.fetch_generation = ++fetch_generations_;
-  w.fetch_pc = w.warp->pc();
-}
-
-// ------------------------------------------------------------------ fetch
-
-void StreamingMultiprocessor::fetch(uint64_t now) {
-  if (swas_) return;  // the issue stage fetched for the warp it selected
-  // The fetch stage would have retried a refused fetch in every cycle it
-  // slept through (nothing that changes its choice happens meanwhile).
-  if (fetch_refused_at_ != kNever) l1i_->count_skipped_retries(fetch_refused_at_, now);
-  fetch_refused_at_ = kNever;
-  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-  // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
-  // outstanding, room in the buffer, code left.
-  uint64_t ready = 0;
-  for (uint64_t part = fetch_candidates_; part; part &= part - 1) {
-    const uint32_t slot = uint32_t(__builtin_ctzll(part));
-    const WarpSlot& w = warps_[slot];
-    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.finished || w.fetch_pc >= w.code_end) {
-      fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
-      continue;
-    }
-    ready |= 1ull << slot;
-  }
-  const uint32_t per_line = config_.l1i.line_bytes / 8;
-  for (uint32_t k = 0; k < smc_.fetch_width && ready; ++k) {
-    const int pick = fetch_scheduler_->select(ready, slot_age_);
-    const uint32_t slot = uint32_t(pick);
-    ready &= ~(1ull << slot);
-    WarpSlot& w = warps_[slot];
-    // Per-instruction fetch: up to fetch_instructions from this line, as the buffer allows.
-    uint32_t count = 0;
-    if (smc_.fetch_instructions != 0) {
-      const uint32_t line_left = per_line - line_insts_div_.mod(w.fetch_pc);
-      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.code_end - w.fetch_pc, line_left});
-    }
-    bool missed = false;
-    if (!request_instructions(
-            slot, kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation,
-            now, missed)) {
-      fetch_refused_at_ = now;  // no L1I MSHR: try again when one frees
-      return;
-    }
-    active_ = true;
-    fetch_scheduler_->fetched(slot);
-    if (count == 0) {
-      w.fetch_pending = true;
-      w.fetch_missed = missed;
-      fetch_candidates_ &= ~(1ull << slot);
-    } else {
-      for (uint32_t i = 0; i < count; ++i)
-        w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {w.fetch_pc++, kPendingFetch};
-      if (missed) {  // not fetch-ready until the miss is served
-        w.fetch_pending = true;
-        fetch_candidates_ &= ~(1ull << slot);
-      }
-    }
-    if (missed) w.oracle_blocked_until = kNever;
-  }
-}
-
-bool StreamingMultiprocessor::request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed) {
-  memory::LineAccess a;
-  a.kind = memory::AccessKind::InstructionFetch;
-  const uint64_t addr = kCodeBase + uint64_t(warps_[slot].fetch_pc) * 8;
-  a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-  a.sector_mask = 0xffffffffu;
-  a.warp = slot;
-  a.id = id;
-  const uint64_t answered_before = responses_received_;
-  if (!l1i_->try_access(a, now)) return false;
-  // The L1I answers a hit at once; a line still being filled counts as a miss.
-  missed = responses_received_ == answered_before || last_response_.cycle > now + config_.l1i.hit_latency;
-  return true;
-}
-
-void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
-  WarpSlot& w = warps_[slot];
-  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-  if (w.ib_count >= depth) return;
-  // Whatever happens, one entry goes in, so the queue stays full: the
-  // instruction on a hit, a NOP on a miss (the warp is suspended until the
-  // line arrives and fetches it again then), a NOP past the code's end or
-  // when the L1I has no MSHR (fetched again at the next selection).
-  uint32_t pc = kNopPc;
-  uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
-  if (!w.finished && w.fetch_pc < w.code_end) {
-    const uint32_t id = ++fetch_generations_;
-    bool missed = false;
-    if (request_instructions(slot, kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id, now, missed)) {
-      active_ = true;
-      fetch_scheduler_->fetched(slot);
-      if (!missed) {
-        pc = w.fetch_pc++;
-      } else {  // a miss, or a line still being filled: its answer ends the suspension
-        w.fetch_pending = true;
-        w.swas_miss = id;
-        w.oracle_blocked_until = kNever;
-      }
-    }
-  }
-  w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {pc, ready};
+  fetch_.flush(slot, last_cycle_);
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
@@ -1194,7 +997,7 @@ void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
   out["thread_insts"] = double(thread_insts_);
   out["shared_accesses"] = double(lsu_.shared_accesses());
   out["shared_bank_cycles"] = double(lsu_.shared_bank_cycles());
-  out["ibuffer_flushes"] = double(icache_flushes_);
+  out["ibuffer_flushes"] = double(fetch_.flushes());
   if (swas_) out["nops_issued"] = double(nops_issued_);  // not in warp_insts (seed 003: not committed)
   // Cycles this SM's pipeline was evaluated (the rest it slept through).
   out["evaluated_cycles"] = double(run_cycles_);

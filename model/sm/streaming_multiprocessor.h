@@ -20,11 +20,12 @@
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/sm/execution_pipes.h"
+#include "model/sm/fetch_stage.h"
 #include "model/sm/instruction_timing.h"
 #include "model/sm/load_store_unit.h"
 #include "model/sm/operand_collectors.h"
 #include "model/sm/warp_instruction_source.h"
-#include "model/sm/warp_scoreboard.h"
+#include "model/sm/warp_slot.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
@@ -34,7 +35,6 @@ class L1Cache;
 }
 namespace tlmgpu::schedulers {
 class WarpScheduler;
-class FetchScheduler;
 }
 
 namespace tlmgpu::sm {
@@ -72,13 +72,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
                                 public stats::StatsProvider {
  public:
   memory::ClockPort clk{"clk"};  ///< the GPU's core clock (memory::ClockPort)
-  /// A buffered NOP (SWaS fills and refills instruction queues with them).
-  static constexpr uint32_t kNopPc = 0xffffffffu;
-  /// Instruction addresses for the L1I: PC * 8 above this base.
-  static constexpr uint64_t kCodeBase = memory::kCodeWindowBase;
-  /// Entries of a warp's instruction buffer the model provides (sm.ibuffer_depth uses up to this many).
-  static constexpr uint32_t kMaxInstructionBuffer = 16;
-
   StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const platform::GpuConfig& config);
   ~StreamingMultiprocessor() override;
 
@@ -155,49 +148,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
  private:
   void end_of_elaboration() override;
-  struct BufferedInstruction {
-    uint32_t pc;
-    uint64_t ready_cycle;
-  };
-  struct WarpSlot {
-    WarpInstructionSource* warp = nullptr;
-    // Whether the warp finished, kept here because the pipeline asks every
-    // cycle: a warp finishes only by executing at issue.
-    bool finished = false;
-    uint32_t cta_slot = 0;
-    bool active = false;
-    uint64_t age = 0;
-    uint8_t ib_head = 0, ib_count = 0;
-    uint32_t fetch_pc = 0;
-    // The warp's end_pc(), asked again after each execute (the only thing
-    // that moves the warp's PC): fetch reads it without reaching the warp.
-    uint32_t code_end = 0;
-    bool fetch_pending = false;      // line fetch outstanding, or (per-instruction fetch, swas) an i-cache miss
-    bool fetch_missed = false;       // the outstanding line fetch missed in the L1I
-    uint32_t swas_miss = 0;          // swas: the fetch whose miss suspends the warp
-    uint64_t oracle_blocked_until = 0;  // osched2: a miss or taken branch explains an empty buffer until then
-    uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
-    uint32_t in_flight = 0;          // issued, not written back
-    uint32_t mem_in_flight = 0;
-    // Inline in the slot, beside what issue and writeback touch anyway.
-    WarpScoreboard scoreboard;
-    bool membar_wait = false;
-    uint64_t insts_issued = 0;
-    uint64_t progress = 0;
-    uint64_t cta_id = 0;  // its CTA slot's, beside the other fields a view refresh reads
-    // The warp's next active mask and barrier wait, as its executor last
-    // reported them (sync_executor_state): a view refresh reads them here
-    // without reaching the executor. Only an execute changes them: the
-    // warp's own, or, through a barrier release or an exit, another warp's.
-    uint32_t next_mask = 0;
-    bool at_barrier = false;
-    uint32_t barrier_pc = 0;  // the executor's PC when the warp began to wait at a barrier
-    int8_t needs_collector = -1;  // Ready once a collector of this class is free
-    int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
-    // Last: the fields above are what the scheduler's view reads, kept on
-    // few cache lines; of the buffer only the head is read then.
-    std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
-  };
   struct CtaSlot {
     std::unique_ptr<CtaInstructionSource> cta;
     uint64_t cta_id = 0;
@@ -246,9 +196,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
   void share_warps(uint64_t now);
   void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
-  void fetch(uint64_t now);
-  /// SWaS: the warp selected for issue fetches one instruction (or a NOP).
-  void swas_fetch(uint32_t slot, uint64_t now);
   /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
   void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
@@ -262,9 +209,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
                     const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
     return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && !pipes_.accepts(s, Pipe(pipe), now));
   }
-  /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
-  /// false when the L1I refused it, else `missed` tells a miss from a hit.
-  bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
 
   // The state every evaluated cycle reads comes first and together, and the
@@ -280,9 +224,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint8_t* wake_ = &own_wake_;
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
-  // Cycle of the refused attempt the head line / the fetch stage waits to
-  // retry (UINT64_MAX: none).
-  uint64_t fetch_refused_at_ = ~uint64_t(0);
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
   bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
   bool warp_sharing_ = false;           // seed 002: the policy asks for it
@@ -294,7 +235,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
   uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
-  uint64_t fetch_candidates_ = 0;
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
   uint64_t view_dirty_ = ~uint64_t(0);            // slots whose view entry is stale
   uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
@@ -370,19 +310,16 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<schedulers::SchedulerView> views_;
   std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
   std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
-  // The stages after issue: operand collectors over the register banks,
-  // the execution pipes, the LD/ST unit.
+  // The pipeline's stages besides issue: fetch into the instruction
+  // buffers, the operand collectors over the register banks, the execution
+  // pipes, the LD/ST unit.
+  FetchStage fetch_;
   OperandCollectors collectors_;
   ExecutionPipes pipes_;
   LoadStoreUnit lsu_;
-  FixedDivisor line_insts_div_;  // instructions per L1I line
   /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
   void update_view(uint32_t s, uint64_t live, uint64_t now);
 
-  Response last_response_{0, 0};          // the latest access_done, and how many came so far
-  uint64_t responses_received_ = 0;
-  std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
-  std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
   /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
   /// count when first seen ready, and since when (age kNever: not ready).
   struct ReadyWatch {
@@ -394,12 +331,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<ReadyWatch> ready_watch_;
   schedulers::SchedulerView oracle_intended_, oracle_predictable_;
   uint64_t nops_issued_ = 0;
-  uint32_t fetch_generations_ = 0;
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
   uint64_t ctas_finished_ = 0;
-  uint64_t icache_flushes_ = 0;
 };
 
 }  // namespace tlmgpu::sm
