@@ -31,7 +31,8 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       smc_(config.sm),
       fetch_(config, warps_),
       collectors_(config.sm),
-      lsu_(config) {
+      lsu_(config),
+      views_(index, sc_core::sc_module::name(), config.sm.num_schedulers, warps_, collectors_, pipes_) {
   const sc_core::sc_time period = clock_period(config);
   l1i_cache_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
   l1d_cache_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
@@ -66,7 +67,6 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
-  views_.resize(nsched);
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
@@ -77,12 +77,9 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
   swas_ = schedulers_[0]->fetches_with_issue();
   fetch_.set_fetch_with_issue(swas_);
+  views_.set_fetch_with_issue(swas_);
   oracles_ = smc_.oracle_schedulers;
   ready_watch_.assign(smc_.max_warps, ReadyWatch{});
-  for (uint32_t s = 0; s < nsched; ++s) {
-    views_[s].sm = index;
-    views_[s].scheduler = s;
-  }
 }
 
 StreamingMultiprocessor::~StreamingMultiprocessor() = default;
@@ -142,13 +139,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
     w = WarpSlot{};
   }
   live_slots_ = 0;
-  for (auto& v : views_) {
-    v.warps.clear();
-    v.summary = false;
-    v.slot_order_members = 0;
-  }
-  view_dirty_ = ~uint64_t(0);
-  empty_buffer_views_ = unit_views_ = ready_views_ = scoreboard_views_ = 0;
+  views_.begin_launch(launch.timing);
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
@@ -337,8 +328,8 @@ void StreamingMultiprocessor::writeback(uint64_t now) {
     // again only then or when its policy follows completions. (A warp whose
     // view is stale has its scheduler marked already.)
     const uint32_t s = nsched_div_.mod(c.slot);
-    if (scoreboard_views_ >> c.slot & 1) {
-      view_dirty_ |= 1ull << c.slot;
+    if (views_.waits_on_scoreboard(c.slot)) {
+      views_.mark(c.slot);
       sched_dirty_[s] = 1;
     }
     sched_dirty_[s] |= completion_dirty_[s];
@@ -378,7 +369,7 @@ void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, 
   collectors_.release(scheduler, cls, index);
   // A free collector matters to a warp waiting for one (under warp sharing,
   // also to other schedulers' warps).
-  if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & unit_views_)) sched_dirty_[scheduler] = 1;
+  if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & views_.unit_waiters())) sched_dirty_[scheduler] = 1;
 
   if (!c.has_access) {
     complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);
@@ -394,180 +385,11 @@ void StreamingMultiprocessor::send_lines(uint64_t now) {
 
 // ------------------------------------------------------------------ issue
 
-schedulers::WarpView StreamingMultiprocessor::warp_view(const WarpSlot& w, uint32_t slot, uint64_t now,
-                                                        int8_t& needs_collector, int8_t& needs_pipe) const {
-  // Everything but the collectors' availability, which changes every cycle
-  // for all warps alike and is applied when the view is assembled.
-  schedulers::WarpView v;
-  needs_collector = -1;
-  needs_pipe = -1;
-  v.slot = slot;
-  v.cta_slot = w.cta_slot;
-  v.cta_id = w.cta_id;
-  v.age = w.age;
-  v.insts_issued = w.insts_issued;
-  v.progress = w.progress;
-  v.active_threads = exec::intops::popcount32(w.next_mask);
-  const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
-  // The scheduler sees a head once it has decoded: before, the entry says
-  // none, whenever it was last refreshed.
-  const bool decoded = w.ib_count && w.ibuffer[w.ib_head].ready_cycle <= now;
-  if (decoded && head != kNopPc) {
-    const InstructionTiming& t = (*launch_.timing)[head];
-    v.head_pc = head;
-    v.head_unit = t.unit;
-    v.head_class = t.head_class;
-  } else if (decoded) {
-    v.head_class = schedulers::HeadClass::ShortAlu;
-  }
-  if (w.finished) {
-    v.wait = WarpWait::Finished;
-  } else if (w.at_barrier) {
-    v.wait = WarpWait::Barrier;
-  } else if (w.membar_wait) {
-    v.wait = WarpWait::Membar;
-  } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now || (swas_ && w.fetch_pending)) {
-    v.wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
-  } else if (head == kNopPc) {
-    v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
-  } else {
-    v.wait = operand_wait(w, head, needs_collector, needs_pipe);
-  }
-  return v;
-}
 
-void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v) {
-  const uint64_t bit = 1ull << slot;
-  view_dirty_ &= ~bit;
-  v = warp_view(w, slot, now, w.needs_collector, w.needs_pipe);
-  const WarpWait wait = v.wait;
-  if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
-  else empty_buffer_views_ &= ~bit;
-  const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
-  if (unit) {
-    unit_views_ |= bit;
-    unit_need_[slot] = uint8_t(w.needs_collector >= 0 ? w.needs_collector : kCollectorClasses + w.needs_pipe);
-  } else {
-    unit_views_ &= ~bit;
-  }
-  ready_views_ = (ready_views_ & ~bit) | (wait == WarpWait::Ready && !unit ? bit : 0);
-  scoreboard_views_ = (scoreboard_views_ & ~bit) | (wait == WarpWait::Scoreboard ? bit : 0);
-}
 
-bool StreamingMultiprocessor::unit_busy(uint32_t s, uint32_t need, uint64_t now) const {
-  // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
-  return need < kCollectorClasses ? collectors_.all_busy(s, need)
-                                  : !pipes_.accepts(s, Pipe(need - kCollectorClasses), now);
-}
 
-#ifdef TLMGPU_DEBUG_CHECKS
-void StreamingMultiprocessor::check_view(uint32_t s, uint64_t live, uint64_t now) const {
-  const schedulers::SchedulerView& view = views_[s];
-  auto fail = [&](const std::string& what) {
-    throw std::logic_error(std::string(name()) + ": scheduler " + std::to_string(s) + " at cycle " +
-                           std::to_string(now) + ": the maintained view differs from one built from scratch: " +
-                           what);
-  };
-  if (view.warps.size() != size_t(__builtin_popcountll(live))) fail("number of warps");
-  uint64_t ready = 0, busy = 0, scoreboard = 0;
-  size_t i = 0;
-  for (uint64_t m = live; m; m &= m - 1, ++i) {
-    const uint32_t slot = uint32_t(__builtin_ctzll(m));
-    int8_t needs_collector, needs_pipe;
-    schedulers::WarpView want = warp_view(warps_[slot], slot, now, needs_collector, needs_pipe);
-    if (needs_collector >= 0 || needs_pipe >= 0) {
-      const uint32_t need = uint32_t(needs_collector >= 0 ? needs_collector : kCollectorClasses + needs_pipe);
-      want.wait = unit_busy(s, need, now) ? WarpWait::UnitBusy : WarpWait::Ready;
-    }
-    const schedulers::WarpView& got = view.warps[i];
-    const std::string w = "warp slot " + std::to_string(slot) + " ";
-    if (got.slot != want.slot) fail(w + "position");
-    if (got.wait != want.wait)
-      fail(w + "wait " + std::to_string(int(got.wait)) + ", from scratch " + std::to_string(int(want.wait)));
-    if (got.head_pc != want.head_pc || got.head_unit != want.head_unit || got.head_class != want.head_class)
-      fail(w + "head instruction");
-    if (got.cta_slot != want.cta_slot || got.cta_id != want.cta_id || got.age != want.age) fail(w + "CTA or age");
-    if (got.active_threads != want.active_threads || got.insts_issued != want.insts_issued ||
-        got.progress != want.progress)
-      fail(w + "active threads, instructions or progress");
-    const uint64_t bit = uint64_t(1) << i;
-    if (want.wait == WarpWait::Ready) ready |= bit;
-    if (want.wait == WarpWait::UnitBusy) busy |= bit;
-    if (want.wait == WarpWait::Scoreboard) scoreboard |= bit;
-  }
-  if (view.summary && (view.ready != ready || view.unit_busy != busy || view.scoreboard != scoreboard))
-    fail("the ready / unit-busy / scoreboard masks");
-}
-#endif
 
-void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t now) {
-  std::vector<schedulers::WarpView>& warps = views_[s].warps;
-  // A warp's view is refreshed when it changed, or when its buffer was empty
-  // (or undecoded) and its head has decoded since.
-  const auto stale = [&](uint32_t slot) {
-    const WarpSlot& w = warps_[slot];
-    return (view_dirty_ >> slot & 1) || ((empty_buffer_views_ >> slot & 1) && w.ib_count &&
-                                         w.ibuffer[w.ib_head].ready_cycle <= now);
-  };
-  schedulers::SchedulerView& view = views_[s];
-  if (live != view.slot_order_members || !view.summary) {
-    // Warps came or went (or an extra issue edited the view): rebuild, in
-    // slot order, keeping the entries of members that did not change.
-    const uint64_t kept = view.slot_order_members;
-    std::vector<schedulers::WarpView>& rebuilt = rebuilt_view_;
-    rebuilt.clear();
-    for (uint64_t m = live; m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      rebuilt.emplace_back();
-      if ((kept >> slot & 1) && !stale(slot))
-        rebuilt.back() = warps[view_index_[slot]];
-      else
-        refresh_view(warps_[slot], slot, now, rebuilt.back());
-    }
-    warps.swap(rebuilt);
-    uint8_t index = 0;
-    for (uint64_t m = live; m; m &= m - 1) view_index_[__builtin_ctzll(m)] = index++;
-    view.slot_order_members = live;
-    view.slot_index = view_index_.data();
-    view.summary = true;
-  } else {
-    for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      if (!stale(slot)) continue;
-      refresh_view(warps_[slot], slot, now, warps[view_index_[slot]]);
-    }
-  }
-  // The collectors' and pipes' availability, for the warps that wait on one:
-  // by class, then written into those warps' entries.
-  uint64_t busy_slots = 0;
-  const uint64_t unit = live & unit_views_;
-  if (unit) {
-    for (uint64_t m = unit; m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      const uint64_t busy = unit_busy(s, unit_need_[slot], now);
-      busy_slots |= busy << slot;
-      warps[view_index_[slot]].wait = busy ? WarpWait::UnitBusy : WarpWait::Ready;
-    }
-  }
-  const uint64_t unit_ready = unit & ~busy_slots;
-  // The summary, from slot bits to view positions (the view lists `live` in slot order).
-  view.ready = exec::intops::gather_bits((ready_views_ | unit_ready) & live, live);
-  view.unit_busy = exec::intops::gather_bits(busy_slots, live);
-  view.scoreboard = exec::intops::gather_bits(scoreboard_views_ & live, live);
-}
 
-WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
-                                               int8_t& needs_pipe) const {
-  const InstructionTiming& t = (*launch_.timing)[pc];
-  needs_collector = -1;
-  needs_pipe = -1;
-  if (w.scoreboard.blocks(t)) return WarpWait::Scoreboard;
-  if (t.fixed_latency)
-    needs_pipe = int8_t(t.pipe);
-  else if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
-    needs_collector = int8_t(collector_class(t.pipe));
-  return WarpWait::Ready;
-}
 
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
@@ -603,23 +425,21 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     account_pending(s);
     sched_dirty_[s] = 0;
-    schedulers::SchedulerView& view = views_[s];
+    schedulers::SchedulerView& view = views_.view(s);
     view.cycle = now - epoch_;
     view.ctas_waiting = seen_phase_[s].ctas_waiting;
     view.last_cta_dispatched = seen_phase_[s].last_cta_dispatched;
     const uint64_t live = live_slots_ & scheduler_slots_[s];
     if (!live) {
-      view.warps.clear();
-      view.summary = false;
-      view.slot_order_members = 0;
+      views_.clear(s);
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
       last_class_[s] = int(schedulers::StallClass::Idle);
       continue;
     }
-    update_view(s, live, now);
+    views_.update_view(s, live, now);
 #ifdef TLMGPU_DEBUG_CHECKS
-    check_view(s, live, now);
+    views_.check_view(s, live, now);
 #endif
     if (wants_cta_view_[s]) {
       view.ctas.clear();
@@ -672,7 +492,7 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
-      if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now, wv);
+      if (views_.dirty(wv.slot)) views_.refresh_view(wv.slot, now, wv);
       // A warp waiting for a unit is Ready in its own right: judge the unit again.
       if (w.needs_collector >= 0 || w.needs_pipe >= 0)
         wv.wait = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
@@ -706,7 +526,7 @@ void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::S
     const uint32_t pc = w.warp->pc();
     if (pc >= launch_.timing->size()) continue;
     int8_t collector = -1, pipe = -1;
-    WarpWait wait = operand_wait(w, pc, collector, pipe);
+    WarpWait wait = views_.operand_wait(w, pc, collector, pipe);
     if (unit_blocked(s, collector, pipe, collector_free, now)) wait = WarpWait::UnitBusy;
     const InstructionTiming& t = (*launch_.timing)[pc];
     for (schedulers::SchedulerView* v : {&oracle_intended_, &oracle_predictable_}) {
@@ -738,7 +558,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
     bool shared = false;
     for (uint32_t j = 1; j < nsched && !shared; ++j) {
       const uint32_t d = (r + j) % nsched;
-      const schedulers::SchedulerView& dv = views_[d];
+      const schedulers::SchedulerView& dv = views_.view(d);
       for (const uint32_t i : schedulers_[d]->last_order()) {
         // Ready counts too: its scheduler may have filled the collector with another warp this cycle.
         if (i >= dv.warps.size() ||
@@ -747,7 +567,7 @@ void StreamingMultiprocessor::share_warps(uint64_t now) {
         const uint32_t slot = dv.warps[i].slot;
         const WarpSlot& w = warps_[slot];
         // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
-        if (!w.active || (view_dirty_ >> slot & 1) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
+        if (!w.active || views_.dirty(slot) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
         const uint32_t cls = uint32_t(w.needs_collector);
         if (cls == kDpCollector || !free[cls] || collectors_.free_collector(d, CollectorClass(cls)) >= 0) continue;
         if (!issue_warp(slot, r, now)) continue;
@@ -949,10 +769,10 @@ std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t no
   uint64_t longest = 0;
   for (uint64_t m = live_slots_; m; m &= m - 1) {
     const uint32_t s = uint32_t(__builtin_ctzll(m));
-    if (view_dirty_ >> s & 1) continue;  // its view is out of date: judged at the next sample
+    if (views_.dirty(s)) continue;  // its view is out of date: judged at the next sample
     const WarpSlot& w = warps_[s];
     ReadyWatch& r = ready_watch_[s];
-    if (!((ready_views_ | unit_views_) >> s & 1)) {
+    if (!(views_.ready_or_unit_waiters() >> s & 1)) {
       r.age = kNever;  // not ready
       continue;
     }

@@ -24,6 +24,7 @@
 #include "model/sm/instruction_timing.h"
 #include "model/sm/load_store_unit.h"
 #include "model/sm/operand_collectors.h"
+#include "model/sm/scheduler_view_cache.h"
 #include "model/sm/warp_instruction_source.h"
 #include "model/sm/warp_slot.h"
 #include "model/stats/stats_provider.h"
@@ -166,25 +167,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t cycle;
   };
 
-  /// Writes warp `w`'s view entry `v` for cycle `now`, and the SM's
-  /// per-slot summaries of it (the bit masks update_view reads).
-  void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v);
-  /// Warp `w`'s view entry at cycle `now` computed from its state alone, and
-  /// the collector class or pipe its head still needs (-1: none).
-  schedulers::WarpView warp_view(const WarpSlot& w, uint32_t slot, uint64_t now, int8_t& needs_collector,
-                                 int8_t& needs_pipe) const;
-  /// Whether scheduler `s`'s collectors or pipe for need `need` (unit_need_'s
-  /// encoding) are all busy at `now`.
-  bool unit_busy(uint32_t s, uint32_t need, uint64_t now) const;
-#ifdef TLMGPU_DEBUG_CHECKS
-  /// Rebuilds scheduler `s`'s view from the warps' state and throws
-  /// std::logic_error naming the first difference from the maintained one.
-  void check_view(uint32_t s, uint64_t live, uint64_t now) const;
-#endif
-  /// Ready or Scoreboard for the instruction at `pc` of warp `w`, and what it
-  /// then still needs: a free collector of a class, or a free pipe (traces).
-  schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
-                                    int8_t& needs_pipe) const;
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
@@ -236,15 +218,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t run_cycles_ = 0;
   uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
-  uint64_t view_dirty_ = ~uint64_t(0);            // slots whose view entry is stale
-  uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
-  uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
-  // What each slot's view entry says, as bit masks by slot, so a view's
-  // summary is a few bit operations: Ready without a unit to wait for, and
-  // Scoreboard. unit_need_ is the unit a slot in unit_views_ waits for: a
-  // collector class, or kCollectorClasses + a pipe (trace instructions).
-  uint64_t ready_views_ = 0, scoreboard_views_ = 0;
-  std::array<uint8_t, 64> unit_need_{};
   // Memory answers by (cycle, id) and completions by (cycle, push order):
   // both mostly arrive in that order already, which these queues exploit.
   memory::ArrivalQueue<uint64_t> responses_;
@@ -273,11 +246,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void account_pending(uint32_t s);
   void touch(uint32_t slot) {
     sched_dirty_[nsched_div_.mod(slot)] = 1;
-    view_dirty_ |= 1ull << slot;
+    views_.mark(slot);
   }
   void touch_all() {
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-    view_dirty_ = ~uint64_t(0);
+    views_.mark_all();
   }
   void skip_cycles(uint64_t n);
 
@@ -303,13 +276,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
   uint64_t next_age_ = 0;
 
-  // Each scheduler's view persists between evaluations: it is rebuilt only
-  // when its set of live warps changed (the view's slot_order_members),
-  // otherwise only the entries of warps that changed are refreshed in place.
-  // The view entries are the only copy of what the scheduler sees of a warp.
-  std::vector<schedulers::SchedulerView> views_;
-  std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
-  std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
   // The pipeline's stages besides issue: fetch into the instruction
   // buffers, the operand collectors over the register banks, the execution
   // pipes, the LD/ST unit.
@@ -317,8 +283,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   OperandCollectors collectors_;
   ExecutionPipes pipes_;
   LoadStoreUnit lsu_;
-  /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
-  void update_view(uint32_t s, uint64_t live, uint64_t now);
+  // The issue stage's persistent view of each scheduler (scheduler_view_cache.h).
+  SchedulerViewCache views_;
 
   /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
   /// count when first seen ready, and since when (age kNever: not ready).
