@@ -65,6 +65,13 @@ class SchedulerViewCache {
   /// then still needs: a free collector of a class, or a free pipe (traces).
   schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
                                     int8_t& needs_pipe) const;
+  /// Whether an instruction that needs a collector of class `collector` or
+  /// the pipe `pipe` (-1: none) cannot go to scheduler `s`'s this cycle;
+  /// `collector_free` is OperandCollectors::free_classes(s).
+  bool unit_blocked(uint32_t s, int8_t collector, int8_t pipe,
+                    const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
+    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && !pipes_.accepts(s, Pipe(pipe), now));
+  }
 #ifdef TLMGPU_DEBUG_CHECKS
   /// Rebuilds scheduler `s`'s view from the warps' state and throws
   /// std::logic_error naming the first difference from the maintained one.

@@ -74,11 +74,12 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     completion_dirty_[s] = schedulers_[s]->order_follows_completions();
     wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
   }
-  warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
+  if (nsched > 1 && schedulers_[0]->shares_warps())
+    warp_sharing_ = std::make_unique<WarpSharing>(schedulers_, warps_, views_, collectors_);
   swas_ = schedulers_[0]->fetches_with_issue();
   fetch_.set_fetch_with_issue(swas_);
   views_.set_fetch_with_issue(swas_);
-  oracles_ = smc_.oracle_schedulers;
+  if (smc_.oracle_schedulers) oracles_ = std::make_unique<OracleJudge>(warps_, views_, collectors_);
   ready_watch_.assign(smc_.max_warps, ReadyWatch{});
 }
 
@@ -140,6 +141,7 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
   }
   live_slots_ = 0;
   views_.begin_launch(launch.timing);
+  if (oracles_) oracles_->begin_launch(launch.timing);
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
@@ -406,7 +408,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       }
     }
   }
-  if (warp_sharing_) std::fill(issued_now_.begin(), issued_now_.end(), 0);
+  if (warp_sharing_) warp_sharing_->begin_cycle();
   // A trace instruction's pipe accepts again: every scheduler may now issue.
   if (pipes_.take_freed(now)) std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   for (uint32_t s = 0; s < nsched; ++s) {
@@ -465,7 +467,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
-    if (oracles_) judge_with_oracles(s, view, pick, now);
+    if (oracles_) oracles_->judge(*schedulers_[s], s, view, pick, now);
     const uint64_t reorder = schedulers_[s]->next_reorder_cycle(now - epoch_);
     policy_wake_[s] = reorder >= kNever - epoch_ ? kNever : reorder + epoch_;
     // A scheduler that cannot issue needs no tick of its own: what it waits
@@ -474,14 +476,20 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     if (pick >= 0) {
       active_ = true;
       sched_dirty_[s] = 1;
-      issued_now_[s] = 1;
+      if (warp_sharing_) warp_sharing_->issued_own(s);
       const uint32_t slot = view.warps[size_t(pick)].slot;
       const bool issued = issue_warp(slot, s, now);
       if (issued && swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
       if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
-  if (warp_sharing_ && collectors_.any_busy()) share_warps(now);
+  if (warp_sharing_ && collectors_.any_busy())
+    warp_sharing_->share(now - epoch_, [&](uint32_t slot, uint32_t receiver) {
+      if (!issue_warp(slot, receiver, now)) return false;
+      sched_dirty_[receiver] = 1;  // its collector is busy now
+      active_ = true;
+      return true;
+    });
 }
 
 void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
@@ -495,8 +503,8 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
       if (views_.dirty(wv.slot)) views_.refresh_view(wv.slot, now, wv);
       // A warp waiting for a unit is Ready in its own right: judge the unit again.
       if (w.needs_collector >= 0 || w.needs_pipe >= 0)
-        wv.wait = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
-                                                                                         : WarpWait::Ready;
+        wv.wait = views_.unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
+                                                                                                : WarpWait::Ready;
     }
     view.summary = false;  // edited above; the next evaluation rebuilds the view
     const int pick = schedulers_[s]->select_again(view);
@@ -504,83 +512,6 @@ void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& 
     const uint32_t slot = view.warps[size_t(pick)].slot;
     if (!issue_warp(slot, s, now)) return;
     if (swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
-  }
-}
-
-void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick,
-                                                 uint64_t now) {
-  // Seed 003 VI-A.4. osched1 assumes every instruction buffer holds the
-  // warp's next instruction: a warp whose buffer is empty (or not decoded
-  // yet) is judged on that instruction's operands. osched2 does the same
-  // except for warps whose buffer is empty for a predictable reason: an
-  // i-cache miss less than 1 + miss + hit latency ago, a taken branch less
-  // than 1 + hit latency ago (oracle_blocked_until).
-  oracle_intended_ = view;
-  oracle_predictable_ = view;
-  oracle_intended_.summary = oracle_predictable_.summary = false;  // their waits are edited below
-  const std::array<bool, kCollectorClasses> collector_free = collectors_.free_classes(s);
-  for (size_t i = 0; i < view.warps.size(); ++i) {
-    if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
-    const WarpSlot& w = warps_[view.warps[i].slot];
-    if (!w.active || w.finished) continue;
-    const uint32_t pc = w.warp->pc();
-    if (pc >= launch_.timing->size()) continue;
-    int8_t collector = -1, pipe = -1;
-    WarpWait wait = views_.operand_wait(w, pc, collector, pipe);
-    if (unit_blocked(s, collector, pipe, collector_free, now)) wait = WarpWait::UnitBusy;
-    const InstructionTiming& t = (*launch_.timing)[pc];
-    for (schedulers::SchedulerView* v : {&oracle_intended_, &oracle_predictable_}) {
-      if (v == &oracle_predictable_ && now < w.oracle_blocked_until) continue;
-      schedulers::WarpView& wv = v->warps[i];
-      wv.wait = wait;
-      wv.head_pc = pc;
-      wv.head_unit = t.unit;
-      wv.head_class = t.head_class;
-    }
-  }
-  schedulers_[s]->judge(oracle_intended_, oracle_predictable_, pick < 0 ? -1 : int(view.warps[size_t(pick)].slot));
-}
-
-void StreamingMultiprocessor::share_warps(uint64_t now) {
-  // Seed 002's warp-sharing control unit: a scheduler that issued nothing of
-  // its own this cycle and has a free SP / SFU / MEM collector issues another
-  // scheduler's warp that waits for its own collector of that unit, at most
-  // one per receiving scheduler per cycle. Receivers take turns from the
-  // cycle number; each looks at the other schedulers from the next one on
-  // and takes the first stalled warp in that scheduler's own priority order.
-  const uint32_t nsched = uint32_t(schedulers_.size());
-  uint64_t taken = 0;  // warps shared this cycle
-  for (uint32_t k = 0; k < nsched; ++k) {
-    const uint32_t r = uint32_t((now - epoch_ + k) % nsched);
-    if (issued_now_[r]) continue;
-    const std::array<bool, kCollectorClasses> free = collectors_.free_classes(r);
-    if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
-    bool shared = false;
-    for (uint32_t j = 1; j < nsched && !shared; ++j) {
-      const uint32_t d = (r + j) % nsched;
-      const schedulers::SchedulerView& dv = views_.view(d);
-      for (const uint32_t i : schedulers_[d]->last_order()) {
-        // Ready counts too: its scheduler may have filled the collector with another warp this cycle.
-        if (i >= dv.warps.size() ||
-            (dv.warps[i].wait != WarpWait::UnitBusy && dv.warps[i].wait != WarpWait::Ready))
-          continue;
-        const uint32_t slot = dv.warps[i].slot;
-        const WarpSlot& w = warps_[slot];
-        // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
-        if (!w.active || views_.dirty(slot) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
-        const uint32_t cls = uint32_t(w.needs_collector);
-        if (cls == kDpCollector || !free[cls] || collectors_.free_collector(d, CollectorClass(cls)) >= 0) continue;
-        if (!issue_warp(slot, r, now)) continue;
-        taken |= 1ull << slot;
-        schedulers_[r]->count_shared_issue(cls == kSpCollector ? ptx::UnitClass::SP
-                                           : cls == kSfuCollector ? ptx::UnitClass::SFU
-                                                                  : ptx::UnitClass::MEM);
-        sched_dirty_[r] = 1;  // its collector is busy now
-        active_ = true;
-        shared = true;
-        break;
-      }
-    }
   }
 }
 

@@ -24,8 +24,10 @@
 #include "model/sm/instruction_timing.h"
 #include "model/sm/load_store_unit.h"
 #include "model/sm/operand_collectors.h"
+#include "model/sm/oracle_judge.h"
 #include "model/sm/scheduler_view_cache.h"
 #include "model/sm/warp_instruction_source.h"
+#include "model/sm/warp_sharing.h"
 #include "model/sm/warp_slot.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
@@ -176,21 +178,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
   /// scheduler (slot mod N) is told, which differs under warp sharing.
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
-  void share_warps(uint64_t now);
   void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
-  /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
-  void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
   std::string describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const;
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
-  /// Whether an instruction that needs a collector of class `collector` or
-  /// the pipe `pipe` (-1: none) cannot go to scheduler `s`'s this cycle.
-  bool unit_blocked(uint32_t s, int8_t collector, int8_t pipe,
-                    const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
-    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && !pipes_.accepts(s, Pipe(pipe), now));
-  }
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
 
   // The state every evaluated cycle reads comes first and together, and the
@@ -207,8 +200,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
-  bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
-  bool warp_sharing_ = false;           // seed 002: the policy asks for it
   bool eager_accounting_ = false;
   std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
   bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
@@ -229,7 +220,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // changed: a warp's writeback, fetch, flush, barrier, finish, a free
   // collector, or a buffered instruction finishing decode.
   std::array<uint8_t, kMaxSchedulers> sched_dirty_{};
-  std::array<uint8_t, kMaxSchedulers> issued_now_{};  // issued its own warp this cycle
   // Its policy's order may change with a completion (else only a completion
   // that changes what a warp waits for makes the scheduler look again).
   std::array<uint8_t, kMaxSchedulers> completion_dirty_{};
@@ -285,6 +275,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   LoadStoreUnit lsu_;
   // The issue stage's persistent view of each scheduler (scheduler_view_cache.h).
   SchedulerViewCache views_;
+  // Hooks of the issue stage, present only when asked for: seed 003's
+  // oracles (osched1 / osched2 judge every cycle) and seed 002's warp
+  // sharing (the policy asks for it). SWaS's hook is fetch_.fetch_for_issue.
+  std::unique_ptr<OracleJudge> oracles_;
+  std::unique_ptr<WarpSharing> warp_sharing_;
 
   /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
   /// count when first seen ready, and since when (age kNever: not ready).
@@ -295,7 +290,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t nops = 0;  // SWaS NOPs the slot issued (not in insts_issued)
   };
   std::vector<ReadyWatch> ready_watch_;
-  schedulers::SchedulerView oracle_intended_, oracle_predictable_;
   uint64_t nops_issued_ = 0;
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
 
