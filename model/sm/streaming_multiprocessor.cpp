@@ -118,7 +118,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   // they belong to the old device.)
   lsu_.reset();
   responses_ = {};
-  completions_ = {};
+  writeback_.reset();
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   for (auto& d : decoded_at_) d = {};
@@ -248,7 +248,7 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 }
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
-  uint64_t next = completions_.next_ready();
+  uint64_t next = writeback_.next_ready();
   next = std::min(next, lsu_.next_retry_cycle(*l1d_, *tex_));
   next = std::min(next, fetch_.next_retry_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
@@ -316,37 +316,27 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   }
 }
 
-void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
-  completions_.push(cycle, 0, {slot, pc, memory});
-}
-
 void StreamingMultiprocessor::writeback(uint64_t now) {
-  while (completions_.ready(now)) {
-    const Completion c = completions_.pop();
-    active_ = true;
-    WarpSlot& w = warps_[c.slot];
-    // A writeback changes the warp's view only through its scoreboard, so
-    // only a warp that waits on it needs a new view, and its scheduler looks
-    // again only then or when its policy follows completions. (A warp whose
-    // view is stale has its scheduler marked already.)
-    const uint32_t s = nsched_div_.mod(c.slot);
-    if (views_.waits_on_scoreboard(c.slot)) {
-      views_.mark(c.slot);
-      sched_dirty_[s] = 1;
-    }
-    sched_dirty_[s] |= completion_dirty_[s];
-    finish_candidates_ |= 1ull << c.slot;
-    const InstructionTiming& t = (*launch_.timing)[c.pc];
-    w.scoreboard.release(t);
-    --w.in_flight;
-    if (c.memory) --w.mem_in_flight;
-    schedulers::CompleteEvent ev;
-    ev.cycle = now - epoch_;
-    ev.slot = c.slot;
-    ev.pc = c.pc;
-    ev.unit = t.unit;
-    schedulers_[s]->notify_complete(ev);
-  }
+  const bool any = writeback_.writeback(
+      now, warps_, *launch_.timing, [&](const WritebackStage::Completion& c, const InstructionTiming& t) {
+        // A writeback changes the warp's view only through its scoreboard, so
+        // only a warp that waits on it needs a new view, and its scheduler
+        // looks again only then or when its policy follows completions. (A
+        // warp whose view is stale has its scheduler marked already.)
+        const uint32_t s = nsched_div_.mod(c.slot);
+        if (views_.waits_on_scoreboard(c.slot)) {
+          views_.mark(c.slot);
+          sched_dirty_[s] = 1;
+        }
+        sched_dirty_[s] |= completion_dirty_[s];
+        schedulers::CompleteEvent ev;
+        ev.cycle = now - epoch_;
+        ev.slot = c.slot;
+        ev.pc = c.pc;
+        ev.unit = t.unit;
+        schedulers_[s]->notify_complete(ev);
+      });
+  if (any) active_ = true;
 }
 
 // -------------------------------------------------------- operand collectors
@@ -643,7 +633,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
   // leaves the warp with its own instruction in flight (in_flight and, for
   // memory instructions, mem_in_flight only drop in writeback). So only the
   // warps written back this cycle are looked at, in slot order as before.
-  for (uint64_t m = finish_candidates_; m; m &= m - 1) {
+  for (uint64_t m = writeback_.take_written_back(); m; m &= m - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
@@ -671,7 +661,6 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     ++ctas_finished_;
     dispatcher_->cta_finished(index_, c.cta_id, now);
   }
-  finish_candidates_ = 0;
 }
 
 // ------------------------------------------------------------------ stats

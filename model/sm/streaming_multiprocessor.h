@@ -29,6 +29,7 @@
 #include "model/sm/warp_instruction_source.h"
 #include "model/sm/warp_sharing.h"
 #include "model/sm/warp_slot.h"
+#include "model/sm/writeback_stage.h"
 #include "model/stats/stats_provider.h"
 #include "platform/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
@@ -159,11 +160,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t start_cycle = 0;
     bool valid = false;
   };
-  struct Completion {  // in completions_ at its cycle, in push order within a cycle
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    bool memory = false;
-  };
   struct Response {
     uint64_t id;
     uint64_t cycle;
@@ -184,7 +180,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
-  void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
+  void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
+    writeback_.complete_at(cycle, slot, pc, memory);
+  }
 
   // The state every evaluated cycle reads comes first and together, and the
   // per-scheduler state sits in fixed arrays inside the object (at most
@@ -207,12 +205,10 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
-  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
   // Memory answers by (cycle, id) and completions by (cycle, push order):
   // both mostly arrive in that order already, which these queues exploit.
   memory::ArrivalQueue<uint64_t> responses_;
-  memory::ArrivalQueue<Completion> completions_;
   std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
   FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
   // per scheduler (only the first num_schedulers entries are used)
@@ -273,6 +269,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   OperandCollectors collectors_;
   ExecutionPipes pipes_;
   LoadStoreUnit lsu_;
+  WritebackStage writeback_;
   // The issue stage's persistent view of each scheduler (scheduler_view_cache.h).
   SchedulerViewCache views_;
   // Hooks of the issue stage, present only when asked for: seed 003's
