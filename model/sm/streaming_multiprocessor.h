@@ -2,7 +2,9 @@
 // into per-warp instruction buffers, scoreboard, warp schedulers, operand
 // collectors over banked registers, SP / SFU / DP / LD-ST pipelines, shared
 // memory, L1 data cache, writeback. Instructions execute functionally when
-// they issue (Warp::step); the pipeline models their timing.
+// they issue (Warp::step); the pipeline models their timing. The stages are
+// classes of their own beside this file; this module owns them, the warp and
+// CTA slots and the issue stage, and runs them from cycle().
 #pragma once
 
 #include <algorithm>
@@ -206,8 +208,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
-  // Memory answers by (cycle, id) and completions by (cycle, push order):
-  // both mostly arrive in that order already, which these queues exploit.
+  // Memory answers by (cycle, id): they mostly arrive in that order already,
+  // which the queue exploits.
   memory::ArrivalQueue<uint64_t> responses_;
   std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
   FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
@@ -262,9 +264,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
   uint64_t next_age_ = 0;
 
-  // The pipeline's stages besides issue: fetch into the instruction
-  // buffers, the operand collectors over the register banks, the execution
-  // pipes, the LD/ST unit.
+  // The pipeline's stages besides issue (docs/ARCHITECTURE.md, "The SM's
+  // stages"): fetch into the instruction buffers, the operand collectors
+  // over the register banks, the execution pipes, the LD/ST unit, writeback.
   FetchStage fetch_;
   OperandCollectors collectors_;
   ExecutionPipes pipes_;
