@@ -4,10 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "memory/coalescer.h"
 #include "memory/l1_cache.h"
 #include "core/int_ops.h"
-#include "schedulers/fetch_scheduler.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
 
@@ -17,12 +15,6 @@ using schedulers::WarpWait;
 
 namespace {
 
-constexpr uint64_t kFetchTag = 1ull << 63;
-constexpr uint64_t kSwasFetchTag = 1ull << 62;  // a SWaS fetch: only its miss matters
-// Per-instruction fetch: the request's instruction count sits above the slot.
-constexpr int kFetchCountShift = 48;
-// An instruction buffer entry whose fetch has not been answered yet.
-constexpr uint64_t kPendingFetch = std::numeric_limits<uint64_t>::max() - 1;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
 sc_core::sc_time clock_period(const platform::GpuConfig& c) {
@@ -33,7 +25,14 @@ sc_core::sc_time clock_period(const platform::GpuConfig& c) {
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index,
                                                  const platform::GpuConfig& config)
-    : sc_core::sc_module(name), index_(index), config_(config), smc_(config.sm) {
+    : sc_core::sc_module(name),
+      index_(index),
+      config_(config),
+      smc_(config.sm),
+      fetch_(config, warps_),
+      collectors_(config.sm),
+      lsu_(config),
+      views_(index, sc_core::sc_module::name(), config.sm.num_schedulers, warps_, collectors_, pipes_) {
   const sc_core::sc_time period = clock_period(config);
   l1i_cache_ = std::make_unique<memory::L1Cache>("l1i", config.l1i, period);
   l1d_cache_ = std::make_unique<memory::L1Cache>("l1d", config.l1d, period);
@@ -63,20 +62,11 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       pctx.scheduler_index = uint32_t(&s - schedulers_.data());
       s->enable_oracles(config.scheduler, pctx);
     }
-  fetch_scheduler_ = std::make_unique<schedulers::FetchScheduler>("fetch", smc_.fetch_policy);
-  bank_ports_.resize(smc_.register_banks * nsched);  // not resized again: the banks refer to their ports
-  for (uint32_t b = 0; b < bank_ports_.size(); ++b)
-    banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str(), bank_ports_[b]));
   nsched_div_ = FixedDivisor(nsched);
-  bank_div_ = FixedDivisor(uint32_t(banks_.size()));
-  line_insts_div_ = FixedDivisor(config.l1i.line_bytes / 8);
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
   ctas_.resize(smc_.max_ctas);
-  views_.resize(nsched);
-  collectors_.resize(nsched);
-  if (nsched > kMaxSchedulers) throw std::invalid_argument("sm.num_schedulers above 8 is not supported");
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
@@ -84,24 +74,13 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
     completion_dirty_[s] = schedulers_[s]->order_follows_completions();
     wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
   }
-  warp_sharing_ = nsched > 1 && schedulers_[0]->shares_warps();
+  if (nsched > 1 && schedulers_[0]->shares_warps())
+    warp_sharing_ = std::make_unique<WarpSharing>(schedulers_, warps_, views_, collectors_);
   swas_ = schedulers_[0]->fetches_with_issue();
-  oracles_ = smc_.oracle_schedulers;
-  slot_age_.assign(smc_.max_warps, 0);
+  fetch_.set_fetch_with_issue(swas_);
+  views_.set_fetch_with_issue(swas_);
+  if (smc_.oracle_schedulers) oracles_ = std::make_unique<OracleJudge>(warps_, views_, collectors_);
   ready_watch_.assign(smc_.max_warps, ReadyWatch{});
-  for (uint32_t s = 0; s < nsched; ++s) {
-    views_[s].sm = index;
-    views_[s].scheduler = s;
-    collectors_[s][kSpCollector].resize(smc_.collectors_sp);
-    collectors_[s][kSfuCollector].resize(smc_.collectors_sfu);
-    collectors_[s][kDpCollector].resize(smc_.collectors_dp);
-    collectors_[s][kMemCollector].resize(smc_.collectors_mem);
-  }
-  for (uint32_t cls = 0; cls < kCollectorClasses; ++cls) {
-    const size_t n = collectors_.empty() ? 0 : collectors_[0][cls].size();
-    if (n > 64) throw std::invalid_argument("sm.collectors_*: at most 64 per class");
-    all_collectors_[cls] = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
-  }
 }
 
 StreamingMultiprocessor::~StreamingMultiprocessor() = default;
@@ -114,6 +93,7 @@ void StreamingMultiprocessor::end_of_elaboration() {
   // What the ports resolved to, once: the per-access calls skip the port's
   // binding check.
   l1i_ = l1i_access_.operator->();
+  fetch_.connect(l1i_);
   l1d_ = l1d_access_.operator->();
   tex_ = tex_access_.operator->();
 }
@@ -132,23 +112,17 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
     completion_dirty_[s] = schedulers_[s]->order_follows_completions();
     wants_cta_view_[s] = schedulers_[s]->wants_cta_view();
   }
-  fetch_scheduler_->reset();
+  fetch_.reset();
   // Request ids order same-cycle responses: number them as a fresh SM would.
   // (A launch that ended in a fault may have left answers for its requests:
   // they belong to the old device.)
-  memory_ops_.clear();
-  free_memory_ops_.clear();
+  lsu_.reset();
   responses_ = {};
-  completions_ = {};
-  line_queue_.clear();
-  tex_queue_.clear();
-  fetch_refused_at_ = kNever;
-  fetch_generations_ = 0;
+  writeback_.reset();
   next_age_ = 0;
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   for (auto& d : decoded_at_) d = {};
-  pipe_free_at_ = {};
-  for (auto& u : unit_free_) u.fill(0);
+  pipes_.reset();
   std::fill(last_class_.begin(), last_class_.end(), 0);
   std::fill(seen_phase_.begin(), seen_phase_.end(), KernelPhase{});
   signals_changed_ = true;
@@ -166,18 +140,12 @@ void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletion
     w = WarpSlot{};
   }
   live_slots_ = 0;
-  for (auto& v : views_) {
-    v.warps.clear();
-    v.summary = false;
-    v.slot_order_members = 0;
-  }
-  view_dirty_ = ~uint64_t(0);
-  empty_buffer_views_ = unit_views_ = ready_views_ = scoreboard_views_ = 0;
+  views_.begin_launch(launch.timing);
+  if (oracles_) oracles_->begin_launch(launch.timing);
   used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
   live_ctas_ = 0;
-  busy_pairs_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
-  for (auto& busy : collector_busy_) busy.fill(0);
+  collectors_.reset();
   ticked_ = false;
 }
 
@@ -222,23 +190,9 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     sync_executor_state(w);
     w.code_end = w.warp->end_pc();
     w.finished = w.warp->finished();
-    // Unique across launches: a fetch answered after its warp (or kernel)
-    // ended must never match the slot's next occupant.
-    w.fetch_generation = ++fetch_generations_;
-    w.pending_low.fill(0);
-    w.pending_more.assign(num_ids > WarpSlot::kInlineIds ? (num_ids - WarpSlot::kInlineIds + 63) / 64 : 0, 0);
-    slot_age_[s] = w.age;
-    if (swas_) {
-      // Seed 003: queues of t_F + 1 entries start full of NOPs.
-      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      while (w.ib_count < depth) w.ibuffer[w.ib_count++] = {kNopPc, cycle};
-    } else if (launch_.source->prefilled_instruction_buffers()) {
-      const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-      const uint32_t end = w.code_end;
-      while (w.ib_count < depth && w.fetch_pc < end) w.ibuffer[w.ib_count++] = {w.fetch_pc++, cycle};
-    }
+    w.scoreboard.reset(num_ids);
+    fetch_.warp_started(s, cycle, launch_.source->prefilled_instruction_buffers());
     schedulers_[nsched_div_.mod(s)]->warp_started(s, cycle - epoch_);
-    fetch_candidates_ |= 1ull << s;
     ++placed;
   }
   ++live_ctas_;
@@ -272,7 +226,8 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   read_operands_and_dispatch(now);
   send_lines(now);
   issue(now);
-  fetch(now);
+  // (Under SWaS the issue stage fetched for the warps it selected.)
+  if (!swas_ && fetch_.fetch(now)) active_ = true;
   finish_warps(now);
   if ((swas_ || oracles_) && used_warps_ != 0) active_ = true;  // evaluated every cycle
   ++run_cycles_;
@@ -293,13 +248,12 @@ void StreamingMultiprocessor::skip_cycles(uint64_t n) {
 }
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {
-  uint64_t next = completions_.next_ready();
-  if (line_queue_.pending()) next = std::min(next, l1d_->next_release_cycle());
-  if (tex_queue_.pending()) next = std::min(next, tex_->next_release_cycle());
-  if (fetch_refused_at_ != kNever) next = std::min(next, l1i_->next_release_cycle());
+  uint64_t next = writeback_.next_ready();
+  next = std::min(next, lsu_.next_retry_cycle(*l1d_, *tex_));
+  next = std::min(next, fetch_.next_retry_cycle());
   if (!responses_.empty()) next = std::min(next, responses_.next_ready() + 1);
   for (const uint64_t wake : policy_wake_) next = std::min(next, wake);
-  if (!pipe_free_at_.empty()) next = std::min(next, pipe_free_at_.top());
+  next = std::min(next, pipes_.next_freed());
   // Every buffered instruction's decode cycle is also in decoded_at_, which
   // issue() has emptied of the cycles up to now: when it is empty, no head is
   // still being decoded (always so with a one-cycle decode).
@@ -316,17 +270,12 @@ uint64_t StreamingMultiprocessor::next_event_cycle() const {
 }
 
 void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
-  last_response_ = {id, cycle};
-  ++responses_received_;
-  if (!(id & kFetchTag)) {
+  fetch_.note_answer(cycle);
+  if (!FetchStage::is_fetch(id)) {
     // A memory instruction completes with its last line: until all its lines
     // have answered, an answer changes nothing the pipeline sees, so only the
     // last one is queued (at the latest of their cycles) and wakes the SM.
-    if (id >= memory_ops_.size() || !memory_ops_[size_t(id)].valid) return;  // a previous device's
-    MemoryOp& op = memory_ops_[size_t(id)];
-    op.last_answer = std::max(op.last_answer, cycle);
-    if (--op.lines_unanswered != 0) return;
-    cycle = op.last_answer;
+    if (!lsu_.line_answered(id, cycle)) return;
   }
   responses_.push(cycle, 0, id, id);
   // handle_responses takes it in the next cycle: the GPU top, which runs the
@@ -337,10 +286,8 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
 void StreamingMultiprocessor::release_at(uint64_t) {
   // A line or fetch a cache refused is tried again when that cache frees an
   // MSHR (the cache calling has just put this release in its own queue).
-  uint64_t wake = kNever;
-  if (line_queue_.pending()) wake = l1d_->next_release_cycle();
-  if (tex_queue_.pending()) wake = std::min(wake, tex_->next_release_cycle());
-  if (fetch_refused_at_ != kNever) wake = std::min(wake, l1i_->next_release_cycle());
+  uint64_t wake = lsu_.next_retry_cycle(*l1d_, *tex_);
+  wake = std::min(wake, fetch_.next_retry_cycle());
   *wake_cycle_ = std::min(*wake_cycle_, wake);
 }
 
@@ -355,416 +302,86 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
   while (responses_.next_ready() < now) {
     Response r;
     r.id = responses_.pop(&r.cycle);
-    if (r.id & kFetchTag) {
-      const uint32_t slot = uint32_t((r.id >> 32) & 0xffff);
-      const uint32_t generation = uint32_t(r.id & 0xffffffffu);
-      WarpSlot& w = warps_[slot];
-      if (r.id & kSwasFetchTag) {
-        // A SWaS warp's buffer entry was written when it fetched; only the
-        // answer to a miss matters: the warp may be selected again.
-        if (w.active && w.fetch_pending && generation == w.swas_miss) {
-          w.fetch_pending = false;
-          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-          touch(slot);
-        }
-        continue;
-      }
-      if (!w.active || generation != w.fetch_generation) continue;
-      const uint32_t size = uint32_t(w.ibuffer.size());
-      if (smc_.fetch_instructions != 0) {
-        // Per-instruction fetch: this request's entries, the oldest unanswered first.
-        uint32_t n = uint32_t((r.id >> kFetchCountShift) & 0xff);
-        bool still_pending = false;
-        for (uint32_t k = 0; k < w.ib_count; ++k) {
-          BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % size];
-          if (e.ready_cycle != kPendingFetch) continue;
-          if (n == 0) {
-            still_pending = true;
-            continue;
-          }
-          e.ready_cycle = r.cycle + smc_.decode_latency;
-          decoded_at_[nsched_div_.mod(slot)].push(e.ready_cycle);
-          --n;
-        }
-        touch(slot);
-        if (w.fetch_pending && !still_pending) {  // the miss was answered
-          w.fetch_pending = false;
-          fetch_candidates_ |= 1ull << slot;
-          w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-        }
-        continue;
-      }
-      if (!w.fetch_pending) continue;
-      w.fetch_pending = false;
-      if (w.fetch_missed) {
-        w.fetch_missed = false;
-        w.oracle_blocked_until = r.cycle + 1 + config_.l1i.hit_latency;
-      }
-      touch(slot);
-      fetch_candidates_ |= 1ull << slot;
-      // One fetch brings the rest of the line's instructions the buffer has room for.
-      const uint32_t depth = std::min<uint32_t>(smc_.ibuffer_depth, size);
-      const uint32_t end = w.code_end;
-      const uint8_t buffered_before = w.ib_count;
-      while (w.ib_count < depth && w.fetch_pc < end) {
-        w.ibuffer[(w.ib_head + w.ib_count) % size] = {w.fetch_pc, r.cycle + smc_.decode_latency};
-        ++w.ib_count;
-        ++w.fetch_pc;
-        if (line_insts_div_.mod(w.fetch_pc) == 0) break;
-      }
-      // One wake-up for the scheduler when they are decoded (they all are at once).
-      if (w.ib_count != buffered_before) decoded_at_[nsched_div_.mod(slot)].push(r.cycle + smc_.decode_latency);
+    if (FetchStage::is_fetch(r.id)) {
+      const uint32_t slot = FetchStage::slot_of(r.id);
+      uint64_t decoded_at;
+      if (fetch_.answer(r.id, r.cycle, decoded_at)) touch(slot);
+      // The scheduler looks again when the new entries have decoded.
+      if (decoded_at != FetchStage::kNever) decoded_at_[nsched_div_.mod(slot)].push(decoded_at);
     } else {
-      MemoryOp& op = memory_ops_[size_t(r.id)];  // (access_done queues only a valid one's last answer)
-      op.valid = false;
-      free_memory_ops_.push_back(uint32_t(r.id));
-      complete_at(now, op.slot, op.pc, true);
+      // (access_done queues only an instruction's last answer)
+      const auto [slot, pc] = lsu_.retire(r.id);
+      complete_at(now, slot, pc, true);
     }
   }
-}
-
-void StreamingMultiprocessor::complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
-  completions_.push(cycle, 0, {slot, pc, memory});
 }
 
 void StreamingMultiprocessor::writeback(uint64_t now) {
-  while (completions_.ready(now)) {
-    const Completion c = completions_.pop();
-    active_ = true;
-    WarpSlot& w = warps_[c.slot];
-    // A writeback changes the warp's view only through its scoreboard, so
-    // only a warp that waits on it needs a new view, and its scheduler looks
-    // again only then or when its policy follows completions. (A warp whose
-    // view is stale has its scheduler marked already.)
-    const uint32_t s = nsched_div_.mod(c.slot);
-    if (scoreboard_views_ >> c.slot & 1) {
-      view_dirty_ |= 1ull << c.slot;
-      sched_dirty_[s] = 1;
-    }
-    sched_dirty_[s] |= completion_dirty_[s];
-    finish_candidates_ |= 1ull << c.slot;
-    const InstructionTiming& t = (*launch_.timing)[c.pc];
-    for (uint8_t i = 0; i < t.num_dst; ++i) w.clear_pending(t.dst[i]);
-    --w.in_flight;
-    if (c.memory) --w.mem_in_flight;
-    schedulers::CompleteEvent ev;
-    ev.cycle = now - epoch_;
-    ev.slot = c.slot;
-    ev.pc = c.pc;
-    ev.unit = t.unit;
-    schedulers_[s]->notify_complete(ev);
-  }
+  const bool any = writeback_.writeback(
+      now, warps_, *launch_.timing, [&](const WritebackStage::Completion& c, const InstructionTiming& t) {
+        // A writeback changes the warp's view only through its scoreboard, so
+        // only a warp that waits on it needs a new view, and its scheduler
+        // looks again only then or when its policy follows completions. (A
+        // warp whose view is stale has its scheduler marked already.)
+        const uint32_t s = nsched_div_.mod(c.slot);
+        if (views_.waits_on_scoreboard(c.slot)) {
+          views_.mark(c.slot);
+          sched_dirty_[s] = 1;
+        }
+        sched_dirty_[s] |= completion_dirty_[s];
+        schedulers::CompleteEvent ev;
+        ev.cycle = now - epoch_;
+        ev.slot = c.slot;
+        ev.pc = c.pc;
+        ev.unit = t.unit;
+        schedulers_[s]->notify_complete(ev);
+      });
+  if (any) active_ = true;
 }
 
 // -------------------------------------------------------- operand collectors
 
-StreamingMultiprocessor::CollectorClass StreamingMultiprocessor::collector_class(Pipe pipe) {
-  switch (pipe) {
-    case Pipe::Sfu: case Pipe::FpDivSqrt: return kSfuCollector;
-    case Pipe::Dp: return kDpCollector;
-    case Pipe::Mem: return kMemCollector;
-    default: return kSpCollector;
-  }
-}
-
 void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
-  if (busy_pairs_ == 0) return;
-  const uint32_t nsched = uint32_t(schedulers_.size());
-  const uint32_t pairs = nsched * kCollectorClasses;
-  // Rotate which collector asks the banks first, so no collector starves:
-  // pairs (scheduler, class) in the order of cls * nsched + s, from the one
-  // the cycle names (from the cycle, so sleeping does not shift it).
-  const uint32_t start = uint32_t(now - epoch_);
-  const uint32_t first = nsched_div_.div(start) % kCollectorClasses * nsched + nsched_div_.mod(start);
-  const uint64_t busy = busy_pairs_;  // a dispatch frees collectors of its own pair only
-  const uint64_t rotated = (busy >> first | busy << (pairs - first)) & ((uint64_t(1) << pairs) - 1);
-  for (uint64_t r = rotated; r; r &= r - 1) {
-    uint32_t p = first + uint32_t(__builtin_ctzll(r));
-    if (p >= pairs) p -= pairs;
-    const uint32_t s = nsched_div_.mod(p), cls = nsched_div_.div(p);
-    for (uint64_t m = collector_busy_[s][cls]; m; m &= m - 1) {
-      const uint32_t index = uint32_t(__builtin_ctzll(m));
-      Collector& c = collectors_[s][cls][index];
-      active_ = true;
-      for (uint8_t i = 0; i < c.reads_left;) {
-        if (bank_ports_[c.banks[i]].try_read(now)) {
-          c.banks[i] = c.banks[--c.reads_left];
-        } else {
-          ++i;
-        }
-      }
-      if (c.reads_left == 0) dispatch(c, s, cls, index, now);
-    }
-  }
+  if (!collectors_.any_busy()) return;
+  active_ = true;
+  // The rotation follows the cycle (from the device's first), so sleeping does not shift it.
+  collectors_.read_operands(now, uint32_t(now - epoch_),
+                            [&](OperandCollector& c, uint32_t s, uint32_t cls, uint32_t index) {
+                              dispatch(c, s, cls, index, now);
+                            });
 }
 
-void StreamingMultiprocessor::dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
+void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
                                        uint64_t now) {
   const InstructionTiming& t = (*launch_.timing)[c.pc];
-  uint64_t& unit_free = unit_free_[scheduler][size_t(t.pipe)];
+  uint64_t& unit_free = pipes_.free_at(scheduler, t.pipe);
   if (unit_free > now) return;  // the pipeline cannot take it yet
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
-  collector_busy_[scheduler][cls] &= ~(uint64_t(1) << index);
-  if (collector_busy_[scheduler][cls] == 0) busy_pairs_ &= ~pair_bit(scheduler, cls);
+  collectors_.release(scheduler, cls, index);
   // A free collector matters to a warp waiting for one (under warp sharing,
   // also to other schedulers' warps).
-  if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & unit_views_)) sched_dirty_[scheduler] = 1;
+  if (warp_sharing_ || (live_slots_ & scheduler_slots_[scheduler] & views_.unit_waiters())) sched_dirty_[scheduler] = 1;
 
   if (!c.has_access) {
     complete_at(now + timing.latency, c.slot, c.pc, t.is_memory);
     return;
   }
-  const exec::MemAccess& a = c.access;
-  switch (a.space) {
-    case ptx::StateSpace::Shared: {
-      const uint32_t cycles = memory::shared_bank_cycles(a, smc_.shared_banks);
-      ++shared_accesses_;
-      shared_bank_cycles_ += cycles;
-      unit_free = now + cycles;
-      complete_at(now + smc_.shared_latency + cycles - 1, c.slot, c.pc, true);
-      return;
-    }
-    case ptx::StateSpace::Global:
-    case ptx::StateSpace::Local: {
-      std::vector<memory::LineAccess>& lines = coalesced_;
-      lines.clear();
-      memory::coalesce(a, config_.l1d.line_bytes, config_.l1d.sector_bytes, lines);
-      if (lines.empty()) {
-        complete_at(now + timing.latency, c.slot, c.pc, true);
-        return;
-      }
-      uint32_t op;
-      if (free_memory_ops_.empty()) {
-        op = uint32_t(memory_ops_.size());
-        memory_ops_.emplace_back();
-      } else {
-        op = free_memory_ops_.back();
-        free_memory_ops_.pop_back();
-      }
-      memory_ops_[op] = {c.slot, c.pc, uint32_t(lines.size()), 0, true};
-      if (a.is_atomic) memory::count_same_address_atomics(a, config_.l1d.line_bytes, lines);
-      for (memory::LineAccess& l : lines) {
-        l.id = op;
-        l.warp = c.slot;
-        if (a.is_atomic) {
-          l.kind = memory::AccessKind::Atomic;
-          l.bypass_l1 = true;
-        } else {
-          l.kind = a.is_store ? memory::AccessKind::Store : memory::AccessKind::Load;
-        }
-        (t.is_texture ? tex_queue_ : line_queue_).lines.push_back(l);
-      }
-      return;
-    }
-    default:  // param and const: the constant cache, modelled as a hit
-      complete_at(now + smc_.sp.latency, c.slot, c.pc, true);
-      return;
-  }
-}
-
-inline void StreamingMultiprocessor::send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now) {
-  // One line per cycle into each cache, in order.
-  if (!q.pending()) return;
-  // A refused line waits for an MSHR to free (next_event_cycle knows when),
-  // so the SM can sleep meanwhile. The LD/ST unit would retry in every
-  // cycle: the retries skipped while sleeping, all refused, count too.
-  if (q.refused_at != kNever) cache.count_skipped_retries(q.refused_at, now);
-  q.refused_at = now;
-  if (cache.try_access(q.lines[q.head], now)) {
-    q.refused_at = kNever;
-    active_ = true;
-    if (++q.head == q.lines.size()) {
-      q.lines.clear();
-      q.head = 0;
-    }
-  }
+  const uint64_t done = lsu_.start(c.access, t.is_texture, c.slot, c.pc, now, timing.latency, unit_free);
+  if (done != LoadStoreUnit::kQueued) complete_at(done, c.slot, c.pc, true);
 }
 
 void StreamingMultiprocessor::send_lines(uint64_t now) {
-  send_line(line_queue_, *l1d_, now);
-  send_line(tex_queue_, *tex_, now);
+  if (lsu_.send_lines(now, *l1d_, *tex_)) active_ = true;
 }
 
 // ------------------------------------------------------------------ issue
 
-schedulers::WarpView StreamingMultiprocessor::warp_view(const WarpSlot& w, uint32_t slot, uint64_t now,
-                                                        int8_t& needs_collector, int8_t& needs_pipe) const {
-  // Everything but the collectors' availability, which changes every cycle
-  // for all warps alike and is applied when the view is assembled.
-  schedulers::WarpView v;
-  needs_collector = -1;
-  needs_pipe = -1;
-  v.slot = slot;
-  v.cta_slot = w.cta_slot;
-  v.cta_id = w.cta_id;
-  v.age = w.age;
-  v.insts_issued = w.insts_issued;
-  v.progress = w.progress;
-  v.active_threads = exec::intops::popcount32(w.next_mask);
-  const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
-  // The scheduler sees a head once it has decoded: before, the entry says
-  // none, whenever it was last refreshed.
-  const bool decoded = w.ib_count && w.ibuffer[w.ib_head].ready_cycle <= now;
-  if (decoded && head != kNopPc) {
-    const InstructionTiming& t = (*launch_.timing)[head];
-    v.head_pc = head;
-    v.head_unit = t.unit;
-    v.head_class = t.head_class;
-  } else if (decoded) {
-    v.head_class = schedulers::HeadClass::ShortAlu;
-  }
-  if (w.finished) {
-    v.wait = WarpWait::Finished;
-  } else if (w.at_barrier) {
-    v.wait = WarpWait::Barrier;
-  } else if (w.membar_wait) {
-    v.wait = WarpWait::Membar;
-  } else if (w.ib_count == 0 || w.ibuffer[w.ib_head].ready_cycle > now || (swas_ && w.fetch_pending)) {
-    v.wait = WarpWait::EmptyBuffer;  // (a SWaS warp is suspended while its i-cache miss is served)
-  } else if (head == kNopPc) {
-    v.wait = WarpWait::Ready;  // a NOP needs neither operands nor a unit
-  } else {
-    v.wait = operand_wait(w, head, needs_collector, needs_pipe);
-  }
-  return v;
-}
 
-void StreamingMultiprocessor::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v) {
-  const uint64_t bit = 1ull << slot;
-  view_dirty_ &= ~bit;
-  v = warp_view(w, slot, now, w.needs_collector, w.needs_pipe);
-  const WarpWait wait = v.wait;
-  if (wait == WarpWait::EmptyBuffer) empty_buffer_views_ |= bit;
-  else empty_buffer_views_ &= ~bit;
-  const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
-  if (unit) {
-    unit_views_ |= bit;
-    unit_need_[slot] = uint8_t(w.needs_collector >= 0 ? w.needs_collector : kCollectorClasses + w.needs_pipe);
-  } else {
-    unit_views_ &= ~bit;
-  }
-  ready_views_ = (ready_views_ & ~bit) | (wait == WarpWait::Ready && !unit ? bit : 0);
-  scoreboard_views_ = (scoreboard_views_ & ~bit) | (wait == WarpWait::Scoreboard ? bit : 0);
-}
 
-bool StreamingMultiprocessor::unit_busy(uint32_t s, uint32_t need, uint64_t now) const {
-  // All of the class's collectors busy, or (a trace instruction) its pipe not accepting yet.
-  return need < kCollectorClasses ? (collector_busy_[s][need] & all_collectors_[need]) == all_collectors_[need]
-                                  : unit_free_[s][need - kCollectorClasses] > now;
-}
 
-#ifdef TLMGPU_DEBUG_CHECKS
-void StreamingMultiprocessor::check_view(uint32_t s, uint64_t live, uint64_t now) const {
-  const schedulers::SchedulerView& view = views_[s];
-  auto fail = [&](const std::string& what) {
-    throw std::logic_error(std::string(name()) + ": scheduler " + std::to_string(s) + " at cycle " +
-                           std::to_string(now) + ": the maintained view differs from one built from scratch: " +
-                           what);
-  };
-  if (view.warps.size() != size_t(__builtin_popcountll(live))) fail("number of warps");
-  uint64_t ready = 0, busy = 0, scoreboard = 0;
-  size_t i = 0;
-  for (uint64_t m = live; m; m &= m - 1, ++i) {
-    const uint32_t slot = uint32_t(__builtin_ctzll(m));
-    int8_t needs_collector, needs_pipe;
-    schedulers::WarpView want = warp_view(warps_[slot], slot, now, needs_collector, needs_pipe);
-    if (needs_collector >= 0 || needs_pipe >= 0) {
-      const uint32_t need = uint32_t(needs_collector >= 0 ? needs_collector : kCollectorClasses + needs_pipe);
-      want.wait = unit_busy(s, need, now) ? WarpWait::UnitBusy : WarpWait::Ready;
-    }
-    const schedulers::WarpView& got = view.warps[i];
-    const std::string w = "warp slot " + std::to_string(slot) + " ";
-    if (got.slot != want.slot) fail(w + "position");
-    if (got.wait != want.wait)
-      fail(w + "wait " + std::to_string(int(got.wait)) + ", from scratch " + std::to_string(int(want.wait)));
-    if (got.head_pc != want.head_pc || got.head_unit != want.head_unit || got.head_class != want.head_class)
-      fail(w + "head instruction");
-    if (got.cta_slot != want.cta_slot || got.cta_id != want.cta_id || got.age != want.age) fail(w + "CTA or age");
-    if (got.active_threads != want.active_threads || got.insts_issued != want.insts_issued ||
-        got.progress != want.progress)
-      fail(w + "active threads, instructions or progress");
-    const uint64_t bit = uint64_t(1) << i;
-    if (want.wait == WarpWait::Ready) ready |= bit;
-    if (want.wait == WarpWait::UnitBusy) busy |= bit;
-    if (want.wait == WarpWait::Scoreboard) scoreboard |= bit;
-  }
-  if (view.summary && (view.ready != ready || view.unit_busy != busy || view.scoreboard != scoreboard))
-    fail("the ready / unit-busy / scoreboard masks");
-}
-#endif
 
-void StreamingMultiprocessor::update_view(uint32_t s, uint64_t live, uint64_t now) {
-  std::vector<schedulers::WarpView>& warps = views_[s].warps;
-  // A warp's view is refreshed when it changed, or when its buffer was empty
-  // (or undecoded) and its head has decoded since.
-  const auto stale = [&](uint32_t slot) {
-    const WarpSlot& w = warps_[slot];
-    return (view_dirty_ >> slot & 1) || ((empty_buffer_views_ >> slot & 1) && w.ib_count &&
-                                         w.ibuffer[w.ib_head].ready_cycle <= now);
-  };
-  schedulers::SchedulerView& view = views_[s];
-  if (live != view.slot_order_members || !view.summary) {
-    // Warps came or went (or an extra issue edited the view): rebuild, in
-    // slot order, keeping the entries of members that did not change.
-    const uint64_t kept = view.slot_order_members;
-    std::vector<schedulers::WarpView>& rebuilt = rebuilt_view_;
-    rebuilt.clear();
-    for (uint64_t m = live; m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      rebuilt.emplace_back();
-      if ((kept >> slot & 1) && !stale(slot))
-        rebuilt.back() = warps[view_index_[slot]];
-      else
-        refresh_view(warps_[slot], slot, now, rebuilt.back());
-    }
-    warps.swap(rebuilt);
-    uint8_t index = 0;
-    for (uint64_t m = live; m; m &= m - 1) view_index_[__builtin_ctzll(m)] = index++;
-    view.slot_order_members = live;
-    view.slot_index = view_index_.data();
-    view.summary = true;
-  } else {
-    for (uint64_t m = live & (view_dirty_ | empty_buffer_views_); m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      if (!stale(slot)) continue;
-      refresh_view(warps_[slot], slot, now, warps[view_index_[slot]]);
-    }
-  }
-  // The collectors' and pipes' availability, for the warps that wait on one:
-  // by class, then written into those warps' entries.
-  uint64_t busy_slots = 0;
-  const uint64_t unit = live & unit_views_;
-  if (unit) {
-    for (uint64_t m = unit; m; m &= m - 1) {
-      const uint32_t slot = uint32_t(__builtin_ctzll(m));
-      const uint64_t busy = unit_busy(s, unit_need_[slot], now);
-      busy_slots |= busy << slot;
-      warps[view_index_[slot]].wait = busy ? WarpWait::UnitBusy : WarpWait::Ready;
-    }
-  }
-  const uint64_t unit_ready = unit & ~busy_slots;
-  // The summary, from slot bits to view positions (the view lists `live` in slot order).
-  view.ready = exec::intops::gather_bits((ready_views_ | unit_ready) & live, live);
-  view.unit_busy = exec::intops::gather_bits(busy_slots, live);
-  view.scoreboard = exec::intops::gather_bits(scoreboard_views_ & live, live);
-}
 
-WarpWait StreamingMultiprocessor::operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
-                                               int8_t& needs_pipe) const {
-  const InstructionTiming& t = (*launch_.timing)[pc];
-  needs_collector = -1;
-  needs_pipe = -1;
-  for (uint8_t i = 0; i < t.num_src; ++i)
-    if (w.pending(t.src[i])) return WarpWait::Scoreboard;
-  for (uint8_t i = 0; i < t.num_dst; ++i)
-    if (w.pending(t.dst[i])) return WarpWait::Scoreboard;
-  if (t.fixed_latency)
-    needs_pipe = int8_t(t.pipe);
-  else if (t.pipe != Pipe::Ctrl && t.pipe != Pipe::Bar)
-    needs_collector = int8_t(collector_class(t.pipe));
-  return WarpWait::Ready;
-}
 
 void StreamingMultiprocessor::issue(uint64_t now) {
   const uint32_t nsched = uint32_t(schedulers_.size());
@@ -781,12 +398,9 @@ void StreamingMultiprocessor::issue(uint64_t now) {
       }
     }
   }
-  if (warp_sharing_) std::fill(issued_now_.begin(), issued_now_.end(), 0);
+  if (warp_sharing_) warp_sharing_->begin_cycle();
   // A trace instruction's pipe accepts again: every scheduler may now issue.
-  if (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) {
-    while (!pipe_free_at_.empty() && pipe_free_at_.top() <= now) pipe_free_at_.pop();
-    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-  }
+  if (pipes_.take_freed(now)) std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
   for (uint32_t s = 0; s < nsched; ++s) {
     if (policy_wake_[s] <= now) sched_dirty_[s] = 1;
     // Nothing this scheduler's choice depends on changed: same (non-)choice.
@@ -803,23 +417,21 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     account_pending(s);
     sched_dirty_[s] = 0;
-    schedulers::SchedulerView& view = views_[s];
+    schedulers::SchedulerView& view = views_.view(s);
     view.cycle = now - epoch_;
     view.ctas_waiting = seen_phase_[s].ctas_waiting;
     view.last_cta_dispatched = seen_phase_[s].last_cta_dispatched;
     const uint64_t live = live_slots_ & scheduler_slots_[s];
     if (!live) {
-      view.warps.clear();
-      view.summary = false;
-      view.slot_order_members = 0;
+      views_.clear(s);
       policy_wake_[s] = kNever;
       schedulers_[s]->account_cycles(int(schedulers::StallClass::Idle), 1);
       last_class_[s] = int(schedulers::StallClass::Idle);
       continue;
     }
-    update_view(s, live, now);
+    views_.update_view(s, live, now);
 #ifdef TLMGPU_DEBUG_CHECKS
-    check_view(s, live, now);
+    views_.check_view(s, live, now);
 #endif
     if (wants_cta_view_[s]) {
       view.ctas.clear();
@@ -845,7 +457,7 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     }
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
-    if (oracles_) judge_with_oracles(s, view, pick, now);
+    if (oracles_) oracles_->judge(*schedulers_[s], s, view, pick, now);
     const uint64_t reorder = schedulers_[s]->next_reorder_cycle(now - epoch_);
     policy_wake_[s] = reorder >= kNever - epoch_ ? kNever : reorder + epoch_;
     // A scheduler that cannot issue needs no tick of its own: what it waits
@@ -854,113 +466,42 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     if (pick >= 0) {
       active_ = true;
       sched_dirty_[s] = 1;
-      issued_now_[s] = 1;
+      if (warp_sharing_) warp_sharing_->issued_own(s);
       const uint32_t slot = view.warps[size_t(pick)].slot;
       const bool issued = issue_warp(slot, s, now);
-      if (issued && swas_) swas_fetch(slot, now);
+      if (issued && swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
       if (issued && smc_.issue_width > 1) issue_more(s, view, now);
     }
   }
-  if (warp_sharing_ && busy_pairs_ != 0) share_warps(now);
+  if (warp_sharing_ && collectors_.any_busy())
+    warp_sharing_->share(now - epoch_, [&](uint32_t slot, uint32_t receiver) {
+      if (!issue_warp(slot, receiver, now)) return false;
+      sched_dirty_[receiver] = 1;  // its collector is busy now
+      active_ = true;
+      return true;
+    });
 }
 
 void StreamingMultiprocessor::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
   // sm.issue_width > 1: further issues in the same cycle. Only the warps that
   // issued and the collectors changed since the view was built.
   for (uint32_t extra = 1; extra < smc_.issue_width; ++extra) {
-    const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
+    const std::array<bool, kCollectorClasses> collector_free = collectors_.free_classes(s);
     for (schedulers::WarpView& wv : view.warps) {
       WarpSlot& w = warps_[wv.slot];
       if (!w.active) continue;
-      if (view_dirty_ >> wv.slot & 1) refresh_view(w, wv.slot, now, wv);
+      if (views_.dirty(wv.slot)) views_.refresh_view(wv.slot, now, wv);
       // A warp waiting for a unit is Ready in its own right: judge the unit again.
       if (w.needs_collector >= 0 || w.needs_pipe >= 0)
-        wv.wait = unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
-                                                                                         : WarpWait::Ready;
+        wv.wait = views_.unit_blocked(s, w.needs_collector, w.needs_pipe, collector_free, now) ? WarpWait::UnitBusy
+                                                                                                : WarpWait::Ready;
     }
     view.summary = false;  // edited above; the next evaluation rebuilds the view
     const int pick = schedulers_[s]->select_again(view);
     if (pick < 0) return;
     const uint32_t slot = view.warps[size_t(pick)].slot;
     if (!issue_warp(slot, s, now)) return;
-    if (swas_) swas_fetch(slot, now);
-  }
-}
-
-void StreamingMultiprocessor::judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick,
-                                                 uint64_t now) {
-  // Seed 003 VI-A.4. osched1 assumes every instruction buffer holds the
-  // warp's next instruction: a warp whose buffer is empty (or not decoded
-  // yet) is judged on that instruction's operands. osched2 does the same
-  // except for warps whose buffer is empty for a predictable reason: an
-  // i-cache miss less than 1 + miss + hit latency ago, a taken branch less
-  // than 1 + hit latency ago (oracle_blocked_until).
-  oracle_intended_ = view;
-  oracle_predictable_ = view;
-  oracle_intended_.summary = oracle_predictable_.summary = false;  // their waits are edited below
-  const std::array<bool, kCollectorClasses> collector_free = free_collector_classes(s);
-  for (size_t i = 0; i < view.warps.size(); ++i) {
-    if (view.warps[i].wait != WarpWait::EmptyBuffer) continue;
-    const WarpSlot& w = warps_[view.warps[i].slot];
-    if (!w.active || w.finished) continue;
-    const uint32_t pc = w.warp->pc();
-    if (pc >= launch_.timing->size()) continue;
-    int8_t collector = -1, pipe = -1;
-    WarpWait wait = operand_wait(w, pc, collector, pipe);
-    if (unit_blocked(s, collector, pipe, collector_free, now)) wait = WarpWait::UnitBusy;
-    const InstructionTiming& t = (*launch_.timing)[pc];
-    for (schedulers::SchedulerView* v : {&oracle_intended_, &oracle_predictable_}) {
-      if (v == &oracle_predictable_ && now < w.oracle_blocked_until) continue;
-      schedulers::WarpView& wv = v->warps[i];
-      wv.wait = wait;
-      wv.head_pc = pc;
-      wv.head_unit = t.unit;
-      wv.head_class = t.head_class;
-    }
-  }
-  schedulers_[s]->judge(oracle_intended_, oracle_predictable_, pick < 0 ? -1 : int(view.warps[size_t(pick)].slot));
-}
-
-void StreamingMultiprocessor::share_warps(uint64_t now) {
-  // Seed 002's warp-sharing control unit: a scheduler that issued nothing of
-  // its own this cycle and has a free SP / SFU / MEM collector issues another
-  // scheduler's warp that waits for its own collector of that unit, at most
-  // one per receiving scheduler per cycle. Receivers take turns from the
-  // cycle number; each looks at the other schedulers from the next one on
-  // and takes the first stalled warp in that scheduler's own priority order.
-  const uint32_t nsched = uint32_t(schedulers_.size());
-  uint64_t taken = 0;  // warps shared this cycle
-  for (uint32_t k = 0; k < nsched; ++k) {
-    const uint32_t r = uint32_t((now - epoch_ + k) % nsched);
-    if (issued_now_[r]) continue;
-    const std::array<bool, kCollectorClasses> free = free_collector_classes(r);
-    if (!free[kSpCollector] && !free[kSfuCollector] && !free[kMemCollector]) continue;
-    bool shared = false;
-    for (uint32_t j = 1; j < nsched && !shared; ++j) {
-      const uint32_t d = (r + j) % nsched;
-      const schedulers::SchedulerView& dv = views_[d];
-      for (const uint32_t i : schedulers_[d]->last_order()) {
-        // Ready counts too: its scheduler may have filled the collector with another warp this cycle.
-        if (i >= dv.warps.size() ||
-            (dv.warps[i].wait != WarpWait::UnitBusy && dv.warps[i].wait != WarpWait::Ready))
-          continue;
-        const uint32_t slot = dv.warps[i].slot;
-        const WarpSlot& w = warps_[slot];
-        // view_dirty: the warp changed since its scheduler looked; it waits for that scheduler's next look.
-        if (!w.active || (view_dirty_ >> slot & 1) || w.needs_collector < 0 || (taken >> slot & 1)) continue;
-        const uint32_t cls = uint32_t(w.needs_collector);
-        if (cls == kDpCollector || !free[cls] || free_collector(d, CollectorClass(cls)) >= 0) continue;
-        if (!issue_warp(slot, r, now)) continue;
-        taken |= 1ull << slot;
-        schedulers_[r]->count_shared_issue(cls == kSpCollector ? ptx::UnitClass::SP
-                                           : cls == kSfuCollector ? ptx::UnitClass::SFU
-                                                                  : ptx::UnitClass::MEM);
-        sched_dirty_[r] = 1;  // its collector is busy now
-        active_ = true;
-        shared = true;
-        break;
-      }
-    }
+    if (swas_ && fetch_.fetch_for_issue(slot, now)) active_ = true;
   }
 }
 
@@ -971,8 +512,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   if (pc == kNopPc) {
     // SWaS: a NOP takes the issue slot and nothing else; it is not an
     // instruction of the kernel, so no instruction count sees it.
-    w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
-    --w.ib_count;
+    w.pop_instruction();
     ++nops_issued_;
     ++ready_watch_[slot].nops;
     touch(slot);
@@ -999,14 +539,13 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   const InstructionTiming& t = (*launch_.timing)[pc];
   w.finished = warp.finished();
   touch(slot);
-  fetch_candidates_ |= 1ull << slot;
+  fetch_.wake(slot);
   // A barrier arrival or an exit can release warps of other schedulers.
   if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret) {
     touch_all();
     for (uint64_t m = live_slots_; m; m &= m - 1) sync_executor_state(warps_[size_t(__builtin_ctzll(m))]);
   }
-  w.ib_head = uint8_t((w.ib_head + 1) % w.ibuffer.size());
-  --w.ib_count;
+  w.pop_instruction();
   if (w.finished || warp.pc() != pc + 1) flush(w);
 
   const uint32_t active = exec::intops::popcount32(info.active_mask);
@@ -1014,35 +553,29 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
   thread_insts_ += active;
   ++w.insts_issued;
   w.progress += active;
-  for (uint8_t i = 0; i < t.num_dst; ++i) w.set_pending(t.dst[i]);
+  w.scoreboard.reserve(t);
   ++w.in_flight;
   if (t.is_memory) ++w.mem_in_flight;
   if (t.is_membar && w.mem_in_flight > 0) w.membar_wait = true;
 
   if (t.fixed_latency) {
     // A trace instruction: no operands to collect, its latency counts from issue.
-    unit_free_[scheduler][size_t(t.pipe)] = now + t.fixed_interval;
-    pipe_free_at_.push(now + t.fixed_interval);
+    pipes_.occupy_fixed(scheduler, t.pipe, now, t.fixed_interval);
     complete_at(now + t.fixed_latency, slot, pc, false);
   } else if (t.pipe == Pipe::Ctrl || t.pipe == Pipe::Bar) {
     complete_at(now + 1, slot, pc, false);
   } else {
     const CollectorClass cls = collector_class(t.pipe);
-    const int index = free_collector(scheduler, cls);
+    const int index = collectors_.free_collector(scheduler, cls);
     if (index < 0) throw std::logic_error(std::string(name()) + ": issued without a free operand collector");
-    Collector* c = &collectors_[scheduler][cls][size_t(index)];
-    collector_busy_[scheduler][cls] |= uint64_t(1) << index;
-    busy_pairs_ |= pair_bit(scheduler, cls);
-    c->slot = slot;
-    c->pc = pc;
-    c->reads_left = 0;
+    OperandCollector& c = collectors_.claim(scheduler, cls, uint32_t(index), slot, pc);
     const uint32_t num_regs = launch_.source->banked_registers();
     for (uint8_t i = 0; i < t.num_src; ++i) {
       if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
-      c->banks[c->reads_left++] = bank_div_.mod(t.src[i] + slot);
+      collectors_.add_operand(c, t.src[i]);
     }
-    c->has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
-    if (c->has_access) c->access = *info.access;
+    c.has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;
+    if (c.has_access) c.access = *info.access;
   }
 
   schedulers::IssueEvent ev;
@@ -1092,127 +625,7 @@ void StreamingMultiprocessor::sync_executor_state(WarpSlot& w) {
 void StreamingMultiprocessor::flush(WarpSlot& w) {
   const uint32_t slot = uint32_t(&w - warps_.data());
   touch(slot);
-  fetch_candidates_ |= 1ull << slot;
-  // osched2 (seed 003): an empty buffer is predictable for 1 + hit latency cycles after a taken branch.
-  w.oracle_blocked_until = std::max(w.oracle_blocked_until, last_cycle_ + 1 + config_.l1i.hit_latency);
-  if (swas_) {
-    // SWaS keeps the queue full: the wrong-path instructions become NOPs.
-    bool real = false;
-    for (uint32_t k = 0; k < w.ib_count; ++k) {
-      BufferedInstruction& e = w.ibuffer[(w.ib_head + k) % w.ibuffer.size()];
-      real |= e.pc != kNopPc;
-      e.pc = kNopPc;
-    }
-    if (real) ++icache_flushes_;
-    w.fetch_pc = w.warp->pc();
-    return;
-  }
-  if (w.ib_count) ++icache_flushes_;
-  w.ib_count = 0;
-  w.fetch_pending = false;
-  w.fetch_generation = ++fetch_generations_;
-  w.fetch_pc = w.warp->pc();
-}
-
-// ------------------------------------------------------------------ fetch
-
-void StreamingMultiprocessor::fetch(uint64_t now) {
-  if (swas_) return;  // the issue stage fetched for the warp it selected
-  // The fetch stage would have retried a refused fetch in every cycle it
-  // slept through (nothing that changes its choice happens meanwhile).
-  if (fetch_refused_at_ != kNever) l1i_->count_skipped_retries(fetch_refused_at_, now);
-  fetch_refused_at_ = kNever;
-  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-  // Fetch-ready warps: no fetch (line mode) or miss (instruction mode)
-  // outstanding, room in the buffer, code left.
-  uint64_t ready = 0;
-  for (uint64_t part = fetch_candidates_; part; part &= part - 1) {
-    const uint32_t slot = uint32_t(__builtin_ctzll(part));
-    const WarpSlot& w = warps_[slot];
-    if (!w.active || w.fetch_pending || w.ib_count >= depth || w.finished || w.fetch_pc >= w.code_end) {
-      fetch_candidates_ &= ~(1ull << slot);  // set again when its buffer drains or it is flushed
-      continue;
-    }
-    ready |= 1ull << slot;
-  }
-  const uint32_t per_line = config_.l1i.line_bytes / 8;
-  for (uint32_t k = 0; k < smc_.fetch_width && ready; ++k) {
-    const int pick = fetch_scheduler_->select(ready, slot_age_);
-    const uint32_t slot = uint32_t(pick);
-    ready &= ~(1ull << slot);
-    WarpSlot& w = warps_[slot];
-    // Per-instruction fetch: up to fetch_instructions from this line, as the buffer allows.
-    uint32_t count = 0;
-    if (smc_.fetch_instructions != 0) {
-      const uint32_t line_left = per_line - line_insts_div_.mod(w.fetch_pc);
-      count = std::min({smc_.fetch_instructions, depth - w.ib_count, w.code_end - w.fetch_pc, line_left});
-    }
-    bool missed = false;
-    if (!request_instructions(
-            slot, kFetchTag | (uint64_t(count) << kFetchCountShift) | (uint64_t(slot) << 32) | w.fetch_generation,
-            now, missed)) {
-      fetch_refused_at_ = now;  // no L1I MSHR: try again when one frees
-      return;
-    }
-    active_ = true;
-    fetch_scheduler_->fetched(slot);
-    if (count == 0) {
-      w.fetch_pending = true;
-      w.fetch_missed = missed;
-      fetch_candidates_ &= ~(1ull << slot);
-    } else {
-      for (uint32_t i = 0; i < count; ++i)
-        w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {w.fetch_pc++, kPendingFetch};
-      if (missed) {  // not fetch-ready until the miss is served
-        w.fetch_pending = true;
-        fetch_candidates_ &= ~(1ull << slot);
-      }
-    }
-    if (missed) w.oracle_blocked_until = kNever;
-  }
-}
-
-bool StreamingMultiprocessor::request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed) {
-  memory::LineAccess a;
-  a.kind = memory::AccessKind::InstructionFetch;
-  const uint64_t addr = kCodeBase + uint64_t(warps_[slot].fetch_pc) * 8;
-  a.line_addr = addr & ~uint64_t(config_.l1i.line_bytes - 1);
-  a.sector_mask = 0xffffffffu;
-  a.warp = slot;
-  a.id = id;
-  const uint64_t answered_before = responses_received_;
-  if (!l1i_->try_access(a, now)) return false;
-  // The L1I answers a hit at once; a line still being filled counts as a miss.
-  missed = responses_received_ == answered_before || last_response_.cycle > now + config_.l1i.hit_latency;
-  return true;
-}
-
-void StreamingMultiprocessor::swas_fetch(uint32_t slot, uint64_t now) {
-  WarpSlot& w = warps_[slot];
-  const uint32_t depth = std::min(smc_.ibuffer_depth, kMaxInstructionBuffer);
-  if (w.ib_count >= depth) return;
-  // Whatever happens, one entry goes in, so the queue stays full: the
-  // instruction on a hit, a NOP on a miss (the warp is suspended until the
-  // line arrives and fetches it again then), a NOP past the code's end or
-  // when the L1I has no MSHR (fetched again at the next selection).
-  uint32_t pc = kNopPc;
-  uint64_t ready = now + config_.l1i.hit_latency + smc_.decode_latency;
-  if (!w.finished && w.fetch_pc < w.code_end) {
-    const uint32_t id = ++fetch_generations_;
-    bool missed = false;
-    if (request_instructions(slot, kFetchTag | kSwasFetchTag | (uint64_t(slot) << 32) | id, now, missed)) {
-      active_ = true;
-      fetch_scheduler_->fetched(slot);
-      if (!missed) {
-        pc = w.fetch_pc++;
-      } else {  // a miss, or a line still being filled: its answer ends the suspension
-        w.fetch_pending = true;
-        w.swas_miss = id;
-        w.oracle_blocked_until = kNever;
-      }
-    }
-  }
-  w.ibuffer[(w.ib_head + w.ib_count++) % w.ibuffer.size()] = {pc, ready};
+  fetch_.flush(slot, last_cycle_);
 }
 
 void StreamingMultiprocessor::finish_warps(uint64_t now) {
@@ -1220,7 +633,7 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
   // leaves the warp with its own instruction in flight (in_flight and, for
   // memory instructions, mem_in_flight only drop in writeback). So only the
   // warps written back this cycle are looked at, in slot order as before.
-  for (uint64_t m = finish_candidates_; m; m &= m - 1) {
+  for (uint64_t m = writeback_.take_written_back(); m; m &= m - 1) {
     const uint32_t slot = uint32_t(__builtin_ctzll(m));
     WarpSlot& w = warps_[slot];
     if (!w.active) continue;
@@ -1248,15 +661,12 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
     ++ctas_finished_;
     dispatcher_->cta_finished(index_, c.cta_id, now);
   }
-  finish_candidates_ = 0;
 }
 
 // ------------------------------------------------------------------ stats
 
 bool StreamingMultiprocessor::waiting_on_memory() const {
-  if (line_queue_.pending() || tex_queue_.pending()) return true;
-  for (const MemoryOp& op : memory_ops_)
-    if (op.valid) return true;
+  if (lsu_.waiting()) return true;
   for (const WarpSlot& w : warps_)
     if (w.active && w.fetch_pending) return true;
   return !responses_.empty();
@@ -1279,10 +689,10 @@ std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t no
   uint64_t longest = 0;
   for (uint64_t m = live_slots_; m; m &= m - 1) {
     const uint32_t s = uint32_t(__builtin_ctzll(m));
-    if (view_dirty_ >> s & 1) continue;  // its view is out of date: judged at the next sample
+    if (views_.dirty(s)) continue;  // its view is out of date: judged at the next sample
     const WarpSlot& w = warps_[s];
     ReadyWatch& r = ready_watch_[s];
-    if (!((ready_views_ | unit_views_) >> s & 1)) {
+    if (!(views_.ready_or_unit_waiters() >> s & 1)) {
       r.age = kNever;  // not ready
       continue;
     }
@@ -1311,12 +721,7 @@ std::string StreamingMultiprocessor::describe_warp(const CtaSlot& cta, const War
 }
 
 std::string StreamingMultiprocessor::describe_warps() const {
-  std::string out;
-  uint32_t ops = 0;
-  for (const MemoryOp& op : memory_ops_) ops += op.valid;
-  if (ops || line_queue_.pending())
-    out += "\n  " + std::string(name()) + ": " + std::to_string(ops) + " memory instructions waiting for lines, " +
-           std::to_string(line_queue_.size()) + " lines queued for the L1D";
+  std::string out = lsu_.describe(name());
   for (const CtaSlot& c : ctas_) {
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
@@ -1330,9 +735,9 @@ std::string StreamingMultiprocessor::describe_warps() const {
 void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
   out["warp_insts"] = double(warp_insts_);
   out["thread_insts"] = double(thread_insts_);
-  out["shared_accesses"] = double(shared_accesses_);
-  out["shared_bank_cycles"] = double(shared_bank_cycles_);
-  out["ibuffer_flushes"] = double(icache_flushes_);
+  out["shared_accesses"] = double(lsu_.shared_accesses());
+  out["shared_bank_cycles"] = double(lsu_.shared_bank_cycles());
+  out["ibuffer_flushes"] = double(fetch_.flushes());
   if (swas_) out["nops_issued"] = double(nops_issued_);  // not in warp_insts (seed 003: not committed)
   // Cycles this SM's pipeline was evaluated (the rest it slept through).
   out["evaluated_cycles"] = double(run_cycles_);

@@ -2,7 +2,9 @@
 // into per-warp instruction buffers, scoreboard, warp schedulers, operand
 // collectors over banked registers, SP / SFU / DP / LD-ST pipelines, shared
 // memory, L1 data cache, writeback. Instructions execute functionally when
-// they issue (Warp::step); the pipeline models their timing.
+// they issue (Warp::step); the pipeline models their timing. The stages are
+// classes of their own beside this file; this module owns them, the warp and
+// CTA slots and the issue stage, and runs them from cycle().
 #pragma once
 
 #include <algorithm>
@@ -19,9 +21,17 @@
 #include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
+#include "model/sm/execution_pipes.h"
+#include "model/sm/fetch_stage.h"
 #include "model/sm/instruction_timing.h"
-#include "model/sm/register_file_bank.h"
+#include "model/sm/load_store_unit.h"
+#include "model/sm/operand_collectors.h"
+#include "model/sm/oracle_judge.h"
+#include "model/sm/scheduler_view_cache.h"
 #include "model/sm/warp_instruction_source.h"
+#include "model/sm/warp_sharing.h"
+#include "model/sm/warp_slot.h"
+#include "model/sm/writeback_stage.h"
 #include "core/stats_provider.h"
 #include "core/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
@@ -31,7 +41,6 @@ class L1Cache;
 }
 namespace tlmgpu::schedulers {
 class WarpScheduler;
-class FetchScheduler;
 }
 
 namespace tlmgpu::sm {
@@ -69,13 +78,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
                                 public stats::StatsProvider {
  public:
   memory::ClockPort clk{"clk"};  ///< the GPU's core clock (memory::ClockPort)
-  /// A buffered NOP (SWaS fills and refills instruction queues with them).
-  static constexpr uint32_t kNopPc = 0xffffffffu;
-  /// Instruction addresses for the L1I: PC * 8 above this base.
-  static constexpr uint64_t kCodeBase = memory::kCodeWindowBase;
-  /// Entries of a warp's instruction buffer the model provides (sm.ibuffer_depth uses up to this many).
-  static constexpr uint32_t kMaxInstructionBuffer = 16;
-
   StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const platform::GpuConfig& config);
   ~StreamingMultiprocessor() override;
 
@@ -152,61 +154,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
  private:
   void end_of_elaboration() override;
-  struct BufferedInstruction {
-    uint32_t pc;
-    uint64_t ready_cycle;
-  };
-  struct WarpSlot {
-    WarpInstructionSource* warp = nullptr;
-    // Whether the warp finished, kept here because the pipeline asks every
-    // cycle: a warp finishes only by executing at issue.
-    bool finished = false;
-    uint32_t cta_slot = 0;
-    bool active = false;
-    uint64_t age = 0;
-    uint8_t ib_head = 0, ib_count = 0;
-    uint32_t fetch_pc = 0;
-    // The warp's end_pc(), asked again after each execute (the only thing
-    // that moves the warp's PC): fetch reads it without reaching the warp.
-    uint32_t code_end = 0;
-    bool fetch_pending = false;      // line fetch outstanding, or (per-instruction fetch, swas) an i-cache miss
-    bool fetch_missed = false;       // the outstanding line fetch missed in the L1I
-    uint32_t swas_miss = 0;          // swas: the fetch whose miss suspends the warp
-    uint64_t oracle_blocked_until = 0;  // osched2: a miss or taken branch explains an empty buffer until then
-    uint32_t fetch_generation = 0;   // new on a flush or a new warp: stale fetches are dropped
-    uint32_t in_flight = 0;          // issued, not written back
-    uint32_t mem_in_flight = 0;
-    // Scoreboard: a bit per register / predicate id with a write in flight.
-    // A bit suffices: an instruction issues only when none of its
-    // destinations has one (WAW). The first ids' bits sit here, beside what
-    // issue and writeback touch anyway; larger kernels' other ids in pending_more.
-    static constexpr uint32_t kInlineIds = 256;
-    std::array<uint64_t, kInlineIds / 64> pending_low{};
-    std::vector<uint64_t> pending_more;
-    const uint64_t& pending_word(uint32_t id) const {
-      return id < kInlineIds ? pending_low[id / 64] : pending_more[(id - kInlineIds) / 64];
-    }
-    uint64_t& pending_word(uint32_t id) { return const_cast<uint64_t&>(std::as_const(*this).pending_word(id)); }
-    bool pending(uint32_t id) const { return (pending_word(id) >> (id % 64)) & 1; }
-    void set_pending(uint32_t id) { pending_word(id) |= uint64_t(1) << (id % 64); }
-    void clear_pending(uint32_t id) { pending_word(id) &= ~(uint64_t(1) << (id % 64)); }
-    bool membar_wait = false;
-    uint64_t insts_issued = 0;
-    uint64_t progress = 0;
-    uint64_t cta_id = 0;  // its CTA slot's, beside the other fields a view refresh reads
-    // The warp's next active mask and barrier wait, as its executor last
-    // reported them (sync_executor_state): a view refresh reads them here
-    // without reaching the executor. Only an execute changes them: the
-    // warp's own, or, through a barrier release or an exit, another warp's.
-    uint32_t next_mask = 0;
-    bool at_barrier = false;
-    uint32_t barrier_pc = 0;  // the executor's PC when the warp began to wait at a barrier
-    int8_t needs_collector = -1;  // Ready once a collector of this class is free
-    int8_t needs_pipe = -1;       // trace instructions: Ready once this pipe accepts one
-    // Last: the fields above are what the scheduler's view reads, kept on
-    // few cache lines; of the buffer only the head is read then.
-    std::array<BufferedInstruction, kMaxInstructionBuffer> ibuffer{};
-  };
   struct CtaSlot {
     std::unique_ptr<CtaInstructionSource> cta;
     uint64_t cta_id = 0;
@@ -215,102 +162,36 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t start_cycle = 0;
     bool valid = false;
   };
-  struct Collector {  // busy or free: collector_busy_
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    uint8_t reads_left = 0;
-    std::array<uint32_t, InstructionTiming::kMaxSrc> banks{};  // bank of each unread operand
-    bool has_access = false;
-    exec::MemAccess access;
-  };
-  enum CollectorClass : uint8_t { kSpCollector, kSfuCollector, kDpCollector, kMemCollector, kCollectorClasses };
-  struct Completion {  // in completions_ at its cycle, in push order within a cycle
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    bool memory = false;
-  };
   struct Response {
     uint64_t id;
     uint64_t cycle;
   };
-  struct MemoryOp {  // a global / local / atomic instruction waiting for its lines
-    uint32_t slot = 0;
-    uint32_t pc = 0;
-    uint32_t lines_unanswered = 0;
-    uint64_t last_answer = 0;  ///< the latest cycle of its lines' data
-    bool valid = false;
-  };
 
-  static CollectorClass collector_class(Pipe pipe);
-  /// Writes warp `w`'s view entry `v` for cycle `now`, and the SM's
-  /// per-slot summaries of it (the bit masks update_view reads).
-  void refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, schedulers::WarpView& v);
-  /// Warp `w`'s view entry at cycle `now` computed from its state alone, and
-  /// the collector class or pipe its head still needs (-1: none).
-  schedulers::WarpView warp_view(const WarpSlot& w, uint32_t slot, uint64_t now, int8_t& needs_collector,
-                                 int8_t& needs_pipe) const;
-  /// Whether scheduler `s`'s collectors or pipe for need `need` (unit_need_'s
-  /// encoding) are all busy at `now`.
-  bool unit_busy(uint32_t s, uint32_t need, uint64_t now) const;
-#ifdef TLMGPU_DEBUG_CHECKS
-  /// Rebuilds scheduler `s`'s view from the warps' state and throws
-  /// std::logic_error naming the first difference from the maintained one.
-  void check_view(uint32_t s, uint64_t live, uint64_t now) const;
-#endif
-  /// Ready or Scoreboard for the instruction at `pc` of warp `w`, and what it
-  /// then still needs: a free collector of a class, or a free pipe (traces).
-  schedulers::WarpWait operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,
-                                    int8_t& needs_pipe) const;
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
-  void dispatch(Collector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
+  void dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
   void issue(uint64_t now);
   /// `scheduler`'s collector and pipes take the instruction; the warp's own
   /// scheduler (slot mod N) is told, which differs under warp sharing.
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
-  void share_warps(uint64_t now);
   void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
-  void fetch(uint64_t now);
-  /// SWaS: the warp selected for issue fetches one instruction (or a NOP).
-  void swas_fetch(uint32_t slot, uint64_t now);
-  /// Seed 003's oracles judge scheduler `s`'s decision this cycle.
-  void judge_with_oracles(uint32_t s, const schedulers::SchedulerView& view, int pick, uint64_t now);
   void flush(WarpSlot& w);
   std::string describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const;
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
-  /// The first free collector of a class (-1: none).
-  int free_collector(uint32_t scheduler, CollectorClass cls) const {
-    const uint64_t free = ~collector_busy_[scheduler][cls] & all_collectors_[cls];
-    return free ? __builtin_ctzll(free) : -1;
+  void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
+    writeback_.complete_at(cycle, slot, pc, memory);
   }
-  /// Per collector class: has `scheduler` a free collector of it.
-  std::array<bool, kCollectorClasses> free_collector_classes(uint32_t scheduler) const {
-    std::array<bool, kCollectorClasses> free{};
-    for (uint32_t cls = 0; cls < kCollectorClasses; ++cls)
-      free[cls] = (collector_busy_[scheduler][cls] & all_collectors_[cls]) != all_collectors_[cls];
-    return free;
-  }
-  /// Whether an instruction that needs a collector of class `collector` or
-  /// the pipe `pipe` (-1: none) cannot go to scheduler `s`'s this cycle.
-  bool unit_blocked(uint32_t s, int8_t collector, int8_t pipe,
-                    const std::array<bool, kCollectorClasses>& collector_free, uint64_t now) const {
-    return (collector >= 0 && !collector_free[size_t(collector)]) || (pipe >= 0 && unit_free_[s][size_t(pipe)] > now);
-  }
-  /// Sends an instruction fetch for warp `slot` at its fetch PC to the L1I;
-  /// false when the L1I refused it, else `missed` tells a miss from a hit.
-  bool request_instructions(uint32_t slot, uint64_t id, uint64_t now, bool& missed);
-  void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory);
 
   // The state every evaluated cycle reads comes first and together, and the
   // per-scheduler state sits in fixed arrays inside the object (at most
   // kMaxSchedulers): the GPU top runs the SMs one after another, so each
   // cycle starts with this SM's state out of the host's L1 cache, and fewer
   // lines to fetch and no pointers to chase make that cheaper.
-  static constexpr uint32_t kMaxSchedulers = 8;  // kMaxSchedulers * kCollectorClasses bits in busy_pairs_
+  static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
@@ -318,59 +199,18 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint8_t* wake_ = &own_wake_;
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
-  // Cycle of the refused attempt the head line / the fetch stage waits to
-  // retry (UINT64_MAX: none).
-  uint64_t fetch_refused_at_ = ~uint64_t(0);
   bool swas_ = false;               // seed 003: one scheduler fetches and issues
-  bool oracles_ = false;            // seed 003: osched1 / osched2 judge every cycle
-  bool warp_sharing_ = false;           // seed 002: the policy asks for it
   bool eager_accounting_ = false;
   std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
   bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
-  // Bit cls * num_schedulers + s: scheduler s has a busy collector of class
-  // cls (the operand-read stage visits only those, in its rotating order;
-  // none set: no collector is busy).
-  uint32_t busy_pairs_ = 0;
   uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
-  uint64_t finish_candidates_ = 0;  // slots written back this cycle (bit per slot)
-  uint64_t fetch_candidates_ = 0;
   uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
-  uint64_t view_dirty_ = ~uint64_t(0);            // slots whose view entry is stale
-  uint64_t empty_buffer_views_ = 0;               // slots whose view says EmptyBuffer
-  uint64_t unit_views_ = 0;                       // slots Ready once a collector / pipe is free
-  // What each slot's view entry says, as bit masks by slot, so a view's
-  // summary is a few bit operations: Ready without a unit to wait for, and
-  // Scoreboard. unit_need_ is the unit a slot in unit_views_ waits for: a
-  // collector class, or kCollectorClasses + a pipe (trace instructions).
-  uint64_t ready_views_ = 0, scoreboard_views_ = 0;
-  std::array<uint8_t, 64> unit_need_{};
-  /// Lines waiting for a cache port, in order, and the cycle the head was
-  /// last refused (kNever: not refused).
-  struct LineQueue {
-    std::vector<memory::LineAccess> lines;
-    size_t head = 0;
-    uint64_t refused_at = ~uint64_t(0);
-    bool pending() const { return head != lines.size(); }
-    size_t size() const { return lines.size() - head; }
-    void clear() {
-      lines.clear();
-      head = 0;
-      refused_at = ~uint64_t(0);
-    }
-  };
-  LineQueue line_queue_;  // FIFO to the L1D
-  LineQueue tex_queue_;   // FIFO to the texture cache
-  void send_line(LineQueue& q, memory::CacheAccessIf& cache, uint64_t now);
-  // Memory answers by (cycle, id) and completions by (cycle, push order):
-  // both mostly arrive in that order already, which these queues exploit.
+  // Memory answers by (cycle, id): they mostly arrive in that order already,
+  // which the queue exploits.
   memory::ArrivalQueue<uint64_t> responses_;
-  memory::ArrivalQueue<Completion> completions_;
-  // Trace instructions bypass the collectors; a scheduler waiting for one of
-  // their pipes to accept again is woken at that cycle.
-  CycleHeap pipe_free_at_;
   std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
   FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
   // per scheduler (only the first num_schedulers entries are used)
@@ -378,7 +218,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // changed: a warp's writeback, fetch, flush, barrier, finish, a free
   // collector, or a buffered instruction finishing decode.
   std::array<uint8_t, kMaxSchedulers> sched_dirty_{};
-  std::array<uint8_t, kMaxSchedulers> issued_now_{};  // issued its own warp this cycle
   // Its policy's order may change with a completion (else only a completion
   // that changes what a warp waits for makes the scheduler look again).
   std::array<uint8_t, kMaxSchedulers> completion_dirty_{};
@@ -395,11 +234,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void account_pending(uint32_t s);
   void touch(uint32_t slot) {
     sched_dirty_[nsched_div_.mod(slot)] = 1;
-    view_dirty_ |= 1ull << slot;
+    views_.mark(slot);
   }
   void touch_all() {
     std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-    view_dirty_ = ~uint64_t(0);
+    views_.mark_all();
   }
   void skip_cycles(uint64_t n);
 
@@ -416,8 +255,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::unique_ptr<memory::L1Cache> tex_cache_;
   sc_core::sc_port<memory::CacheAccessIf> tex_access_{"tex_access"};
   memory::CacheAccessIf* tex_ = nullptr;
-  std::vector<RegisterBankPort> bank_ports_;
-  std::vector<std::unique_ptr<RegisterFileBank>> banks_;
 
   SmLaunch launch_;
   CtaCompletionIf* dispatcher_ = nullptr;
@@ -427,32 +264,22 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
   uint64_t next_age_ = 0;
 
-  // Each scheduler's view persists between evaluations: it is rebuilt only
-  // when its set of live warps changed (the view's slot_order_members),
-  // otherwise only the entries of warps that changed are refreshed in place.
-  // The view entries are the only copy of what the scheduler sees of a warp.
-  std::vector<schedulers::SchedulerView> views_;
-  std::array<uint8_t, 64> view_index_{};          // slot -> its index in its scheduler's view
-  std::vector<schedulers::WarpView> rebuilt_view_;  // update_view's scratch, kept for its capacity
-  std::vector<std::array<std::vector<Collector>, kCollectorClasses>> collectors_;
-  std::array<std::array<uint64_t, kCollectorClasses>, kMaxSchedulers> collector_busy_{};  // bit per collector
-  uint32_t pair_bit(uint32_t scheduler, uint32_t cls) const {
-    return uint32_t(1) << (cls * uint32_t(schedulers_.size()) + scheduler);
-  }
-  std::array<uint64_t, kCollectorClasses> all_collectors_{};  // bit per collector of a class
-  std::array<std::array<uint64_t, 8>, kMaxSchedulers> unit_free_{};  // by Pipe
-  FixedDivisor bank_div_;        // register -> bank
-  FixedDivisor line_insts_div_;  // instructions per L1I line
-  /// Brings scheduler `s`'s persistent view up to date for cycle `now`.
-  void update_view(uint32_t s, uint64_t live, uint64_t now);
+  // The pipeline's stages besides issue (docs/ARCHITECTURE.md, "The SM's
+  // stages"): fetch into the instruction buffers, the operand collectors
+  // over the register banks, the execution pipes, the LD/ST unit, writeback.
+  FetchStage fetch_;
+  OperandCollectors collectors_;
+  ExecutionPipes pipes_;
+  LoadStoreUnit lsu_;
+  WritebackStage writeback_;
+  // The issue stage's persistent view of each scheduler (scheduler_view_cache.h).
+  SchedulerViewCache views_;
+  // Hooks of the issue stage, present only when asked for: seed 003's
+  // oracles (osched1 / osched2 judge every cycle) and seed 002's warp
+  // sharing (the policy asks for it). SWaS's hook is fetch_.fetch_for_issue.
+  std::unique_ptr<OracleJudge> oracles_;
+  std::unique_ptr<WarpSharing> warp_sharing_;
 
-  std::vector<MemoryOp> memory_ops_;
-  std::vector<uint32_t> free_memory_ops_;
-  std::vector<memory::LineAccess> coalesced_;   // reused by every global / local access
-  Response last_response_{0, 0};          // the latest access_done, and how many came so far
-  uint64_t responses_received_ = 0;
-  std::unique_ptr<schedulers::FetchScheduler> fetch_scheduler_;
-  std::vector<uint64_t> slot_age_;  // the fetch scheduler's view of warp ages
   /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
   /// count when first seen ready, and since when (age kNever: not ready).
   struct ReadyWatch {
@@ -462,15 +289,11 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t nops = 0;  // SWaS NOPs the slot issued (not in insts_issued)
   };
   std::vector<ReadyWatch> ready_watch_;
-  schedulers::SchedulerView oracle_intended_, oracle_predictable_;
   uint64_t nops_issued_ = 0;
-  uint32_t fetch_generations_ = 0;
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
   uint64_t ctas_finished_ = 0;
-  uint64_t shared_bank_cycles_ = 0, shared_accesses_ = 0;
-  uint64_t icache_flushes_ = 0;
 };
 
 }  // namespace tlmgpu::sm
