@@ -6,6 +6,14 @@
 #   bash scripts/test_sanitizers.sh [ctest options, e.g. -R Golden]
 # LeakSanitizer is off: its tracer crashes on SystemC's coroutine stacks
 # ("Tracer caught signal 11"); the fuzzers check for leaks per input.
+# Left out: GpuPeripheral.TimingModeDeviceFaultThenRecovery. It throws a
+# device fault after SystemC's SC_THREADs (the SoC memory ports) have run on
+# their own coroutine stacks, which Debian's SystemC does not announce to
+# ASan (no __sanitizer_start_switch_fiber); ASan then has no stack bounds for
+# the throw ("ignoring requested __asan_handle_no_return ... top:
+# 0x000000000000") and reports a stack-buffer-overflow inside its own
+# sigaltstack call (google/sanitizers#189). The same fault in LT mode, without
+# coroutines in between, runs here (GpuPeripheral.ErrorDeviceFault...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -13,4 +21,5 @@ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS
       -DTLMGPU_LTO=OFF -DTLMGPU_NATIVE=OFF -DTLMGPU_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$(nproc)"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
-ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 "$@"
+ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 \
+      -E '^GpuPeripheral\.TimingModeDeviceFaultThenRecovery$' "$@"
