@@ -159,7 +159,8 @@ figcaption { font-size: 0.85em; color: #444; max-width: 60em; }
 """
 
 # For the headless-browser test (tests/test_report.cpp): after the load
-# event, the size every figure rendered at and every load error, written into
+# event, the size every figure rendered at and every load error (also those
+# before this script ran, found as broken images), written into
 # the DOM where `chromium --dump-dom` shows them. The page works without it.
 RENDER_CHECK = """
 <script>
@@ -173,6 +174,10 @@ RENDER_CHECK = """
     document.querySelectorAll('img.figure').forEach(function (img) {
       var r = img.getBoundingClientRect();
       figs.push({src: img.getAttribute('src'), naturalWidth: img.naturalWidth, width: r.width, height: r.height});
+      // An image that failed before the listener above was added fired its
+      // error event unseen: a loaded page's broken image is an error too.
+      var failed = 'failed to load ' + img.src;
+      if (img.complete && img.naturalWidth === 0 && errors.indexOf(failed) < 0) errors.push(failed);
     });
     var out = document.getElementById('render-check');
     out.textContent = JSON.stringify({figures: figs, errors: errors});
