@@ -13,7 +13,8 @@
 # the throw ("ignoring requested __asan_handle_no_return ... top:
 # 0x000000000000") and reports a stack-buffer-overflow inside its own
 # sigaltstack call (google/sanitizers#189). The same fault in LT mode, without
-# coroutines in between, runs here (GpuPeripheral.ErrorDeviceFault...).
+# coroutines in between, runs here
+# (GpuPeripheral.ErrorDeviceFaultNamesAddressPcCtaAndThread).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
