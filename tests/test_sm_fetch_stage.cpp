@@ -9,27 +9,12 @@
 
 #include "memory/memory_interfaces.h"
 #include "model/sm/fetch_stage.h"
+#include "sm_stage_test_support.h"
 
 namespace tlmgpu::sm {
 namespace {
 
-/// A warp whose PC the test sets; fetch reads only pc().
-class StandInWarp : public WarpInstructionSource {
- public:
-  uint32_t at = 0;
-  uint32_t pc() const override { return at; }
-  uint32_t end_pc() const override { return 100; }
-  bool finished() const override { return false; }
-  bool at_barrier() const override { return false; }
-  uint32_t next_mask() const override { return ~0u; }
-  exec::StepStatus execute() override { return exec::StepStatus::Executed; }
-  const IssuedInstruction& issued() const override { return issued_; }
-  void source_values(uint32_t, std::array<uint64_t, ptx::kWarpSize>&) const override {}
-  std::string describe() const override { return "stand-in warp"; }
-
- private:
-  IssuedInstruction issued_;
-};
+using test::StandInWarp;
 
 /// Takes every fetch (unless refusing); a hit is answered at once, as the L1I does.
 class StandInL1i : public memory::CacheAccessIf {

@@ -9,29 +9,14 @@
 #include <vector>
 
 #include "model/sm/oracle_judge.h"
+#include "sm_stage_test_support.h"
 #include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::sm {
 namespace {
 
 using schedulers::WarpWait;
-
-/// A warp at PC 0; the oracles read only its PC.
-class StandInWarp : public WarpInstructionSource {
- public:
-  uint32_t pc() const override { return 0; }
-  uint32_t end_pc() const override { return 1; }
-  bool finished() const override { return false; }
-  bool at_barrier() const override { return false; }
-  uint32_t next_mask() const override { return ~0u; }
-  exec::StepStatus execute() override { return exec::StepStatus::Executed; }
-  const IssuedInstruction& issued() const override { return issued_; }
-  void source_values(uint32_t, std::array<uint64_t, ptx::kWarpSize>&) const override {}
-  std::string describe() const override { return "stand-in warp"; }
-
- private:
-  IssuedInstruction issued_;
-};
+using test::StandInWarp;  // at PC 0: the oracles read only its PC
 
 platform::SmConfig one_scheduler() {
   platform::SmConfig smc;

@@ -8,26 +8,16 @@
 #include <vector>
 
 #include "model/sm/scheduler_view_cache.h"
+#include "sm_stage_test_support.h"
 
 namespace tlmgpu::sm {
 namespace {
 
 using schedulers::WarpWait;
 
-platform::SmConfig one_scheduler() {
-  platform::SmConfig smc;
-  smc.num_schedulers = 1;
-  smc.register_banks = 2;
-  smc.collectors_sp = 1;
-  smc.collectors_sfu = 1;
-  smc.collectors_dp = 1;
-  smc.collectors_mem = 1;
-  return smc;
-}
-
 struct Fixture {
   Fixture()
-      : collectors(one_scheduler()), warps(4), cache(0, "sm0", 1, warps, collectors, pipes) {
+      : collectors(test::one_collector_per_class(1)), warps(4), cache(0, "sm0", 1, warps, collectors, pipes) {
     // PC 0: r2 = r0 + r1 (SP); PC 1: reads r2; PC 2: a trace instruction on the DP pipe.
     InstructionTiming add;
     add.src[add.num_src++] = 0;

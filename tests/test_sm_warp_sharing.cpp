@@ -10,25 +10,15 @@
 #include <vector>
 
 #include "model/sm/warp_sharing.h"
+#include "sm_stage_test_support.h"
 
 namespace tlmgpu::sm {
 namespace {
 
 using schedulers::WarpWait;
 
-platform::SmConfig two_schedulers() {
-  platform::SmConfig smc;
-  smc.num_schedulers = 2;
-  smc.register_banks = 2;
-  smc.collectors_sp = 1;
-  smc.collectors_sfu = 1;
-  smc.collectors_dp = 1;
-  smc.collectors_mem = 1;
-  return smc;
-}
-
 struct Fixture {
-  Fixture() : collectors(two_schedulers()), warps(4), views(0, "sm0", 2, warps, collectors, pipes) {
+  Fixture() : collectors(test::one_collector_per_class(2)), warps(4), views(0, "sm0", 2, warps, collectors, pipes) {
     schedulers::PolicyContext ctx;
     ctx.num_schedulers = 2;
     ctx.max_warps_per_scheduler = 2;
