@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Builds the whole project with AddressSanitizer + UndefinedBehaviorSanitizer
-# and the debug checks (-DTLMGPU_SANITIZE=ON: -O1 -g, LTO off, the scheduler
+# Builds the test programs with AddressSanitizer + UndefinedBehaviorSanitizer
+# and the debug checks (-DTLMGPU_SANITIZE=ON: -O1 -g1, LTO off, the scheduler
 # view check) into build-sanitize/, then runs the whole test suite there.
 # Any sanitizer report or failed debug check fails the test that caused it.
+# .ci/run runs it after scripts/test.sh (docs/RELIABILITY.md has the times).
+# Built: the test programs and what they run; not the benchmark program.
+# -g1: line tables are all the reports' stack traces need, and full debug
+# information makes the instrumented build a fifth to a third slower.
 #   bash scripts/test_sanitizers.sh [ctest options, e.g. -R Golden]
 # LeakSanitizer is off: its tracer crashes on SystemC's coroutine stacks
 # ("Tracer caught signal 11"); the fuzzers check for leaks per input.
@@ -21,9 +25,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DTLMGPU_LTO=OFF -DTLMGPU_NATIVE=OFF -DTLMGPU_SANITIZE=ON >/dev/null
-cmake --build build-sanitize -j"$(nproc)"
+cmake --build build-sanitize -j"$(nproc)" --target tlmgpu_tests tlmgpu_vp_tests
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 \
       -E '^(GpuPeripheral\.TimingModeDeviceFaultThenRecovery|Programs/FirmwareOnGpu\.PassesItsCpuCheck/errors_timing|Package\.ConsumerBuildsAgainstInstalledPackage)( |$)' "$@"
