@@ -29,6 +29,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
       index_(index),
       config_(config),
       smc_(config.sm),
+      ctas_(index, config.sm),
       fetch_(config, warps_),
       collectors_(config.sm),
       lsu_(config),
@@ -66,7 +67,6 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   warps_.resize(smc_.max_warps);
-  ctas_.resize(smc_.max_ctas);
   sched_dirty_.fill(1);
   policy_wake_.fill(kNever);
   for (uint32_t slot = 0; slot < smc_.max_warps; ++slot) scheduler_slots_[slot % nsched] |= 1ull << slot;
@@ -119,7 +119,7 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
   lsu_.reset();
   responses_ = {};
   writeback_.reset();
-  next_age_ = 0;
+  ctas_.begin_device();
   ready_watch_.assign(ready_watch_.size(), ReadyWatch{});  // ages start again
   for (auto& d : decoded_at_) d = {};
   pipes_.reset();
@@ -129,79 +129,31 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
 }
 
 void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher) {
-  launch_ = launch;
-  dispatcher_ = dispatcher;
+  ctas_.begin_launch(launch, dispatcher);
   signals_changed_ = true;  // the dispatcher starts the launch with new values
-  for (CtaSlot& c : ctas_) {
-    c.cta.reset();
-    c.valid = false;
-  }
   for (WarpSlot& w : warps_) {
     w = WarpSlot{};
   }
   live_slots_ = 0;
   views_.begin_launch(launch.timing);
   if (oracles_) oracles_->begin_launch(launch.timing);
-  used_threads_ = used_warps_ = used_regs_ = used_shared_ = 0;
-  live_ctas_ = 0;
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
   collectors_.reset();
   ticked_ = false;
 }
 
-bool StreamingMultiprocessor::can_accept_cta() const {
-  if (launch_.source == nullptr) return false;
-  if (live_ctas_ >= smc_.max_ctas) return false;
-  if (used_threads_ + launch_.warps_per_cta * ptx::kWarpSize > std::max(smc_.max_threads, ptx::kWarpSize * 1u) &&
-      used_threads_ != 0)
-    return false;
-  if (used_warps_ + launch_.warps_per_cta > smc_.max_warps) return false;
-  if (used_regs_ + launch_.regs_per_cta > smc_.registers && used_regs_ != 0) return false;
-  if (used_shared_ + launch_.shared_per_cta > smc_.shared_bytes && used_shared_ != 0) return false;
-  return true;
-}
+bool StreamingMultiprocessor::can_accept_cta() const { return ctas_.can_accept(); }
 
 void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle) {
-  uint32_t cs = 0;
-  while (ctas_[cs].valid) ++cs;
-  CtaSlot& c = ctas_[cs];
-  if (c.cta) c.cta->restart(ctaid, index_);
-  else c.cta = launch_.source->make_cta(ctaid, index_);
-  c.cta_id = cta_id;
-  c.valid = true;
-  c.warps_done = 0;
-  c.start_cycle = cycle;
-  // Warps take the lowest free slots, contiguous when possible.
-  const uint32_t n = launch_.warps_per_cta;
-  uint32_t placed = 0;
-  for (uint32_t s = 0; s < warps_.size() && placed < n; ++s) {
-    WarpSlot& w = warps_[s];
-    if (w.active) continue;
-    if (placed == 0) c.first_warp = s;
-    const uint32_t num_ids = launch_.source->scoreboard_ids();
-    w = WarpSlot{};
-    w.warp = &c.cta->warp(placed);
-    w.cta_slot = cs;
-    w.cta_id = cta_id;
-    w.active = true;
-    live_slots_ |= 1ull << s;
-    w.age = next_age_++;
-    w.fetch_pc = w.warp->pc();
+  const bool prefilled = ctas_.launch().source->prefilled_instruction_buffers();
+  ctas_.start(cta_id, ctaid, cycle, warps_, [&](uint32_t slot, WarpSlot& w) {
+    live_slots_ |= 1ull << slot;
     sync_executor_state(w);
-    w.code_end = w.warp->end_pc();
-    w.finished = w.warp->finished();
-    w.scoreboard.reset(num_ids);
-    fetch_.warp_started(s, cycle, launch_.source->prefilled_instruction_buffers());
-    schedulers_[nsched_div_.mod(s)]->warp_started(s, cycle - epoch_);
-    ++placed;
-  }
-  ++live_ctas_;
+    fetch_.warp_started(slot, cycle, prefilled);
+    schedulers_[nsched_div_.mod(slot)]->warp_started(slot, cycle - epoch_);
+  });
   *wake_ = 1;
   touch_all();
-  used_threads_ += n * ptx::kWarpSize;
-  used_warps_ += n;
-  used_regs_ += launch_.regs_per_cta;
-  used_shared_ += launch_.shared_per_cta;
   active_ = true;
 }
 
@@ -229,7 +181,7 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   // (Under SWaS the issue stage fetched for the warps it selected.)
   if (!swas_ && fetch_.fetch(now)) active_ = true;
   finish_warps(now);
-  if ((swas_ || oracles_) && used_warps_ != 0) active_ = true;  // evaluated every cycle
+  if ((swas_ || oracles_) && ctas_.used_warps() != 0) active_ = true;  // evaluated every cycle
   ++run_cycles_;
   return active_;
 }
@@ -318,7 +270,7 @@ void StreamingMultiprocessor::handle_responses(uint64_t now) {
 
 void StreamingMultiprocessor::writeback(uint64_t now) {
   const bool any = writeback_.writeback(
-      now, warps_, *launch_.timing, [&](const WritebackStage::Completion& c, const InstructionTiming& t) {
+      now, warps_, *ctas_.launch().timing, [&](const WritebackStage::Completion& c, const InstructionTiming& t) {
         // A writeback changes the warp's view only through its scoreboard, so
         // only a warp that waits on it needs a new view, and its scheduler
         // looks again only then or when its policy follows completions. (A
@@ -353,7 +305,7 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
 
 void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
                                        uint64_t now) {
-  const InstructionTiming& t = (*launch_.timing)[c.pc];
+  const InstructionTiming& t = (*ctas_.launch().timing)[c.pc];
   uint64_t& unit_free = pipes_.free_at(scheduler, t.pipe);
   if (unit_free > now) return;  // the pipeline cannot take it yet
   const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
@@ -436,15 +388,15 @@ void StreamingMultiprocessor::issue(uint64_t now) {
     if (wants_cta_view_[s]) {
       view.ctas.clear();
       for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
-        const CtaSlot& c = ctas_[cs];
+        const CtaSlots::Slot& c = ctas_.slot(cs);
         schedulers::CtaView cv;
         cv.slot = cs;
         cv.valid = c.valid;
         if (c.valid) {
           cv.cta_id = c.cta_id;
-          cv.warps = launch_.warps_per_cta;
+          cv.warps = ctas_.launch().warps_per_cta;
           cv.start_cycle = c.start_cycle - epoch_;
-          for (uint32_t k = 0; k < launch_.warps_per_cta; ++k) {
+          for (uint32_t k = 0; k < ctas_.launch().warps_per_cta; ++k) {
             const WarpSlot& w = warps_[c.first_warp + k];
             cv.warps_at_barrier += w.warp->at_barrier();
             cv.warps_finished += w.warp->finished();
@@ -536,7 +488,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     return false;
   }
   const IssuedInstruction& info = warp.issued();
-  const InstructionTiming& t = (*launch_.timing)[pc];
+  const InstructionTiming& t = (*ctas_.launch().timing)[pc];
   w.finished = warp.finished();
   touch(slot);
   fetch_.wake(slot);
@@ -569,7 +521,7 @@ bool StreamingMultiprocessor::issue_warp(uint32_t slot, uint32_t scheduler, uint
     const int index = collectors_.free_collector(scheduler, cls);
     if (index < 0) throw std::logic_error(std::string(name()) + ": issued without a free operand collector");
     OperandCollector& c = collectors_.claim(scheduler, cls, uint32_t(index), slot, pc);
-    const uint32_t num_regs = launch_.source->banked_registers();
+    const uint32_t num_regs = ctas_.launch().source->banked_registers();
     for (uint8_t i = 0; i < t.num_src; ++i) {
       if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
       collectors_.add_operand(c, t.src[i]);
@@ -644,22 +596,11 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
       active_ = true;
     }
     if (!w.finished || w.in_flight != 0) continue;
-    w.active = false;
     live_slots_ &= ~(1ull << slot);
     touch(slot);
     active_ = true;
     schedulers_[nsched_div_.mod(slot)]->warp_finished(slot, now - epoch_);
-    CtaSlot& c = ctas_[w.cta_slot];
-    if (++c.warps_done < launch_.warps_per_cta) continue;
-    c.valid = false;
-    --live_ctas_;
-    used_threads_ -= launch_.warps_per_cta * ptx::kWarpSize;
-    used_warps_ -= launch_.warps_per_cta;
-    used_regs_ -= launch_.regs_per_cta;
-    used_shared_ -= launch_.shared_per_cta;
-    active_ = true;
-    ++ctas_finished_;
-    dispatcher_->cta_finished(index_, c.cta_id, now);
+    ctas_.retire_warp(w, now);
   }
 }
 
@@ -673,12 +614,7 @@ bool StreamingMultiprocessor::waiting_on_memory() const {
 }
 
 uint64_t StreamingMultiprocessor::progress_events() const {
-  uint64_t p = ctas_finished_;
-  for (const CtaSlot& c : ctas_) {
-    if (!c.valid) continue;
-    p += c.cta->progress_events();
-  }
-  return p;
+  return ctas_.progress_events();
 }
 
 std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t now) {
@@ -713,16 +649,17 @@ std::pair<int, uint64_t> StreamingMultiprocessor::longest_ready_wait(uint64_t no
 
 std::string StreamingMultiprocessor::describe_warp(uint32_t slot) const {
   const WarpSlot& w = warps_[slot];
-  return describe_warp(ctas_[w.cta_slot], *w.warp);
+  return describe_warp(ctas_.slot(w.cta_slot), *w.warp);
 }
 
-std::string StreamingMultiprocessor::describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const {
+std::string StreamingMultiprocessor::describe_warp(const CtaSlots::Slot& cta, const WarpInstructionSource& warp) const {
   return std::string(name()) + " " + cta.cta->name() + " " + warp.describe();
 }
 
 std::string StreamingMultiprocessor::describe_warps() const {
   std::string out = lsu_.describe(name());
-  for (const CtaSlot& c : ctas_) {
+  for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
+    const CtaSlots::Slot& c = ctas_.slot(cs);
     if (!c.valid) continue;
     for (uint32_t k = 0; k < c.cta->num_warps(); ++k) {
       if (c.cta->warp(k).finished()) continue;
@@ -745,8 +682,8 @@ void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
 
 void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {
   const std::string prefix = std::string(name()) + ".";
-  sc_core::sc_trace(tf, used_warps_, prefix + "active_warps");
-  sc_core::sc_trace(tf, live_ctas_, prefix + "active_ctas");
+  sc_core::sc_trace(tf, ctas_.used_warps(), prefix + "active_warps");
+  sc_core::sc_trace(tf, ctas_.live_ctas(), prefix + "active_ctas");
   for (auto& s : schedulers_) s->enable_trace(tf);
   eager_accounting_ = true;  // the VCD shows each cycle's class
 }

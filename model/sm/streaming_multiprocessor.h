@@ -21,6 +21,7 @@
 #include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
+#include "model/sm/cta_slots.h"
 #include "model/sm/execution_pipes.h"
 #include "model/sm/fetch_stage.h"
 #include "model/sm/instruction_timing.h"
@@ -44,23 +45,6 @@ class WarpScheduler;
 }
 
 namespace tlmgpu::sm {
-
-/// Everything an SM needs to run CTAs of one launch.
-struct SmLaunch {
-  const KernelInstructionSource* source = nullptr;
-  const std::vector<InstructionTiming>* timing = nullptr;  ///< source->timing()
-  uint32_t warps_per_cta = 0;
-  uint32_t threads_per_cta = 0;
-  uint32_t regs_per_cta = 0;
-  uint32_t shared_per_cta = 0;
-};
-
-/// The CTA dispatcher's side: the SM reports a finished CTA.
-class CtaCompletionIf {
- public:
-  virtual ~CtaCompletionIf() = default;
-  virtual void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) = 0;
-};
 
 /// Dispatcher signals the policies see.
 struct KernelPhase {
@@ -95,7 +79,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Whether another CTA of the current launch fits (threads, warps, registers, shared memory, CTA slots).
   bool can_accept_cta() const;
   void start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle);
-  bool busy() const { return live_ctas_ != 0; }
+  bool busy() const { return ctas_.live_ctas() != 0; }
 
   // --- clocking (called by the GPU top in SM index order) ---
   /// Runs one core cycle. Returns true when the SM did or may do something
@@ -154,14 +138,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
 
  private:
   void end_of_elaboration() override;
-  struct CtaSlot {
-    std::unique_ptr<CtaInstructionSource> cta;
-    uint64_t cta_id = 0;
-    uint32_t first_warp = 0;
-    uint32_t warps_done = 0;
-    uint64_t start_cycle = 0;
-    bool valid = false;
-  };
   struct Response {
     uint64_t id;
     uint64_t cycle;
@@ -178,7 +154,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
   void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
   void flush(WarpSlot& w);
-  std::string describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const;
+  std::string describe_warp(const CtaSlots::Slot& cta, const WarpInstructionSource& warp) const;
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w);
   void finish_warps(uint64_t now);
@@ -203,7 +179,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool eager_accounting_ = false;
   std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
   bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
-  uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
   uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
@@ -256,13 +231,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   sc_core::sc_port<memory::CacheAccessIf> tex_access_{"tex_access"};
   memory::CacheAccessIf* tex_ = nullptr;
 
-  SmLaunch launch_;
-  CtaCompletionIf* dispatcher_ = nullptr;
   std::vector<WarpSlot> warps_;
-  std::vector<CtaSlot> ctas_;
-  uint32_t live_ctas_ = 0;
-  uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
-  uint64_t next_age_ = 0;
+  // The resident CTAs, their occupancy and the launch they belong to.
+  CtaSlots ctas_;
 
   // The pipeline's stages besides issue (docs/ARCHITECTURE.md, "The SM's
   // stages"): fetch into the instruction buffers, the operand collectors
@@ -293,7 +264,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
 
   uint64_t warp_insts_ = 0, thread_insts_ = 0;
-  uint64_t ctas_finished_ = 0;
 };
 
 }  // namespace tlmgpu::sm
