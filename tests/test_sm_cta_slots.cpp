@@ -3,9 +3,6 @@
 // per CTA, when its last warp retires).
 #include <gtest/gtest.h>
 
-#include <memory>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "model/sm/cta_slots.h"
@@ -14,45 +11,8 @@
 namespace tlmgpu::sm {
 namespace {
 
-class StandInCta : public CtaInstructionSource {
- public:
-  StandInCta(uint32_t warps, exec::Dim3 ctaid) : warps_(warps), ctaid_(ctaid) {}
-  uint32_t num_warps() const override { return uint32_t(warps_.size()); }
-  WarpInstructionSource& warp(uint32_t index) override { return warps_[index]; }
-  const WarpInstructionSource& warp(uint32_t index) const override { return warps_[index]; }
-  void restart(exec::Dim3 ctaid, uint32_t) override {
-    ctaid_ = ctaid;
-    ++restarts;
-  }
-  uint64_t progress_events() const override { return progress; }
-  std::string name() const override { return "cta " + std::to_string(ctaid_.x); }
-
-  uint64_t progress = 0;
-  uint32_t restarts = 0;
-
- private:
-  std::vector<test::StandInWarp> warps_;
-  exec::Dim3 ctaid_;
-};
-
-class StandInKernel : public KernelInstructionSource {
- public:
-  explicit StandInKernel(uint32_t warps_per_cta) : warps_per_cta_(warps_per_cta) {}
-  std::unique_ptr<CtaInstructionSource> make_cta(exec::Dim3 ctaid, uint32_t) const override {
-    auto cta = std::make_unique<StandInCta>(warps_per_cta_, ctaid);
-    made.push_back(cta.get());
-    return cta;
-  }
-  const std::vector<InstructionTiming>& timing() const override { return timing_; }
-  uint32_t scoreboard_ids() const override { return 4; }
-  uint32_t banked_registers() const override { return 4; }
-
-  mutable std::vector<StandInCta*> made;  // the CTAs made, in order
-
- private:
-  uint32_t warps_per_cta_;
-  std::vector<InstructionTiming> timing_{InstructionTiming{}};
-};
+using test::StandInCta;
+using test::StandInKernel;
 
 struct Finished {
   uint32_t sm;
@@ -70,7 +30,7 @@ class RecordingDispatcher : public CtaCompletionIf {
 /// `warps_per_cta` warps.
 struct Fixture {
   explicit Fixture(uint32_t warps_per_cta, platform::SmConfig config = small_sm())
-      : smc(config), kernel(warps_per_cta), slots(3, smc), warps(smc.max_warps) {
+      : smc(config), kernel(warps_per_cta, {InstructionTiming{}}), slots(3, smc), warps(smc.max_warps) {
     launch.source = &kernel;
     launch.timing = &kernel.timing();
     launch.warps_per_cta = warps_per_cta;
