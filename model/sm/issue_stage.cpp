@@ -80,8 +80,11 @@ void IssueStage::begin_device(uint64_t first_cycle) {
 void IssueStage::begin_launch() {
   signals_changed_ = true;  // the dispatcher starts the launch with new values
   live_slots_ = 0;
-  views_.begin_launch(ctas_.launch().timing);
-  if (oracles_) oracles_->begin_launch(ctas_.launch().timing);
+  const SmLaunch& launch = ctas_.launch();
+  timing_ = launch.timing;
+  banked_registers_ = launch.source ? launch.source->banked_registers() : 0;
+  views_.begin_launch(timing_);
+  if (oracles_) oracles_->begin_launch(timing_);
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
 }
 
@@ -242,7 +245,7 @@ bool IssueStage::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
     return false;
   }
   const IssuedInstruction& info = warp.issued();
-  const InstructionTiming& t = (*ctas_.launch().timing)[pc];
+  const InstructionTiming& t = (*timing_)[pc];
   w.finished = warp.finished();
   touch(slot);
   fetch_.wake(slot);
@@ -275,9 +278,8 @@ bool IssueStage::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
     const int index = collectors_.free_collector(scheduler, cls);
     if (index < 0) throw std::logic_error(sm_name_ + ": issued without a free operand collector");
     OperandCollector& c = collectors_.claim(scheduler, cls, uint32_t(index), slot, pc);
-    const uint32_t num_regs = ctas_.launch().source->banked_registers();
     for (uint8_t i = 0; i < t.num_src; ++i) {
-      if (t.src[i] >= num_regs) continue;  // predicates live outside the banked file
+      if (t.src[i] >= banked_registers_) continue;  // predicates live outside the banked file
       collectors_.add_operand(c, t.src[i]);
     }
     c.has_access = t.is_memory && active != 0 && info.access && info.access->mask != 0;

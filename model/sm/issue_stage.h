@@ -206,6 +206,10 @@ class IssueStage {
   bool signals_changed_ = true;     // the dispatcher's signals may differ from seen_phase_
   uint64_t epoch_ = 0;              // first cycle of the current device: policies count from it
   uint64_t live_slots_ = 0;         // warp slots holding a live warp (bit per slot)
+  // The launch's per-PC timing, and the ids below which its registers are
+  // banked (predicates are not), read once per launch.
+  const std::vector<InstructionTiming>* timing_ = nullptr;
+  uint32_t banked_registers_ = 0;
   memory::FixedDivisor nsched_div_;  // slot -> scheduler (slot mod N)
   std::array<uint8_t, kMaxSchedulers> sched_dirty_{};  // its choice may have changed
   // Its policy's order may change with a completion (else only a completion
