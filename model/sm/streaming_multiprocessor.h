@@ -3,8 +3,9 @@
 // collectors over banked registers, SP / SFU / DP / LD-ST pipelines, shared
 // memory, L1 data cache, writeback. Instructions execute functionally when
 // they issue (Warp::step); the pipeline models their timing. The stages are
-// classes of their own beside this file; this module owns them, the warp and
-// CTA slots and the issue stage, and runs them from cycle().
+// classes of their own beside this file (docs/ARCHITECTURE.md, "The SM's
+// stages"); this module owns them and the warp slots, and runs them from
+// cycle().
 #pragma once
 
 #include <algorithm>
@@ -21,15 +22,14 @@
 #include "core/bit_ops.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
+#include "model/sm/cta_slots.h"
 #include "model/sm/execution_pipes.h"
 #include "model/sm/fetch_stage.h"
 #include "model/sm/instruction_timing.h"
+#include "model/sm/issue_stage.h"
 #include "model/sm/load_store_unit.h"
 #include "model/sm/operand_collectors.h"
-#include "model/sm/oracle_judge.h"
-#include "model/sm/scheduler_view_cache.h"
 #include "model/sm/warp_instruction_source.h"
-#include "model/sm/warp_sharing.h"
 #include "model/sm/warp_slot.h"
 #include "model/sm/writeback_stage.h"
 #include "core/stats_provider.h"
@@ -44,34 +44,6 @@ class WarpScheduler;
 }
 
 namespace tlmgpu::sm {
-
-/// Everything an SM needs to run CTAs of one launch.
-struct SmLaunch {
-  const KernelInstructionSource* source = nullptr;
-  const std::vector<InstructionTiming>* timing = nullptr;  ///< source->timing()
-  uint32_t warps_per_cta = 0;
-  uint32_t threads_per_cta = 0;
-  uint32_t regs_per_cta = 0;
-  uint32_t shared_per_cta = 0;
-};
-
-/// The CTA dispatcher's side: the SM reports a finished CTA.
-class CtaCompletionIf {
- public:
-  virtual ~CtaCompletionIf() = default;
-  virtual void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) = 0;
-};
-
-/// Dispatcher signals the policies see.
-struct KernelPhase {
-  bool ctas_waiting = false;
-  bool last_cta_dispatched = false;
-  bool operator!=(const KernelPhase& o) const {
-    return ctas_waiting != o.ctas_waiting || last_cta_dispatched != o.last_cta_dispatched;
-  }
-};
-
-using memory::FixedDivisor;
 
 class StreamingMultiprocessor : public sc_core::sc_module,
                                 public memory::CacheResponseIf,
@@ -95,7 +67,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// Whether another CTA of the current launch fits (threads, warps, registers, shared memory, CTA slots).
   bool can_accept_cta() const;
   void start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle);
-  bool busy() const { return live_ctas_ != 0; }
+  bool busy() const { return ctas_.live_ctas() != 0; }
 
   // --- clocking (called by the GPU top in SM index order) ---
   /// Runs one core cycle. Returns true when the SM did or may do something
@@ -115,7 +87,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// keeps both in arrays, so it polls them without touching sleeping SMs.
   /// The dispatcher's signals changed in the last cycle: the schedulers read
   /// their ports at this cycle's issue.
-  void dispatcher_signals_changed() { signals_changed_ = true; }
+  void dispatcher_signals_changed() { issue_.dispatcher_signals_changed(); }
   void set_wake_flag(uint8_t* flag, uint64_t* wake_cycle) {
     *flag = *wake_;
     wake_ = flag;
@@ -148,20 +120,12 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void trace(sc_core::sc_trace_file* tf);
 
   uint32_t index() const { return index_; }
-  const std::vector<std::unique_ptr<schedulers::WarpScheduler>>& schedulers() const { return schedulers_; }
-  uint64_t warp_insts() const { return warp_insts_; }
-  uint64_t thread_insts() const { return thread_insts_; }
+  const std::vector<std::unique_ptr<schedulers::WarpScheduler>>& schedulers() const { return issue_.schedulers(); }
+  uint64_t warp_insts() const { return issue_.warp_insts(); }
+  uint64_t thread_insts() const { return issue_.thread_insts(); }
 
  private:
   void end_of_elaboration() override;
-  struct CtaSlot {
-    std::unique_ptr<CtaInstructionSource> cta;
-    uint64_t cta_id = 0;
-    uint32_t first_warp = 0;
-    uint32_t warps_done = 0;
-    uint64_t start_cycle = 0;
-    bool valid = false;
-  };
   struct Response {
     uint64_t id;
     uint64_t cycle;
@@ -172,75 +136,27 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void read_operands_and_dispatch(uint64_t now);
   void dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index, uint64_t now);
   void send_lines(uint64_t now);
-  void issue(uint64_t now);
-  /// `scheduler`'s collector and pipes take the instruction; the warp's own
-  /// scheduler (slot mod N) is told, which differs under warp sharing.
-  bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
-  void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
-  void flush(WarpSlot& w);
-  std::string describe_warp(const CtaSlot& cta, const WarpInstructionSource& warp) const;
-  /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
-  void sync_executor_state(WarpSlot& w);
+  std::string describe_warp(const CtaSlots::Slot& cta, const WarpInstructionSource& warp) const;
   void finish_warps(uint64_t now);
   void complete_at(uint64_t cycle, uint32_t slot, uint32_t pc, bool memory) {
     writeback_.complete_at(cycle, slot, pc, memory);
   }
 
-  // The state every evaluated cycle reads comes first and together, and the
-  // per-scheduler state sits in fixed arrays inside the object (at most
-  // kMaxSchedulers): the GPU top runs the SMs one after another, so each
-  // cycle starts with this SM's state out of the host's L1 cache, and fewer
-  // lines to fetch and no pointers to chase make that cheaper.
-  static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
-  using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
+  // The state every evaluated cycle reads comes first and together: the GPU
+  // top runs the SMs one after another, so each cycle starts with this SM's
+  // state out of the host's L1 cache, and fewer lines to fetch make that
+  // cheaper.
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
   uint8_t own_wake_ = 0;
   uint8_t* wake_ = &own_wake_;
   uint64_t own_wake_cycle_ = 0;
   uint64_t* wake_cycle_ = &own_wake_cycle_;
-  bool swas_ = false;               // seed 003: one scheduler fetches and issues
-  bool eager_accounting_ = false;
-  std::vector<KernelPhase> seen_phase_;  // per scheduler: its ports' values when last read
-  bool signals_changed_ = true;          // the dispatcher's signals may differ from seen_phase_
-  uint32_t used_warps_ = 0;
   uint64_t last_cycle_ = 0;
-  uint64_t epoch_ = 0;  // first cycle of the current device (begin_device): policies count from it
   uint64_t run_cycles_ = 0;
-  uint64_t live_slots_ = 0;             // warp slots holding a live warp (bit per slot)
   // Memory answers by (cycle, id): they mostly arrive in that order already,
   // which the queue exploits.
   memory::ArrivalQueue<uint64_t> responses_;
-  std::vector<std::unique_ptr<schedulers::WarpScheduler>> schedulers_;
-  FixedDivisor nsched_div_;      // slot -> scheduler (slot mod N), collector rotation
-  // per scheduler (only the first num_schedulers entries are used)
-  // A scheduler is evaluated only when something its choice depends on
-  // changed: a warp's writeback, fetch, flush, barrier, finish, a free
-  // collector, or a buffered instruction finishing decode.
-  std::array<uint8_t, kMaxSchedulers> sched_dirty_{};
-  // Its policy's order may change with a completion (else only a completion
-  // that changes what a warp waits for makes the scheduler look again).
-  std::array<uint8_t, kMaxSchedulers> completion_dirty_{};
-  std::array<uint8_t, kMaxSchedulers> wants_cta_view_{};  // its policy reads view.ctas (fixed per policy)
-  std::array<int, kMaxSchedulers> last_class_{};      // for skipped cycles
-  // Per scheduler: when its policy's order may change by itself (time-driven rules).
-  std::array<uint64_t, kMaxSchedulers> policy_wake_{};
-  // Cycles a scheduler kept last_class_ without an evaluation, counted into
-  // its statistics at its next evaluation or the launch's end (each cycle at
-  // once only when a VCD shows the class per cycle).
-  std::array<uint64_t, kMaxSchedulers> unaccounted_{};
-  std::array<uint64_t, kMaxSchedulers> scheduler_slots_{};  // its slots (slot mod N)
-  std::array<CycleHeap, kMaxSchedulers> decoded_at_;
-  void account_pending(uint32_t s);
-  void touch(uint32_t slot) {
-    sched_dirty_[nsched_div_.mod(slot)] = 1;
-    views_.mark(slot);
-  }
-  void touch_all() {
-    std::fill(sched_dirty_.begin(), sched_dirty_.end(), 1);
-    views_.mark_all();
-  }
-  void skip_cycles(uint64_t n);
 
   uint32_t index_;
   const platform::GpuConfig& config_;
@@ -256,29 +172,20 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   sc_core::sc_port<memory::CacheAccessIf> tex_access_{"tex_access"};
   memory::CacheAccessIf* tex_ = nullptr;
 
-  SmLaunch launch_;
-  CtaCompletionIf* dispatcher_ = nullptr;
   std::vector<WarpSlot> warps_;
-  std::vector<CtaSlot> ctas_;
-  uint32_t live_ctas_ = 0;
-  uint32_t used_threads_ = 0, used_regs_ = 0, used_shared_ = 0;
-  uint64_t next_age_ = 0;
+  // The resident CTAs, their occupancy and the launch they belong to.
+  CtaSlots ctas_;
 
-  // The pipeline's stages besides issue (docs/ARCHITECTURE.md, "The SM's
-  // stages"): fetch into the instruction buffers, the operand collectors
-  // over the register banks, the execution pipes, the LD/ST unit, writeback.
+  // The pipeline's stages (docs/ARCHITECTURE.md, "The SM's stages"): fetch
+  // into the instruction buffers, the operand collectors over the register
+  // banks, the execution pipes, the LD/ST unit, writeback, and the issue
+  // stage with the warp schedulers and their hooks.
   FetchStage fetch_;
   OperandCollectors collectors_;
   ExecutionPipes pipes_;
   LoadStoreUnit lsu_;
   WritebackStage writeback_;
-  // The issue stage's persistent view of each scheduler (scheduler_view_cache.h).
-  SchedulerViewCache views_;
-  // Hooks of the issue stage, present only when asked for: seed 003's
-  // oracles (osched1 / osched2 judge every cycle) and seed 002's warp
-  // sharing (the policy asks for it). SWaS's hook is fetch_.fetch_for_issue.
-  std::unique_ptr<OracleJudge> oracles_;
-  std::unique_ptr<WarpSharing> warp_sharing_;
+  IssueStage issue_;
 
   /// Per slot, what longest_ready_wait saw: the warp (by age) and its issue
   /// count when first seen ready, and since when (age kNever: not ready).
@@ -286,14 +193,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t age = ~uint64_t(0);
     uint64_t issued = 0;
     uint64_t since = 0;
-    uint64_t nops = 0;  // SWaS NOPs the slot issued (not in insts_issued)
   };
   std::vector<ReadyWatch> ready_watch_;
-  uint64_t nops_issued_ = 0;
-  std::array<uint64_t, ptx::kWarpSize> setp_a_{}, setp_b_{};  // IssueEvent's setp operands
-
-  uint64_t warp_insts_ = 0, thread_insts_ = 0;
-  uint64_t ctas_finished_ = 0;
 };
 
 }  // namespace tlmgpu::sm
