@@ -13,12 +13,12 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/bit_ops.h"
+#include "core/gpu_config.h"
+#include "core/stats_provider.h"
+#include "core/timeline_sinks.h"
 #include "memory/dram_address_map.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
-#include "core/stats_provider.h"
-#include "core/timeline_sinks.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

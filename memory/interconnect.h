@@ -13,10 +13,10 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "core/bit_ops.h"
+#include "core/gpu_config.h"
+#include "core/stats_provider.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
-#include "core/stats_provider.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

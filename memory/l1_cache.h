@@ -10,11 +10,11 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "core/gpu_config.h"
+#include "core/stats_provider.h"
 #include "memory/memory_interfaces.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
-#include "core/stats_provider.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

@@ -14,12 +14,12 @@
 
 #include <unordered_map>
 
+#include "core/gpu_config.h"
+#include "core/stats_provider.h"
 #include "memory/interconnect.h"
 #include "memory/memory_interfaces.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
-#include "core/stats_provider.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::memory {
 

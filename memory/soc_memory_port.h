@@ -13,8 +13,8 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "memory/timed_queue.h"
 #include "core/stats_provider.h"
+#include "memory/timed_queue.h"
 
 namespace tlmgpu::memory {
 

@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "memory/l1_cache.h"
-#include "platform/memory_system.h"
 #include "model/sm/ptx_instruction_source.h"
 #include "platform/gpu_device.h"
+#include "platform/memory_system.h"
 #include "schedulers/warp_scheduler.h"
 
 namespace tlmgpu::platform {

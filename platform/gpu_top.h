@@ -10,9 +10,9 @@
 
 #include <systemc>
 
+#include "core/stats_provider.h"
 #include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
-#include "core/stats_provider.h"
 #include "platform/config_keys.h"
 #include "platform/timing_gpu.h"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "model/exec/kernel_context.h"
 #include "core/timeline_sinks.h"
+#include "model/exec/kernel_context.h"
 #include "platform/gpu_top.h"
 
 namespace tlmgpu::platform {

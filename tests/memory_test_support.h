@@ -18,9 +18,9 @@
 
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
-#include "platform/memory_system.h"
 #include "memory/timed_queue.h"
 #include "platform/config_keys.h"
+#include "platform/memory_system.h"
 
 namespace tlmgpu_memtest {
 

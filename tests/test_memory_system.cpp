@@ -8,8 +8,8 @@
 
 #include "memory/interconnect.h"
 #include "memory/l1_cache.h"
-#include "platform/memory_system.h"
 #include "memory_test_support.h"
+#include "platform/memory_system.h"
 
 namespace {
 

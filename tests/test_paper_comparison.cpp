@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "scratch_dir.h"
 #include "experiment_test_support.h"
+#include "scratch_dir.h"
 
 namespace {
 

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "model/trace/warp_trace.h"
+#include "policy_test_support.h"
 #include "schedulers/issue_arbiter.h"
 #include "schedulers/policy_pro.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/trace_issue_model.h"
-#include "policy_test_support.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include "policy_test_support.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler_policy.h"
-#include "policy_test_support.h"
 
 namespace tlmgpu::schedulers {
 namespace {

@@ -5,9 +5,9 @@
 #include <array>
 
 #include "platform/config_keys.h"
+#include "policy_test_support.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/policy_spin_backoff.h"
-#include "policy_test_support.h"
 #include "workloads/workload.h"
 
 namespace {

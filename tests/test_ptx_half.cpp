@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "model/exec/kernel_context.h"
 #include "model/ptx/float_ops.h"
 #include "model/ptx/half_ops.h"
-#include "model/exec/kernel_context.h"
 #include "model/ptx/ptx_parser.h"
 #include "model/sm/instruction_timing.h"
 #include "platform/gpu_device.h"

@@ -7,10 +7,10 @@
 #include <sstream>
 #include <systemc>
 
+#include "policy_test_support.h"
 #include "schedulers/issue_arbiter.h"
 #include "schedulers/policy_registry.h"
 #include "schedulers/warp_scheduler.h"
-#include "policy_test_support.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "model/sm/oracle_judge.h"
-#include "sm_stage_test_support.h"
 #include "schedulers/warp_scheduler.h"
+#include "sm_stage_test_support.h"
 
 namespace tlmgpu::sm {
 namespace {

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scratch_dir.h"
 #include "experiment_test_support.h"
+#include "scratch_dir.h"
 
 namespace {
 

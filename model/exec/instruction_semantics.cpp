@@ -19,14 +19,14 @@
 #include <string>
 #include <type_traits>
 
+#include "core/int_ops.h"
 #include "memory/device_memory.h"
 #include "model/exec/cta.h"
-#include "model/ptx/float_ops.h"
-#include "model/ptx/half_ops.h"
-#include "core/int_ops.h"
 #include "model/exec/texture_unit.h"
 #include "model/exec/video_ops.h"
 #include "model/exec/warp.h"
+#include "model/ptx/float_ops.h"
+#include "model/ptx/half_ops.h"
 
 namespace tlmgpu::exec {
 

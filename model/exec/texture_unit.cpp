@@ -21,8 +21,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "model/ptx/float_ops.h"
 #include "model/exec/warp.h"
+#include "model/ptx/float_ops.h"
 
 namespace tlmgpu::exec {
 

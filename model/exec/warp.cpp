@@ -4,9 +4,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/int_ops.h"
 #include "model/exec/cta.h"
 #include "model/exec/device_runtime.h"
-#include "core/int_ops.h"
 
 namespace tlmgpu::exec {
 

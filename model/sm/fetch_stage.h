@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "core/bit_ops.h"
+#include "core/gpu_config.h"
 #include "memory/memory_interfaces.h"
 #include "model/sm/warp_slot.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::schedulers {
 class FetchScheduler;

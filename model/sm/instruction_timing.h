@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/ptx/ptx_ir.h"
 #include "core/gpu_config.h"
+#include "model/ptx/ptx_ir.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::sm {

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/gpu_config.h"
 #include "memory/memory_interfaces.h"
 #include "model/exec/warp.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::sm {
 

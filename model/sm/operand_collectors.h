@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "core/bit_ops.h"
+#include "core/gpu_config.h"
 #include "model/exec/warp.h"
 #include "model/sm/execution_pipes.h"
 #include "model/sm/instruction_timing.h"
 #include "model/sm/register_file_bank.h"
-#include "core/gpu_config.h"
 
 namespace tlmgpu::sm {
 

@@ -20,6 +20,8 @@
 #include <systemc>
 
 #include "core/bit_ops.h"
+#include "core/gpu_config.h"
+#include "core/stats_provider.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/sm/cta_slots.h"
@@ -32,8 +34,6 @@
 #include "model/sm/warp_instruction_source.h"
 #include "model/sm/warp_slot.h"
 #include "model/sm/writeback_stage.h"
-#include "core/stats_provider.h"
-#include "core/gpu_config.h"
 #include "schedulers/warp_scheduler_policy.h"
 
 namespace tlmgpu::memory {

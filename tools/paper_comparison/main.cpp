@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "tools/experiment/python_report.h"
 #include "tools/paper_comparison/paper_comparison.h"
 #include "tools/paper_comparison/papers.h"
-#include "tools/experiment/python_report.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "tools/experiment/child_process.h"
 #include "tools/experiment/python_report.h"
 #include "tools/paper_comparison/paper_comparison.h"
-#include "tools/experiment/child_process.h"
 #include "tools/sweep/sweep_grid.h"
 #include "tools/sweep/sweep_report.h"
 #include "tools/sweep/sweep_spec.h"
