@@ -9,6 +9,18 @@ namespace tlmgpu::sm {
 
 using schedulers::WarpWait;
 
+namespace {
+
+/// What each of the SM's policies is told about its place (scheduler_index set per scheduler).
+schedulers::PolicyContext policy_context(const platform::SmConfig& smc) {
+  schedulers::PolicyContext pctx;
+  pctx.num_schedulers = smc.num_schedulers;
+  pctx.max_warps_per_scheduler = (smc.max_warps + smc.num_schedulers - 1) / smc.num_schedulers;
+  return pctx;
+}
+
+}  // namespace
+
 IssueStage::IssueStage(uint32_t sm, const std::string& sm_name, const platform::GpuConfig& config,
                        std::vector<WarpSlot>& warps, const CtaSlots& ctas, FetchStage& fetch,
                        OperandCollectors& collectors, ExecutionPipes& pipes, WritebackStage& writeback)
@@ -27,9 +39,7 @@ IssueStage::~IssueStage() = default;
 
 void IssueStage::create_schedulers() {
   const uint32_t nsched = smc_.num_schedulers;
-  schedulers::PolicyContext pctx;
-  pctx.num_schedulers = nsched;
-  pctx.max_warps_per_scheduler = (smc_.max_warps + nsched - 1) / nsched;
+  schedulers::PolicyContext pctx = policy_context(smc_);
   for (uint32_t s = 0; s < nsched; ++s) {
     pctx.scheduler_index = s;
     schedulers_.push_back(std::make_unique<schedulers::WarpScheduler>(
@@ -61,9 +71,7 @@ void IssueStage::create_schedulers() {
 void IssueStage::begin_device(uint64_t first_cycle) {
   epoch_ = first_cycle;
   const uint32_t nsched = uint32_t(schedulers_.size());
-  schedulers::PolicyContext pctx;
-  pctx.num_schedulers = nsched;
-  pctx.max_warps_per_scheduler = (smc_.max_warps + nsched - 1) / nsched;
+  schedulers::PolicyContext pctx = policy_context(smc_);
   for (uint32_t s = 0; s < nsched; ++s) {
     pctx.scheduler_index = s;
     schedulers_[s]->reset_policy(config_.scheduler, pctx);
