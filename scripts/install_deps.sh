@@ -11,7 +11,10 @@ packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev
           python3-matplotlib chromium slurm-wlm munge
           # The libFuzzer targets (scripts/fuzz.sh): clang and its sanitizer
           # and libFuzzer runtimes.
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev
+          # The CUDA runtime library (cudart/): the PTX inside fat binaries is
+          # compressed with zstd (CUDA 13) or LZ4 (CUDA 11 and 12).
+          libzstd-dev liblz4-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
