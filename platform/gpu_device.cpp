@@ -62,6 +62,9 @@ uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) {
   return own_memory("allocate").allocate(bytes, label);
 }
 void GpuDevice::free(uint64_t device_address) { own_memory("free").free(device_address); }
+void GpuDevice::adopt_host_memory(void* host, uint64_t bytes, const std::string& label) {
+  own_memory("adopt_host_memory").adopt_host_memory(static_cast<uint8_t*>(host), bytes, label);
+}
 void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) {
   if (own_memory_) {
     own_memory_->copy_to_device(dst, src, bytes);
@@ -187,6 +190,14 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
   } else {
     throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
   }
+}
+
+uint64_t GpuDevice::symbol_address(ModuleHandle m, const std::string& symbol) {
+  LoadedModule& lm = loaded(m);
+  if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) return lm.global_segment + v->offset;
+  if (find_variable(lm.module.consts, symbol))
+    throw LaunchError("'" + symbol + "' is a .const variable: it has no global address in this model");
+  throw LaunchError("module '" + lm.module.file + "' has no .global variable '" + symbol + "'");
 }
 
 void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes, uint64_t offset) {
@@ -429,6 +440,11 @@ std::string GpuDevice::take_printf_output() {
   std::string out;
   out.swap(printf_output_);
   return out;
+}
+
+void GpuDevice::set_malloc_heap_bytes(uint32_t bytes) {
+  if (runtime_->heap.ready()) throw LaunchError("the device malloc heap is in use: its size is set before the first launch that uses it");
+  options_.config.malloc_heap_bytes = bytes;
 }
 
 void GpuDevice::ensure_device_heap(const ptx::Module& mod) {
