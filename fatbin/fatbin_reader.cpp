@@ -22,6 +22,7 @@ namespace {
 
 constexpr size_t kContainerHeaderSize = 16;
 constexpr size_t kEntryHeaderSize = 64;
+constexpr uint64_t kMaxZstdRatio = 1024;
 
 std::string hex(uint64_t v) {
   static const char digits[] = "0123456789abcdef";
@@ -53,8 +54,20 @@ void zstd_decompress(const uint8_t* src, size_t size, uint64_t uncompressed, uin
     throw FatbinError("zstd frame holds " + std::to_string(stated) + " bytes, the header says " +
                           std::to_string(uncompressed),
                       at);
-  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> stream(ZSTD_createDStream(), ZSTD_freeDStream);
-  if (!stream || ZSTD_isError(ZSTD_initDStream(stream.get()))) throw std::bad_alloc();
+  // zstd can expand a few bytes to 128 KB, and the decoder allocates its
+  // window from the frame header before any data: a few bytes could cost a
+  // large allocation. PTX and cubins compress 3-10 times; a claim of over
+  // kMaxZstdRatio times is refused, and the window may not exceed the
+  // output (nvcc's frames state their size: window = content).
+  if (uncompressed > uint64_t(size) * kMaxZstdRatio + (uint64_t(64) << 10))
+    throw FatbinError("zstd data of " + std::to_string(size) + " bytes claims " + std::to_string(uncompressed) +
+                          " uncompressed, over " + std::to_string(kMaxZstdRatio) + " times as large",
+                      at);
+  int window_log = 10;
+  while (window_log < 30 && (uint64_t(1) << window_log) < uncompressed) ++window_log;
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> stream(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!stream || ZSTD_isError(ZSTD_DCtx_setParameter(stream.get(), ZSTD_d_windowLogMax, window_log)))
+    throw std::bad_alloc();
   // One byte over the expected size: output reaching it is too much.
   const uint64_t limit = uncompressed + 1;
   out.resize(size_t(std::min<uint64_t>(limit, std::max<uint64_t>(uint64_t(64) << 10, uint64_t(size) * 8))));

@@ -386,8 +386,7 @@ TEST(FatbinCorruption, CompressionFieldsAreChecked) {
   // a few hundred bytes took over a second under AddressSanitizer).
   EXPECT_NE(with(good_lz4, [&](Bytes& b) { put64(b, e + 56, kMaxUncompressedSize); }).find("cannot hold"),
             std::string::npos);
-  // A zstd frame stating 256 MB over a few bytes: an error, after work
-  // proportional to the data (the output buffer grows with the output).
+  // A zstd frame stating 256 MB over a few bytes: over 1024 times as large.
   {
     Bytes frame = {0x28, 0xb5, 0x2f, 0xfd, 0xe0};  // single segment, 8-byte content size
     for (int i = 0; i < 8; ++i) frame.push_back(uint8_t(kMaxUncompressedSize >> (8 * i)));
@@ -402,7 +401,26 @@ TEST(FatbinCorruption, CompressionFieldsAreChecked) {
     put64(b, e + 8, b.size() - e - 80);
     put32(b, e + 16, csize);
     put64(b, e + 56, kMaxUncompressedSize);
-    EXPECT_NE(error_of([&] { read_container(b.data(), b.size()); }).find("zstd data"), std::string::npos);
+    EXPECT_NE(error_of([&] { read_container(b.data(), b.size()); }).find("over 1024 times as large"),
+              std::string::npos);
+    // Within the ratio, the stated size and the header's must agree.
+    put64(b, e + 56, 100);
+    EXPECT_NE(error_of([&] { read_container(b.data(), b.size()); }).find("the header says 100"), std::string::npos);
+  }
+  // A frame whose window (56 MB) is larger than its output (fuzz_fatbin's
+  // second finding: the decoder allocated the window before any data).
+  {
+    const Bytes frame = {0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x7e, 0x01, 0x00, 0x00};  // + a last raw block of 0 bytes
+    Bytes b = good;
+    b.resize(e + 80);
+    append(b, frame);
+    pad8(b);
+    put64(b, 8, b.size() - 16);
+    put64(b, e + 8, b.size() - e - 80);
+    put32(b, e + 16, uint32_t(frame.size()));
+    put64(b, e + 56, 4096);
+    EXPECT_NE(error_of([&] { read_container(b.data(), b.size()); }).find("zstd data of the entry is corrupt"),
+              std::string::npos);
   }
   // Garbage in the whole LZ4 block.
   EXPECT_NE(with(good_lz4,
@@ -418,8 +436,7 @@ TEST(FatbinCorruption, CorruptCubinIsAnErrorNamingItsEntry) {
   put64(elf, 40, elf.size());  // the section table past the end
   const Bytes c = container_bytes({Entry{kEntryKindElf, 75, 1, 8, elf, Compress::None, 0}});
   EXPECT_EQ(error_of([&] { read_container(c.data(), c.size()); }),
-            "cubin of the entry: ELF section table past the end of the image at byte offset 40 (ELF offset 40) at "
-            "byte offset 16");
+            "cubin of the entry: ELF section table past the end of the image (ELF offset 40) at byte offset 16");
   Bytes not_elf = elf;
   not_elf[1] = 'X';
   const Bytes c2 = container_bytes({Entry{kEntryKindElf, 75, 1, 8, not_elf, Compress::Zstd, 0}});
