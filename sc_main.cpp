@@ -399,6 +399,8 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
 
   pf::GpuDevice device(options);
   pf::LaunchFileResult result;
+  // What ran before a fault or error still goes into the report.
+  lf_options.result_on_error = &result;
   std::string fault;
   const auto t0 = std::chrono::steady_clock::now();
   try {
