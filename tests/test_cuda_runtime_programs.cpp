@@ -150,6 +150,11 @@ TEST_F(RuntimePrograms, Symbols) {
                 "symbols: table[10]=1030 hits=256 scale=5 sizes=64,256,4\nsymbols: ok\n");
 }
 
+// On a GPU every __constant__ variable has a device address.
+TEST_F(RuntimePrograms, ConstantSymbolAddress) {
+  expect_output(exec("--mode functional", "rt_symbols", "constant-address"), "symbols constant-address: ok\n");
+}
+
 TEST_F(RuntimePrograms, ManagedMemory) {
   expect_output(exec("--mode functional", "rt_managed"), "managed: n=4096 total=607680 then 1223552\nmanaged: ok\n");
 }

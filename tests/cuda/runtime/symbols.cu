@@ -1,7 +1,9 @@
 // __constant__ and __device__ variables reached from the host by symbol:
 // cudaMemcpyToSymbol / FromSymbol with offsets, cudaGetSymbolAddress,
-// cudaGetSymbolSize.
+// cudaGetSymbolSize. Argument "constant-address": instead, write a
+// __constant__ variable through the address cudaGetSymbolAddress gives.
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "tests/cuda/runtime/rt_check.h"
@@ -25,7 +27,30 @@ __global__ void eval_kernel(float* out, int n) {
   atomicAdd(&d_hits, 1u);
 }
 
-int main() {
+// The constant bank through a device address, as cudaMemcpyAsync-to-symbol
+// code does it: every __constant__ variable has one on a GPU.
+static int constant_address() {
+  float* coeffs_ptr = nullptr;
+  RT_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&coeffs_ptr), c_coeffs));
+  float coeffs[kCoeffs] = {};
+  coeffs[0] = 2.0f;  // out[i] = 2 for every x
+  RT_CHECK(cudaMemcpy(coeffs_ptr, coeffs, sizeof coeffs, cudaMemcpyHostToDevice));
+  float* d_out;
+  RT_CHECK(cudaMalloc(&d_out, 64 * sizeof(float)));
+  eval_kernel<<<1, 64>>>(d_out, 64);
+  RT_CHECK(cudaGetLastError());
+  float out[64];
+  RT_CHECK(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost));
+  for (float v : out) RT_EXPECT(v == 2.0f);
+  float back = 0.0f;
+  RT_CHECK(cudaMemcpy(&back, coeffs_ptr, sizeof back, cudaMemcpyDeviceToHost));
+  RT_EXPECT(back == 2.0f);
+  RT_CHECK(cudaFree(d_out));
+  return rt_finish("symbols constant-address");
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "constant-address") == 0) return constant_address();
   const int n = 256;
   // Two writes into c_coeffs: the first half, then the second half by offset.
   float coeffs[kCoeffs];
