@@ -53,9 +53,9 @@ struct LaunchFileOptions {
 struct KernelRecord {
   std::string kernel;
   uint64_t launches = 0;
-  uint64_t faulted = 0;  ///< of those launches, the ones that ended in a device fault
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
+  uint64_t faulted = 0;  ///< of the launches, those that ended in a device fault
 };
 
 /// A device fault that happened as an `expect_fault` said.

@@ -137,12 +137,13 @@ void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const 
                             {"warps_per_sm", o.warps_per_sm},
                             {"warps_per_scheduler", o.warps_per_scheduler},
                             {"limited_by", o.limited_by}};
-    launches.push_back({{"kernel", l.kernel},
-                        {"cycles", l.cycles},
-                        {"faulted", l.faulted},
-                        {"last_cta_execution_time", l.last_cta_execution_time},
-                        {"occupancy", occupancy},
-                        {"ctas", ctas}});
+    json launch = {{"kernel", l.kernel},
+                   {"cycles", l.cycles},
+                   {"last_cta_execution_time", l.last_cta_execution_time},
+                   {"occupancy", occupancy},
+                   {"ctas", ctas}};
+    if (l.faulted) launch["faulted"] = true;  // only then: completed launches' entries stay as they were
+    launches.push_back(std::move(launch));
   }
   const std::string last_cta =
       launches.empty() ? "-" : std::to_string(launches.back()["last_cta_execution_time"].get<uint64_t>());
@@ -181,17 +182,18 @@ void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuD
                             {"ctas_per_sm", o.ctas_per_sm},
                             {"warps_per_sm", o.warps_per_sm},
                             {"limited_by", o.limited_by}};
-    launches.push_back({{"kernel", l.kernel},
-                        {"cycles", e.cycles},
-                        {"faulted", l.faulted},
-                        {"ctas_on_busiest_sm", e.ctas_on_busiest_sm},
-                        {"waves", e.waves},
-                        {"issue_bound", e.issue_bound},
-                        {"latency_bound", e.latency_bound},
-                        {"bandwidth_bound", e.bandwidth_bound},
-                        {"contention_bound", e.contention_bound},
-                        {"occupancy", occupancy},
-                        {"counts", counts}});
+    json launch = {{"kernel", l.kernel},
+                   {"cycles", e.cycles},
+                   {"ctas_on_busiest_sm", e.ctas_on_busiest_sm},
+                   {"waves", e.waves},
+                   {"issue_bound", e.issue_bound},
+                   {"latency_bound", e.latency_bound},
+                   {"bandwidth_bound", e.bandwidth_bound},
+                   {"contention_bound", e.contention_bound},
+                   {"occupancy", occupancy},
+                   {"counts", counts}};
+    if (l.faulted) launch["faulted"] = true;
+    launches.push_back(std::move(launch));
   }
   stats.add("launches", std::move(launches));
 }
@@ -203,9 +205,9 @@ void add_launch_file_result(RunStatistics& stats, const LaunchFileResult& result
   for (const KernelRecord& k : result.kernels) {
     kernels.push_back({{"kernel", k.kernel},
                        {"launches", k.launches},
-                       {"faulted", k.faulted},
                        {"warp_insts", k.warp_insts},
-                       {"thread_insts", k.thread_insts}});
+                       {"thread_insts", k.thread_insts},
+                       {"faulted", k.faulted}});
     kernel_rows.emplace_back("kernel " + k.kernel,
                              std::to_string(k.launches) + " launch" + (k.launches == 1 ? "" : "es") +
                                  (k.faulted ? " (" + std::to_string(k.faulted) + " faulted)" : std::string()) + ", " +

@@ -485,12 +485,12 @@ TEST(DeviceSharedMemory, OccupancyCountsOnlyTheKernelsOwnSharedMemory) {
   GpuDevice dev(o);
   const auto m = dev.load_module(kSharedPerKernel, "shared_per_kernel.ptx");
   const uint64_t out = dev.allocate(4);
-  dev.launch(m, "dynamic_only", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out).add<uint32_t>(0));
+  dev.launch(m, "dynamic_only", {1, 1, 1}, {32, 1, 1}, 4, KernelArgs().ptr(out).add<uint32_t>(0));
   dev.launch(m, "own_tile", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
   const auto& launches = platform::timing_launches();
   ASSERT_GE(launches.size(), 2u);
   const platform::Occupancy& dynamic_only = launches[launches.size() - 2].occupancy;
-  EXPECT_EQ(dynamic_only.shared_per_cta, 0u);
+  EXPECT_EQ(dynamic_only.shared_per_cta, 4u);  // its dynamic shared memory only
   EXPECT_NE(dynamic_only.limited_by, "shared_memory");
   const platform::Occupancy& own_tile = launches.back().occupancy;
   EXPECT_EQ(own_tile.shared_per_cta, 16384u);

@@ -71,8 +71,9 @@ std::string saxpy(const std::string& args) {
 
 // assert_positive over v[0..1] (passes), then over all of v (faults; nothing expects it).
 std::string passing_then_failing(const std::string& check) {
+  const std::string all = "\"value\": 4";
   std::string passing = check;
-  passing.replace(passing.find("\"value\": 4"), 11, "\"value\": 2");
+  passing.replace(passing.find(all), all.size(), "\"value\": 2");
   return passing + "}, " + check + "}";
 }
 

@@ -182,7 +182,7 @@ TEST(LaunchFileRunner, ModuleChecksNameTheStepThatFails) {
     FAIL() << "an unknown kernel ran";
   } catch (const LaunchFileError& e) {
     EXPECT_EQ(std::string(e.what()), "launch file hand.json: launches[0].kernel: no kernel 'nope' in " + p.ptx_path +
-                                         " (kernels: saxpy, fill2d, countdown, use_symbols, store_oob, widen)");
+                                         " (kernels: saxpy, fill2d, countdown, use_symbols, store_oob, widen, sum_into_total, assert_positive)");
   }
   p.root.steps[0].launch.kernel = "saxpy";
   p.root.steps[0].launch.args.pop_back();

@@ -116,7 +116,7 @@ TEST(RunStatisticsReport, LaunchFileResultRowsPerKernelRepeatAndDump) {
                                        {"dumped", "/tmp/y.bin"},
                                        {"verified", "yes (2 expectations hold (8 elements))"}}));
   const json j = s.to_json();
-  EXPECT_EQ(j["kernels"][1].dump(), R"({"kernel":"countdown","launches":5,"warp_insts":10,"thread_insts":160})");
+  EXPECT_EQ(j["kernels"][1].dump(), R"({"kernel":"countdown","launches":5,"warp_insts":10,"thread_insts":160,"faulted":0})");
   EXPECT_EQ(j["repeats"][1].dump(), R"({"path":"repeat","iterations":3})");
   EXPECT_EQ(j["expectations"], 2);
   EXPECT_EQ(j["expected_faults"], 0);
