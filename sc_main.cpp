@@ -726,7 +726,7 @@ int cmd_exec(const std::vector<std::string>& args) {
     }
     if (stats.empty()) stats["program"] = path;  // no CUDA call reached the library
     stats["arguments"] = std::vector<std::string>(program.begin() + 1, program.end());
-    stats["exit_status"] = exit_status;
+    stats["exit_status"] = exit_status;  // also when a signal ended it (the library could not say)
     cli::write_json_file(stats_file, stats);
   }
   return exit_status;

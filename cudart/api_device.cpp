@@ -139,11 +139,11 @@ int attribute_value(cudaDeviceAttr attr, const tlmgpu::platform::GpuConfig& c) {
 
 /// CTAs of `k` one SM holds with `threads` threads and `dynamic_shared` bytes (0 when none fits).
 uint32_t ctas_per_sm(CudaRuntime& rt, tlmgpu::cudart::RegisteredKernel& k, uint32_t threads, size_t dynamic_shared) {
-  const auto& mod = rt.device().module(rt.module_of(k));
+  const uint32_t static_shared = rt.function_of(k).static_shared_bytes;
   const uint32_t regs = rt.registers_of(k);
   try {
     return tlmgpu::platform::compute_occupancy(rt.config().sm, k.name, threads,
-                                               uint32_t(mod.static_shared_bytes + dynamic_shared), regs,
+                                               uint32_t(static_shared + dynamic_shared), regs,
                                                tlmgpu::platform::RegisterSource::Launch)
         .ctas_per_sm;
   } catch (const tlmgpu::platform::LaunchError&) {
@@ -280,7 +280,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     const ptx::Function& f = rt.function_of(k);
     const auto& mod = rt.device().module(rt.module_of(k));
     std::memset(attr, 0, sizeof(*attr));
-    attr->sharedSizeBytes = mod.static_shared_bytes;
+    attr->sharedSizeBytes = f.static_shared_bytes;
     attr->localSizeBytes = mod.local_bytes_per_thread;
     attr->numRegs = int(rt.registers_of(k));
     uint32_t max_threads = 1024;
@@ -293,7 +293,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     attr->maxDynamicSharedSizeBytes =
         k.max_dynamic_shared >= 0
             ? k.max_dynamic_shared
-            : int(tlmgpu::platform::max_shared_bytes_per_cta(rt.config()) - mod.static_shared_bytes);
+            : int(tlmgpu::platform::max_shared_bytes_per_cta(rt.config()) - f.static_shared_bytes);
     attr->preferredShmemCarveout = -1;
   });
 }
@@ -332,10 +332,10 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void*
   return api_call("cudaOccupancyAvailableDynamicSMemPerBlock", [&](CudaRuntime& rt) {
     if (!bytes || num_blocks <= 0 || block_size <= 0) throw CudaFailure(cudaErrorInvalidValue);
     auto& k = rt.kernel_for(func);
-    const auto& mod = rt.device().module(rt.module_of(k));
+    const uint32_t static_shared = rt.function_of(k).static_shared_bytes;
     const uint64_t per_sm = rt.config().sm.shared_bytes / uint64_t(num_blocks);
     const uint64_t cap = std::min<uint64_t>(per_sm, tlmgpu::platform::max_shared_bytes_per_cta(rt.config()));
-    *bytes = cap > mod.static_shared_bytes ? cap - mod.static_shared_bytes : 0;
+    *bytes = cap > static_shared ? cap - static_shared : 0;
   });
 }
 

@@ -104,7 +104,7 @@ cudaError_t cudaPeekAtLastError() {
 
 const char* cudaGetErrorName(cudaError_t code) {
   const ErrorText* e = find_error(code);
-  return e ? e->name : "cudaErrorUnknown";
+  return e ? e->name : "unrecognized error code";
 }
 
 const char* cudaGetErrorString(cudaError_t code) {
@@ -198,7 +198,14 @@ cudaError_t cudaEventCreate(cudaEvent_t* event) {
   });
 }
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) { return cudaEventCreate(event); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  return api_call("cudaEventCreateWithFlags", [&](CudaRuntime& rt) {
+    if (!event) throw CudaFailure(cudaErrorInvalidValue);
+    *event = rt.create_event();
+    constexpr unsigned kDisableTiming = 0x02;  // cudaEventDisableTiming
+    rt.event(*event).timing = (flags & kDisableTiming) == 0;
+  });
+}
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return api_call("cudaEventDestroy", [&](CudaRuntime& rt) { rt.destroy_event(event); });
@@ -237,6 +244,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
     if (!ms) throw CudaFailure(cudaErrorInvalidValue);
     const auto& a = rt.event(start);
     const auto& b = rt.event(end);
+    if (!a.timing || !b.timing) throw CudaFailure(cudaErrorInvalidResourceHandle);  // cudaEventDisableTiming
     if (!a.recorded || !b.recorded) throw CudaFailure(cudaErrorInvalidResourceHandle, "an event was not recorded");
     const double cycles = double(b.cycles) - double(a.cycles);
     *ms = float(cycles / (rt.config().core_clock_mhz * 1000.0));

@@ -8,9 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+
+#include <systemc>
 
 #include "cudart/ptx_join.h"
 #include "model/ptx/ptx_parser.h"
@@ -30,6 +33,16 @@ std::string program_name() {
   if (n <= 0) return "the program";
   path[n] = '\0';
   return path;
+}
+
+/// The program's arguments after its name (/proc/self/cmdline).
+std::vector<std::string> program_arguments() {
+  std::vector<std::string> args;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  if (!args.empty()) args.erase(args.begin());
+  return args;
 }
 
 /// Ends the program over input it cannot run (exit code 2, as every tlmgpu
@@ -245,7 +258,12 @@ const RuntimeOptions& CudaRuntime::options() {
 }
 
 platform::GpuDevice& CudaRuntime::device() {
-  if (!device_) device_ = std::make_unique<platform::GpuDevice>(options().device);
+  if (!device_) {
+    // SystemC's informational messages (the VCD's timescale) would land in
+    // the program's stdout.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    device_ = std::make_unique<platform::GpuDevice>(options().device);
+  }
   return *device_;
 }
 
@@ -516,11 +534,14 @@ void CudaRuntime::launch(RegisteredKernel& k, dim3 grid, dim3 block, void** args
     // made by the first launch; exit() destroys them in the reverse order of
     // their construction, so a handler registered after them runs first,
     // while they still exist.
-    std::atexit([] {
-      CudaRuntime& rt = CudaRuntime::get();
-      std::lock_guard<std::recursive_mutex> lock(rt.mutex());
-      rt.write_outputs();
-    });
+    // on_exit (glibc) is atexit with the exit status.
+    on_exit(
+        [](int status, void*) {
+          CudaRuntime& rt = CudaRuntime::get();
+          std::lock_guard<std::recursive_mutex> lock(rt.mutex());
+          rt.write_outputs(status);
+        },
+        nullptr);
   }
 }
 
@@ -633,7 +654,7 @@ void CudaRuntime::destroy_event(cudaEvent_t e) {
 
 // ------------------------------------------------------------------ outputs
 
-void CudaRuntime::write_outputs() {
+void CudaRuntime::write_outputs(int exit_status) {
   if (outputs_written_) return;
   outputs_written_ = true;
   flush_device_output();
@@ -645,6 +666,8 @@ void CudaRuntime::write_outputs() {
   if (device_) counters = device_->stats();
   platform::RunStatistics stats;
   stats.add("program", program_name());
+  stats.add("arguments", program_arguments());
+  if (exit_status >= 0) stats.add("exit_status", exit_status);
   stats.add("mode", o.mode_name);
   stats.add("preset", o.device.config.preset);
   stats.add("scheduler", o.device.config.scheduler);

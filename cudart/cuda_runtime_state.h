@@ -83,6 +83,7 @@ struct StreamState {
   uint64_t id = 0;  ///< 0: the default stream
 };
 struct EventState {
+  bool timing = true;  ///< false: cudaEventDisableTiming
   bool recorded = false;
   uint64_t cycles = 0;  ///< the device's simulated cycles when it was recorded
 };
@@ -177,8 +178,9 @@ class CudaRuntime {
   size_t printf_fifo_bytes = 1 << 20;
   size_t stack_bytes = 1024;
 
-  /// Writes --stats (TLMGPU_STATS) and --timeline; called once at exit.
-  void write_outputs();
+  /// Writes --stats (TLMGPU_STATS) and --timeline; called once at exit,
+  /// with the program's exit status when known (-1: not).
+  void write_outputs(int exit_status = -1);
   /// A message the user should see, once per `key` (unsupported entry points).
   bool first_time(const std::string& key) { return said_.insert(key).second; }
 

@@ -19,6 +19,10 @@ struct GpuDevice::LoadedModule {
   std::shared_ptr<void> timing;  // timing mode: per-PC pipeline facts, worked out at the first launch
   uint64_t global_segment = 0;       // device address of the module's .global variables
   std::vector<uint8_t> const_bank;   // written by write_symbol on .const variables
+  /// A copy of the constant bank in device memory, made when the program
+  /// asks for a .const variable's address (cudaGetSymbolAddress): what is
+  /// written there reaches the bank at the next launch (0: none).
+  uint64_t const_mirror = 0;
   std::map<std::string, uint32_t> kernel_registers;  // set_kernel_registers: ptxas's counts
 };
 
@@ -187,6 +191,7 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
   } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
     check_symbol_range(*c, bytes, offset);
     std::memcpy(lm.const_bank.data() + c->offset + offset, src, bytes);
+    if (lm.const_mirror) own_memory("write_symbol").copy_to_device(lm.const_mirror + c->offset + offset, src, bytes);
   } else {
     throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
   }
@@ -195,9 +200,15 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
 uint64_t GpuDevice::symbol_address(ModuleHandle m, const std::string& symbol) {
   LoadedModule& lm = loaded(m);
   if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) return lm.global_segment + v->offset;
-  if (find_variable(lm.module.consts, symbol))
-    throw LaunchError("'" + symbol + "' is a .const variable: it has no global address in this model");
-  throw LaunchError("module '" + lm.module.file + "' has no .global variable '" + symbol + "'");
+  if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
+    if (!lm.const_mirror) {
+      memory::DeviceMemory& mem = own_memory("symbol_address");
+      lm.const_mirror = mem.allocate(lm.const_bank.size(), "constant bank of " + lm.module.file);
+      mem.copy_to_device(lm.const_mirror, lm.const_bank.data(), lm.const_bank.size());
+    }
+    return lm.const_mirror + c->offset;
+  }
+  throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
 }
 
 void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes, uint64_t offset) {
@@ -207,6 +218,7 @@ void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst
     copy_from_device(dst, lm.global_segment + v->offset + offset, bytes);
   } else if (const ptx::ModuleVariable* c = find_variable(lm.module.consts, symbol)) {
     check_symbol_range(*c, bytes, offset);
+    if (lm.const_mirror) own_memory_->copy_from_device(lm.const_bank.data(), lm.const_mirror, lm.const_bank.size());
     std::memcpy(dst, lm.const_bank.data() + c->offset + offset, bytes);
   } else {
     throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
@@ -366,6 +378,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.kernel = &k;
   ctx.params = params.data();
   ctx.global = global_;
+  if (lm.const_mirror) own_memory_->copy_from_device(lm.const_bank.data(), lm.const_mirror, lm.const_bank.size());
   ctx.const_bank = lm.const_bank.data();
   ctx.const_bytes = uint32_t(lm.const_bank.size());
   ctx.grid = grid;

@@ -168,9 +168,11 @@ class GpuDevice {
                     uint64_t offset = 0);
   void read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes,
                    uint64_t offset = 0);
-  /// cudaGetSymbolAddress: the device address of a module's .global
-  /// variable. LaunchError for an unknown symbol or a .const one (the
-  /// constant bank has no global address in this model).
+  /// cudaGetSymbolAddress: the device address of a module's .global or
+  /// .const variable. A .const variable's address is in a copy of the
+  /// module's constant bank in device memory, made at the first such call;
+  /// what the host writes there reaches the bank at the next launch.
+  /// LaunchError for an unknown symbol.
   uint64_t symbol_address(ModuleHandle m, const std::string& symbol);
 
   // --- texture and surface objects (cudaCreateTextureObject / cudaCreateSurfaceObject) ---

@@ -1551,3 +1551,16 @@ TEST(PtxInlineAsm, ScopedRegistersWithoutPercentShadowAndPipeDestinations) {
 }
 
 }  // namespace
+
+// nvcc declares a __managed__ variable `.global .attribute(.managed)`; to
+// kernels it is a .global variable like any other.
+TEST(PtxParser, ManagedAttributeDeclaresAGlobal) {
+  Module m = parse(kernel("  ld.global.u32 %r1, [counter];\n  add.s32 %r1, %r1, 1;\n  st.global.u32 [counter], %r1;\n  ret;",
+                          ".visible .global .attribute(.managed) .align 4 .u32 counter;\n"));
+  ASSERT_EQ(m.globals.size(), 1u);
+  EXPECT_EQ(m.globals[0].name, "counter");
+  EXPECT_EQ(m.globals[0].size, 4u);
+  const auto d = errors(kernel("  ret;", ".visible .global .attribute(.unified(1, 2)) .align 4 .u32 counter;\n"));
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].format().find("unsupported variable attribute"), std::string::npos) << d[0].format();
+}
