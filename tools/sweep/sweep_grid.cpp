@@ -25,7 +25,9 @@ paper_cmp::RunSpec run_for(const SweepSpec& spec, const std::vector<Dimension>& 
     // start, as its path did.
     r.program = {fs::absolute(program->path).lexically_normal().string()};
     r.program.insert(r.program.end(), program->arguments.begin(), program->arguments.end());
-    r.cwd = fs::absolute(spec.dir.empty() ? "." : spec.dir).lexically_normal().string();
+    fs::path dir = fs::absolute(spec.dir.empty() ? fs::current_path() : fs::path(spec.dir)).lexically_normal();
+    if (!dir.has_filename() && dir != dir.root_path()) dir = dir.parent_path();  // "/a/b/" from "/a/b/c/.."
+    r.cwd = dir.string();
   } else if (is_launch) {
     r.launch = (fs::path(spec.dir) / coords[0]).string();
   } else {

@@ -31,7 +31,7 @@ bool is_number(const std::string& s) {
 std::vector<std::string> split_command_line(const std::string& text) {
   std::vector<std::string> words;
   std::string word;
-  bool in_word = false;  // '' is a word of its own, so "started" is not "non-empty"
+  bool in_word = false;  // rather than !word.empty(): '' is an empty argument
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == ' ' || c == '\t') {
@@ -81,9 +81,9 @@ std::vector<std::string> split_words(const std::string& s) {
   return v;
 }
 
+// Besides `program` and `program.NAME` (Parser::program_key).
 const std::set<std::string> kSweepKeys = {"title",      "size",    "mode",  "workloads", "launches",
                                           "schedulers", "presets", "seeds", "baseline"};
-// `program` and `program.NAME` are [sweep] keys too (Parser::program_key).
 const std::set<std::string> kFigureKeys = {"title", "metric", "baseline", "kind", "x", "series", "where", "aggregate"};
 
 bool valid_name(const std::string& s) {
@@ -255,6 +255,9 @@ class Parser {
     p.path = path.lexically_normal().string();
     p.arguments.assign(words.begin() + 1, words.end());
     p.name = name.empty() ? path.filename().string() : name;
+    // A figure's `where` and `baseline` name values in blank-separated words.
+    if (p.name.find_first_of(" \t") != std::string::npos)
+      throw s_.error(n, key, "the file name '" + p.name + "' has a blank; name the program: program.NAME = ...");
     std::error_code ec;
     if (!fs::exists(path, ec))
       throw s_.error(n, key, "program '" + p.path + "' does not exist" +
