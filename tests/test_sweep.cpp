@@ -551,8 +551,9 @@ TEST_F(Sweep, ProgramSweepRunsUnderExec) {
   const std::size_t dashes = cmd.find(" -- ");
   ASSERT_NE(dashes, std::string::npos);
   cmd.insert(dashes, " --stats '" + stats.string() + "'");
-  cmd = "PATH='" + fs::path(TLMGPU_CLI).parent_path().string() + "':\"$PATH\" SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 " +
-        cmd + " >/dev/null 2>&1";
+  // Exported: the command starts with `cd DIR &&`.
+  cmd = "export PATH='" + fs::path(TLMGPU_CLI).parent_path().string() +
+        "':\"$PATH\" SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1; " + cmd + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const Json j = Json::parse(read_text(stats));
   EXPECT_EQ(number(rows[3].at("sim_cycles")), j.at("sim_cycles").get<double>());
