@@ -28,6 +28,7 @@ paper_cmp::RunSpec run_for(const SweepSpec& spec, const std::vector<Dimension>& 
     fs::path dir = fs::absolute(spec.dir.empty() ? fs::current_path() : fs::path(spec.dir)).lexically_normal();
     if (!dir.has_filename() && dir != dir.root_path()) dir = dir.parent_path();  // "/a/b/" from "/a/b/c/.."
     r.cwd = dir.string();
+    r.workload = coords[0];  // not an option of exec: it names the run in progress lines and file names
   } else if (is_launch) {
     r.launch = (fs::path(spec.dir) / coords[0]).string();
   } else {
