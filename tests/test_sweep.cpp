@@ -412,4 +412,178 @@ TEST_F(Sweep, UnknownMetricIsNamedAfterTheRuns) {
   EXPECT_EQ(read_rows(out / "sweep.csv").size(), 1u) << "the runs are kept";
 }
 
+// ------------------------------------------------------------ programs
+
+// An executable that is never started: the spec checks and --dry-run only
+// look at it.
+void write_fake_program(const fs::path& p, bool executable = true) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << "#!/bin/sh\nexit 0\n";
+  fs::permissions(p, executable ? fs::perms::owner_all : fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST_F(Sweep, ProgramSpecErrorsNameTheKey) {
+  write_fake_program(dir_ / "bin/app");
+  write_fake_program(dir_ / "bin/other/app");
+  write_fake_program(dir_ / "bin/plain", false);
+  const std::string s = "[sweep]\nschedulers = lrr\n";
+  expect_spec_error(s + "programs = bin/app\n", 3, "programs", "known: baseline, launches, mode, presets, schedulers, "
+                                                              "seeds, size, title, workloads, program, program.NAME");
+  expect_spec_error(s + "program =\n", 3, "program", "needs a command line");
+  expect_spec_error(s + "program = bin/app 'one two\n", 3, "program", "bad quoting: a ' is not closed: 'one two");
+  expect_spec_error(s + "program = bin/app \"one\n", 3, "program", "bad quoting: a \" is not closed: \"one");
+  expect_spec_error(s + "program = bin/app one\\\n", 3, "program", "bad quoting: the line ends with a \\");
+  expect_spec_error(s + "program = bin/missing 10\n", 3, "program",
+                    "program '" + (dir_ / "bin/missing").string() + "' does not exist (a relative path starts at the "
+                    "spec's directory)");
+  expect_spec_error(s + "program = /no/such/app\n", 3, "program", "program '/no/such/app' does not exist");
+  expect_spec_error(s + "program = bin\n", 3, "program", "is not a file");
+  expect_spec_error(s + "program = bin/plain\n", 3, "program", "program '" + (dir_ / "bin/plain").string() +
+                                                                   "' is not executable");
+  expect_spec_error(s + "program.a.b = bin/app\n", 3, "program.a.b", "expected program.NAME");
+  expect_spec_error(s + "program = bin/app\nprogram = bin/app 2\n", 4, "program", "given twice (first on line 3)");
+  expect_spec_error(s + "program = bin/app\nprogram = bin/other/app\n", 4, "program", "given twice");
+  expect_spec_error(s + "program.x = bin/app\nprogram = bin/other/app\nprogram.app = bin/app 2\n", 5, "program.app",
+                    "the name 'app' is taken by program on line 4");
+  expect_spec_error(s + "workloads = vector_add\nprogram.vector_add = bin/app\n", 4, "program.vector_add",
+                    "the name 'vector_add' is also listed in workloads");
+  expect_spec_error(s + "program = bin/app\nseeds = 1 2\n", 4, "seeds", "launch files and programs take no seed");
+  expect_spec_error("[sweep]\nschedulers = lrr\n", 1, "workloads", "names no workloads, launches or programs");
+  expect_spec_error(s + "program.a = bin/app\n[figure f]\nmetric = ipc\nx = workload\nbaseline = workload=b\n", 7,
+                    "baseline", "'b' is not a value of workload (values: a)");
+}
+
+TEST_F(Sweep, ProgramCommandLinesAreSplitLikeAShell) {
+  write_fake_program(dir_ / "bin/app");
+  // The spec in a directory of its own: the program's path and its working
+  // directory start there.
+  fs::create_directories(dir_ / "specs");
+  const std::string spec = write_spec(
+      "[sweep]\n"
+      "workloads = vector_add\n"
+      "program.quoted = ../bin/app --n 1000 \"a b\" 'c  d' e\\ f \"q\\\"x\" '' \"x\\\\y\" 'it'\\''s'\n"
+      "program = " + (dir_ / "bin/app").string() + "\n"
+      "schedulers = lrr gto\n"
+      "seeds = 1 2\n"
+      "[set]\nl1d.hit_latency = 20 70\n"
+      "[figure f]\nmetric = ipc\nx = workload\nbaseline = workload=quoted\n",
+      "specs/spec.ini");
+  ASSERT_EQ(run("'" + spec + "' --dry-run"), 0) << err_;
+  std::vector<std::string> lines;
+  std::istringstream is(out_);
+  for (std::string l; std::getline(is, l);) lines.push_back(l);
+  std::vector<std::string> expected;
+  const std::string cli = TLMGPU_CLI;
+  for (const char* s : {"lrr", "gto"})
+    for (const char* lat : {"20", "70"})
+      for (const char* seed : {"1", "2"})
+        expected.push_back(cli + " run --workload vector_add --mode timing --size small --preset gtx480 --scheduler " +
+                           s + " --set l1d.hit_latency=" + lat + " --seed " + seed);
+  // Programs take no seed: one run per other coordinate, after the workloads.
+  const std::string cd = "cd " + (dir_ / "specs").string() + " && ";
+  const std::string app = (dir_ / "bin/app").string();
+  for (const std::string& args : {std::string(" --n 1000 'a b' 'c  d' 'e f' 'q\"x' '' 'x\\y' 'it'\\''s'"), std::string()})
+    for (const char* s : {"lrr", "gto"})
+      for (const char* lat : {"20", "70"})
+        expected.push_back(cd + cli + " exec --mode timing --preset gtx480 --scheduler " + s +
+                           " --set l1d.hit_latency=" + lat + " -- " + app + args);
+  EXPECT_EQ(lines, expected);
+  EXPECT_NE(err_.find("16 run(s)"), std::string::npos) << err_;
+}
+
+// `tlmgpu exec` runs a real CUDA program (tests/cuda/sweep/sweep_saxpy.cu) on
+// the simulated GPU: its rows hold the whole program's statistics, a program
+// that fails its own check is a failed row, and resume notices a rebuilt
+// program.
+TEST_F(Sweep, ProgramSweepRunsUnderExec) {
+  if (std::string(TLMGPU_NVCC).empty()) GTEST_SKIP() << "nvcc not found: the CUDA test programs were not built";
+  const fs::path built = fs::path(TLMGPU_CUDA_PROGRAMS_DIR) / "sweep_saxpy";
+  ASSERT_TRUE(fs::exists(built)) << built << " (target cuda_program_sweep_saxpy)";
+  fs::create_directories(dir_ / "bin");
+  const fs::path app = dir_ / "bin/sweep_saxpy";
+  fs::copy_file(built, app);  // a copy: the test rebuilds it below
+  const std::string spec = write_spec(
+      "[sweep]\n"
+      "workloads = vector_add\n"
+      "program.saxpy = bin/sweep_saxpy 2048 --write written.txt\n"
+      "program.saxpy_wrong = bin/sweep_saxpy 2048 --wrong\n"
+      "schedulers = lrr gto\n"
+      "baseline = scheduler=lrr\n"
+      "[figure speedup]\nmetric = ipc\nx = workload\nseries = scheduler\n");
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("'" + spec + "' --no-report --jobs 2 --out '" + out.string() + "'"), 1) << out_ << err_;
+  std::vector<std::string> header;
+  const auto rows = read_rows(out / "sweep.csv", &header);
+  ASSERT_EQ(rows.size(), 6u);
+  const std::vector<std::string> names = {"vector_add", "vector_add", "saxpy", "saxpy", "saxpy_wrong", "saxpy_wrong"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at("#fields"), std::to_string(header.size()));
+    EXPECT_EQ(rows[i].at("workload"), names[i]);
+    EXPECT_EQ(rows[i].at("scheduler"), i % 2 ? "gto" : "lrr");
+    EXPECT_EQ(rows[i].at("seed"), i < 2 ? "1" : "");
+  }
+  for (std::size_t i = 2; i < 4; ++i) {
+    const auto& r = rows[i];
+    EXPECT_EQ(r.at("status"), "ok") << r.at("note");
+    EXPECT_GT(number(r.at("sim_cycles")), 0);
+    EXPECT_EQ(number(r.at("kernels_launched")), 1);
+    EXPECT_EQ(number(r.at("exit_status")), 0);
+    EXPECT_GT(number(r.at("sched_issued")), 0);
+    EXPECT_TRUE(std::regex_match(r.at("config_hash"), std::regex("[0-9a-f]{16}"))) << r.at("config_hash");
+    EXPECT_EQ(r.at("command").rfind("cd " + dir_.string() + " && tlmgpu exec --mode timing --preset gtx480", 0), 0u)
+        << r.at("command");
+    EXPECT_NE(r.at("command").find(" -- " + app.string() + " 2048 --write written.txt"), std::string::npos);
+  }
+  // The configuration hash is the GPU's, whatever runs on it.
+  EXPECT_EQ(rows[2].at("config_hash"), rows[0].at("config_hash"));
+  EXPECT_NE(rows[2].at("config_hash"), rows[3].at("config_hash"));
+  EXPECT_EQ(read_text(dir_ / "written.txt"), "ok\n") << "the program runs in the spec's directory";
+  for (std::size_t i = 4; i < 6; ++i) {
+    EXPECT_EQ(rows[i].at("status"), "failed") << "exit status 1 is a failed verification";
+    EXPECT_FALSE(rows[i].at("note").empty());
+    EXPECT_EQ(rows[i].at("sim_cycles"), "");
+  }
+
+  // Row 3 (saxpy, gto) against tlmgpu exec by hand, from its command column
+  // with --stats before the program's `--`.
+  const fs::path stats = dir_ / "by_hand.json";
+  std::string cmd = rows[3].at("command");
+  const std::size_t dashes = cmd.find(" -- ");
+  ASSERT_NE(dashes, std::string::npos);
+  cmd.insert(dashes, " --stats '" + stats.string() + "'");
+  // Exported: the command starts with `cd DIR &&`.
+  cmd = "export PATH='" + fs::path(TLMGPU_CLI).parent_path().string() +
+        "':\"$PATH\" SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1; " + cmd + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const Json j = Json::parse(read_text(stats));
+  EXPECT_EQ(number(rows[3].at("sim_cycles")), j.at("sim_cycles").get<double>());
+  EXPECT_EQ(number(rows[3].at("warp_insts")), j.at("warp_insts").get<double>());
+  ASSERT_EQ(j.at("kernel_launches").size(), 1u);
+  EXPECT_NE(j.at("kernel_launches")[0].at("kernel").get<std::string>().find("saxpy"), std::string::npos);
+
+  // The figure: the program is one more x value, normalised like a workload;
+  // the failed program is a gap.
+  const Json rep = Json::parse(read_text(out / "report.json"));
+  EXPECT_EQ(rep.at("programs"),
+            Json::parse(R"([{"name": "saxpy", "path": ")" + app.string() +
+                        R"(", "arguments": ["2048", "--write", "written.txt"]},)"
+                        R"( {"name": "saxpy_wrong", "path": ")" + app.string() + R"(", "arguments": ["2048", "--wrong"]}])"));
+  const Json& f = rep.at("figures")[0];
+  EXPECT_EQ(f.at("x_values"), Json({"vector_add", "saxpy", "saxpy_wrong"}));
+  const Json& gto_saxpy = f.at("points")[4];  // series gto, x saxpy
+  ASSERT_EQ(gto_saxpy.at("runs"), Json({3}));
+  EXPECT_NEAR(gto_saxpy.at("value").get<double>(), number(rows[3].at("ipc")) / number(rows[2].at("ipc")), 1e-9);
+  EXPECT_EQ(f.at("points")[5].at("value"), nullptr);
+
+  // Resume: the ok runs are reused, the failed ones rerun ...
+  ASSERT_EQ(run("'" + spec + "' --no-report --jobs 2 --out '" + out.string() + "'"), 1) << err_;
+  EXPECT_NE(err_.find("runs: 2 to run, 4 reused"), std::string::npos) << err_;
+  EXPECT_EQ(read_rows(out / "sweep.csv").at(3).at("sim_cycles"), rows[3].at("sim_cycles"));
+  // ... and a rebuilt program runs again.
+  std::ofstream(app, std::ios::app) << '\0';
+  ASSERT_EQ(run("'" + spec + "' --no-report --jobs 2 --out '" + out.string() + "'"), 1) << err_;
+  EXPECT_NE(err_.find("runs: 4 to run, 2 reused"), std::string::npos) << err_;
+  EXPECT_EQ(read_rows(out / "sweep.csv").at(3).at("status"), "ok");
+}
+
 }  // namespace

@@ -34,6 +34,8 @@ pid_t spawn_task(const LaunchTask& t) {
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
   else
     posix_spawn_file_actions_addopen(&fa, 1, t.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // After the opens: the log paths stay relative to the launcher's directory.
+  if (!t.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, t.cwd.c_str());
   std::vector<char*> argv = c_argv(t.argv);
   pid_t pid = -1;
   const int rc = posix_spawnp(&pid, t.argv[0].c_str(), &fa, nullptr, argv.data(), environ);

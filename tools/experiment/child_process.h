@@ -13,11 +13,13 @@ namespace experiment {
 
 // One process a launcher runs. argv[0] is the program (a path, or a name
 // looked up on PATH). Its stderr goes to `log_path`; so does its stdout unless
-// `stdout_path` is set.
+// `stdout_path` is set. It runs in `cwd` (empty: the launcher's own working
+// directory; on a cluster, the job's).
 struct LaunchTask {
   std::vector<std::string> argv;
   std::string log_path;
   std::string stdout_path;
+  std::string cwd;
 };
 
 // How a task ended. `exited` false means no exit code: killed by `signal`, or

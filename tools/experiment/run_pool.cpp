@@ -62,8 +62,10 @@ std::string read_text(const std::string& path) {
 // know yet (an option, a policy, a parameter, a configuration key) make a row
 // `unsupported` rather than a mistake in our table.
 bool names_unknown_feature(const std::string& log) {
+  // "unknown command": a tlmgpu older than `tlmgpu exec`, asked to run a program.
   for (const char* needle : {"unrecognised option", "unrecognized option", "unknown option", "has no parameter",
-                             "unknown policy", "unknown parameter", "unknown configuration key"})
+                             "unknown policy", "unknown parameter", "unknown configuration key",
+                             "unknown command"})
     if (log.find(needle) != std::string::npos) return true;
   return false;
 }
@@ -117,15 +119,6 @@ void classify(RunResult& r, const LaunchOutcome& o) {
 
 bool is_failure(RunStatus s) { return s == RunStatus::Failed || s == RunStatus::BadInput; }
 
-// `tlmgpu run ...` without the statistics file: what a run means, wherever
-// its output goes.
-std::vector<std::string> identity_arguments(const RunSpec& spec, const std::string& size) {
-  std::vector<std::string> a = paper_cmp::run_arguments(spec, size, "");
-  const auto stats = std::find(a.begin(), a.end(), "--stats");
-  if (stats != a.end()) a.erase(stats, std::min(a.end(), stats + 2));
-  return a;
-}
-
 struct PoolRun {
   std::string key;
   const RunSpec* spec = nullptr;
@@ -174,11 +167,22 @@ class Pool {
   }
 
  private:
+  // The run without its statistics file: what it means, wherever its output goes.
   std::string command_of(const PoolRun& p) const {
-    std::vector<std::string> words = {binary_name_};
-    const std::vector<std::string> args = identity_arguments(p.effective, opt_.size);
-    words.insert(words.end(), args.begin(), args.end());
-    return shell_join(words);
+    return paper_cmp::command_line(p.effective, opt_.size, binary_name_);
+  }
+
+  // A program's file content is part of a program run's identity: a rebuilt
+  // program must run again. Hashed once per invocation; "" when unreadable
+  // (the run then fails and says why).
+  std::string program_hash(const PoolRun& p) {
+    if (p.effective.program.empty()) return "";
+    const std::string& path = p.effective.program.front();
+    auto it = program_hashes_.find(path);
+    if (it != program_hashes_.end()) return it->second;
+    std::ifstream in(path, std::ios::binary);
+    const std::string hash = in ? fnv1a64_hex(std::string((std::istreambuf_iterator<char>(in)), {})) : "";
+    return program_hashes_[path] = hash;
   }
 
   void set_identity(PoolRun& p) {
@@ -205,10 +209,10 @@ class Pool {
       if (hashes_.count(cmd) || !queued.insert(cmd).second) continue;
       const std::string base = (dir_ / (p->stem + (p->fallback ? "_fallback" : ""))).string();
       std::vector<std::string> argv = {binary_};
-      const std::vector<std::string> args = identity_arguments(p->effective, opt_.size);
+      const std::vector<std::string> args = paper_cmp::config_arguments(p->effective, opt_.size);
       argv.insert(argv.end(), args.begin(), args.end());
       argv.push_back("--dump-config");
-      tasks.push_back({argv, base + ".config.log", base + ".config.ini"});
+      tasks.push_back({argv, base + ".config.log", base + ".config.ini", ""});
       commands.push_back(cmd);
     }
     launch_local(tasks, opt_.jobs, [&](std::size_t i, const LaunchOutcome& o) {
@@ -231,7 +235,7 @@ class Pool {
       return false;
     }
     if (!meta.is_object() || meta.value("command", "") != p.primary_command ||
-        meta.value("config_hash", "") != p.primary_hash)
+        meta.value("config_hash", "") != p.primary_hash || meta.value("program_hash", "") != program_hash(p))
       return false;
     const std::string status = meta.value("status", "");
     if (status != paper_cmp::status_name(RunStatus::Ok) && status != paper_cmp::status_name(RunStatus::Unsupported))
@@ -257,7 +261,7 @@ class Pool {
     return true;
   }
 
-  void write_meta(const PoolRun& p, const std::string& where) const {
+  void write_meta(const PoolRun& p, const std::string& where) {
     const RunResult& r = *p.result;
     Json meta = {{"key", p.key},
                  {"command", p.primary_command},
@@ -268,6 +272,7 @@ class Pool {
                  {"log", r.log_path},
                  {"launcher", opt_.launcher}};
     if (!where.empty()) meta["ran_on"] = where;
+    if (!p.effective.program.empty()) meta["program_hash"] = program_hash(p);
     if (p.fallback) {
       meta["ran_as"] = r.ran_as;
       meta["ran_command"] = r.command;
@@ -294,7 +299,7 @@ class Pool {
       std::vector<std::string> argv = {binary_};
       const std::vector<std::string> args = paper_cmp::run_arguments(p->effective, opt_.size, r.stats_path);
       argv.insert(argv.end(), args.begin(), args.end());
-      tasks.push_back({argv, r.log_path, ""});
+      tasks.push_back({argv, r.log_path, "", p->effective.cwd});
     }
     std::vector<PoolRun*> again;
     auto finished = [&](std::size_t i, const LaunchOutcome& o) {
@@ -342,6 +347,7 @@ class Pool {
   const std::string binary_name_;              // in commands: where the binary lives is not part of a run's identity
   const std::string binary_;                   // what is started (absolute: cluster nodes start it elsewhere)
   std::map<std::string, std::string> hashes_;  // command -> configuration hash
+  std::map<std::string, std::string> program_hashes_;  // program path -> content hash
   Progress* progress_ = nullptr;
 };
 

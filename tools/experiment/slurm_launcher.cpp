@@ -86,7 +86,7 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   {
     std::ofstream out(task_list);
     for (const LaunchTask& t : tasks) {
-      std::string line = shell_join(t.argv);
+      std::string line = (t.cwd.empty() ? "" : "cd " + shell_quote(t.cwd) + " && ") + shell_join(t.argv);
       if (!t.stdout_path.empty()) line += " >" + shell_quote(t.stdout_path);
       line += (t.stdout_path.empty() ? " >" + shell_quote(t.log_path) + " 2>&1" : " 2>" + shell_quote(t.log_path));
       out << line << '\n';

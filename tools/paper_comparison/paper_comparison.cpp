@@ -1,5 +1,6 @@
 #include "tools/paper_comparison/paper_comparison.h"
 
+#include "tools/experiment/child_process.h"
 #include "tools/experiment/run_pool.h"
 
 #include <algorithm>
@@ -25,7 +26,8 @@ std::string RunSpec::options_text() const {
 
 std::string RunSpec::key(const std::string& size) const {
   return preset + "|" + workload + "|" + size + "|" + scheduler + "|" + options_text() +
-         (launch.empty() ? "" : "|launch=" + launch);
+         (launch.empty() ? "" : "|launch=" + launch) +
+         (program.empty() ? "" : "|program=" + experiment::shell_join(program) + "|cwd=" + cwd);
 }
 
 const char* status_name(RunStatus s) {
@@ -191,16 +193,39 @@ std::string csv_line(const Row& r) {
 
 std::vector<std::string> run_arguments(const RunSpec& spec, const std::string& size,
                                        const std::string& stats_path) {
-  std::vector<std::string> a = {"run"};
-  if (spec.launch.empty())
+  std::vector<std::string> a = {spec.program.empty() ? "run" : "exec"};
+  if (!spec.program.empty())
+    a.insert(a.end(), {"--mode", "timing"});
+  else if (spec.launch.empty())
     a.insert(a.end(), {"--workload", spec.workload, "--mode", "timing", "--size", size});
   else
     a.insert(a.end(), {"--launch", spec.launch, "--mode", "timing"});
   a.insert(a.end(), {"--preset", spec.preset, "--scheduler", spec.scheduler});
   a.insert(a.end(), spec.extra.begin(), spec.extra.end());
-  a.push_back("--stats");
-  a.push_back(stats_path);
+  if (!stats_path.empty()) {
+    a.push_back("--stats");
+    a.push_back(stats_path);
+  }
+  if (!spec.program.empty()) {
+    // `--` ends exec's options: the program's own may look like them.
+    a.push_back("--");
+    a.insert(a.end(), spec.program.begin(), spec.program.end());
+  }
   return a;
+}
+
+std::vector<std::string> config_arguments(const RunSpec& spec, const std::string& size) {
+  if (spec.program.empty()) return run_arguments(spec, size, "");
+  std::vector<std::string> a = {"run", "--mode", "timing", "--preset", spec.preset, "--scheduler", spec.scheduler};
+  a.insert(a.end(), spec.extra.begin(), spec.extra.end());
+  return a;
+}
+
+std::string command_line(const RunSpec& spec, const std::string& size, const std::string& binary) {
+  std::vector<std::string> words = run_arguments(spec, size, "");
+  words.insert(words.begin(), binary);
+  const std::string cmd = experiment::shell_join(words);
+  return spec.program.empty() || spec.cwd.empty() ? cmd : "cd " + experiment::shell_quote(spec.cwd) + " && " + cmd;
 }
 
 void run_all(const std::vector<RunSpec>& specs, const RunnerOptions& opt,

@@ -44,6 +44,11 @@ struct RunSpec {
   // A launch file (docs/LAUNCH_FILE.md): when set, the run is `--launch FILE`
   // instead of `--workload W --size S`.
   std::string launch;
+  // A CUDA program, its path then its arguments: when set, the run is
+  // `tlmgpu exec ... -- PROGRAM ARGS` in the directory `cwd` (empty: the
+  // runner's own) rather than `tlmgpu run`.
+  std::vector<std::string> program;
+  std::string cwd;
 
   // Unique text: two papers asking for the same run share one simulation.
   std::string key(const std::string& size) const;
@@ -183,8 +188,18 @@ RunnerOptions runner_options(const experiment::PoolOptions& pool, const std::str
 void run_all(const std::vector<RunSpec>& specs, const RunnerOptions& opt,
              std::map<std::string, RunResult>& results);
 
-// The argument vector `tlmgpu run ...` for a spec (without the binary).
+// The argument vector `tlmgpu run ...` or `tlmgpu exec ... -- PROGRAM ARGS`
+// for a spec (without the binary); without --stats when `stats_path` is empty.
 std::vector<std::string> run_arguments(const RunSpec& spec, const std::string& size,
                                        const std::string& stats_path);
+
+// The `tlmgpu run` arguments whose --dump-config prints the configuration the
+// spec simulates: run_arguments without --stats, and for a program the same
+// options as a `tlmgpu run` of no workload (exec does not dump configurations).
+std::vector<std::string> config_arguments(const RunSpec& spec, const std::string& size);
+
+// What reproduces a run in a shell, without --stats: `BINARY run ...`, and for
+// a program `cd CWD && BINARY exec ... -- PROGRAM ARGS`.
+std::string command_line(const RunSpec& spec, const std::string& size, const std::string& binary);
 
 }  // namespace paper_cmp

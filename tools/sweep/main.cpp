@@ -1,5 +1,6 @@
-// tlmgpu_sweep SPEC: runs the grid a user describes in an INI file (workloads
-// or launch files x schedulers x presets x --set values x seeds), writes one
+// tlmgpu_sweep SPEC: runs the grid a user describes in an INI file (workloads,
+// launch files or CUDA programs x schedulers x presets x --set values x
+// seeds), writes one
 // CSV row per run and report.json, and draws the figures the spec names.
 #include <algorithm>
 #include <filesystem>
@@ -27,11 +28,12 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage =
     "usage: tlmgpu_sweep SPEC [options]\n"
     "\n"
-    "Runs the grid of tlmgpu runs that the INI file SPEC describes (workloads or\n"
-    "launch files x schedulers x presets x [set] values x seeds; format:\n"
-    "docs/EXPERIMENTS.md, \"Sweeps of your own\") as child 'tlmgpu run --mode\n"
-    "timing' processes, and writes OUT/sweep.csv (one row per run), OUT/report.json\n"
-    "and, from it, OUT/index.html with the spec's figures.\n"
+    "Runs the grid of tlmgpu runs that the INI file SPEC describes (workloads,\n"
+    "launch files or CUDA programs x schedulers x presets x [set] values x seeds;\n"
+    "format: docs/EXPERIMENTS.md, \"Sweeps of your own\") as child 'tlmgpu run\n"
+    "--mode timing' processes ('tlmgpu exec --mode timing -- PROGRAM ARGS' for a\n"
+    "program), and writes OUT/sweep.csv (one row per run), OUT/report.json and,\n"
+    "from it, OUT/index.html with the spec's figures.\n"
     "\n"
     "options:\n"
     "  --out DIR           where the CSV, report, stats and logs go (default: sweep_out)\n"
@@ -106,15 +108,12 @@ int run_sweep(const Options& opt) {
   std::vector<paper_cmp::RunSpec> specs;
   for (const sweep::GridRun& g : grid) specs.push_back(g.spec);
   if (opt.pool.dry_run) {
-    for (const paper_cmp::RunSpec& s : specs) {
-      std::vector<std::string> args = paper_cmp::run_arguments(s, spec.size, "");
-      args.resize(args.size() - 2);  // no --stats
-      args.insert(args.begin(), opt.pool.tlmgpu);
-      std::cout << experiment::shell_join(args) << '\n';
-    }
+    for (const paper_cmp::RunSpec& s : specs) std::cout << paper_cmp::command_line(s, spec.size, opt.pool.tlmgpu) << '\n';
     std::cerr << "tlmgpu_sweep: " << grid.size() << " run(s)\n";
     return 0;
   }
+  // Not in a dry run: listing the commands needs no `tlmgpu exec`.
+  sweep::check_exec(spec, opt.pool.tlmgpu);
 
   const paper_cmp::RunnerOptions ropt = paper_cmp::runner_options(opt.pool, spec.size, opt.out);
   std::map<std::string, paper_cmp::RunResult> results;

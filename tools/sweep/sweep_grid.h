@@ -15,8 +15,9 @@ struct GridRun {
   paper_cmp::RunSpec spec;
 };
 
-// Every combination of the dimensions' values; launch-file runs take no seed,
-// so they appear once with an empty seed rather than once per seed. A launch
+// Every combination of the dimensions' values; launch-file and program runs
+// take no seed, so they appear once with an empty seed rather than once per
+// seed. A program runs under `tlmgpu exec` in the spec's directory. A launch
 // file's dumps go to OUT_DIR/launch_output/RUN rather than beside the file.
 std::vector<GridRun> expand_grid(const SweepSpec& spec, const std::vector<Dimension>& dims, const std::string& out_dir);
 

@@ -189,6 +189,12 @@ Json report_json(const SweepSpec& spec, const std::vector<Dimension>& dims, cons
     coordinate_columns.push_back(dim.name);
   }
   j["dimensions"] = d;
+  // What each program value of the workload dimension ran (the CSV's command
+  // column has it per run).
+  Json programs = Json::array();
+  for (const ProgramSpec& p : spec.programs)
+    programs.push_back({{"name", p.name}, {"path", p.path}, {"arguments", p.arguments}});
+  j["programs"] = programs;
   j["columns"] = {{"coordinates", coordinate_columns},
                   {"statistics", table.statistics},
                   {"scheduler_classes", table.scheduler_classes}};

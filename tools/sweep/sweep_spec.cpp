@@ -7,6 +7,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+
+#include <unistd.h>
 
 namespace sweep {
 
@@ -25,6 +28,43 @@ bool is_number(const std::string& s) {
   return end == s.c_str() + s.size();
 }
 
+std::vector<std::string> split_command_line(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;  // rather than !word.empty(): '' is an empty argument
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'') {
+      const std::size_t end = text.find('\'', i + 1);
+      if (end == std::string::npos) throw std::invalid_argument("a ' is not closed: " + text.substr(i));
+      word += text.substr(i + 1, end - i - 1);
+      i = end;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '\\' && j + 1 < text.size() && (text[j + 1] == '"' || text[j + 1] == '\\')) ++j;
+        word += text[j];
+      }
+      if (j >= text.size()) throw std::invalid_argument("a \" is not closed: " + text.substr(i));
+      i = j;
+    } else if (c == '\\') {
+      if (i + 1 >= text.size()) throw std::invalid_argument("the line ends with a \\ that escapes nothing");
+      word += text[++i];
+    } else {
+      word += c;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
 namespace {
 
 std::string trim(const std::string& s) {
@@ -41,6 +81,7 @@ std::vector<std::string> split_words(const std::string& s) {
   return v;
 }
 
+// Besides `program` and `program.NAME` (Parser::program_key).
 const std::set<std::string> kSweepKeys = {"title",      "size",    "mode",  "workloads", "launches",
                                           "schedulers", "presets", "seeds", "baseline"};
 const std::set<std::string> kFigureKeys = {"title", "metric", "baseline", "kind", "x", "series", "where", "aggregate"};
@@ -150,10 +191,11 @@ class Parser {
   }
 
   void sweep_key(int n, const std::string& key, const std::string& value) {
+    if (key == "program" || key.rfind("program.", 0) == 0) return program_key(n, key, value);
     if (!kSweepKeys.count(key)) {
       std::string known;
       for (const std::string& k : kSweepKeys) known += (known.empty() ? "" : ", ") + k;
-      throw s_.error(n, key, "unknown key in [sweep] (known: " + known + ")");
+      throw s_.error(n, key, "unknown key in [sweep] (known: " + known + ", program, program.NAME)");
     }
     first_use(s_, s_.key_lines, n, key);
     if (key == "title") {
@@ -187,6 +229,46 @@ class Parser {
        : key == "presets" ? s_.presets
                           : s_.seeds) = l;
     }
+  }
+
+  // program = PATH ARGS... (named after PATH's file name), or
+  // program.NAME = PATH ARGS...; the name is the program's workload value.
+  void program_key(int n, const std::string& key, const std::string& value) {
+    std::string name;
+    if (key != "program") {
+      name = key.substr(std::string("program.").size());
+      if (!valid_name(name))
+        throw s_.error(n, key, "expected program.NAME with NAME of letters, digits, '_' or '-' (the workload column shows it)");
+    }
+    first_use(s_, s_.key_lines, n, key);
+    std::vector<std::string> words;
+    try {
+      words = split_command_line(value);
+    } catch (const std::invalid_argument& e) {
+      throw s_.error(n, key, std::string("bad quoting: ") + e.what());
+    }
+    if (words.empty()) throw s_.error(n, key, "needs a command line: the program's path, then its arguments");
+    ProgramSpec p;
+    p.key = key;
+    p.line = n;
+    const fs::path path = fs::path(words[0]).is_absolute() ? fs::path(words[0]) : fs::path(s_.dir) / words[0];
+    p.path = path.lexically_normal().string();
+    p.arguments.assign(words.begin() + 1, words.end());
+    p.name = name.empty() ? path.filename().string() : name;
+    // A figure's `where` and `baseline` name values in blank-separated words.
+    if (p.name.find_first_of(" \t") != std::string::npos)
+      throw s_.error(n, key, "the file name '" + p.name + "' has a blank; name the program: program.NAME = ...");
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+      throw s_.error(n, key, "program '" + p.path + "' does not exist" +
+                                 (fs::path(words[0]).is_absolute() ? "" : " (a relative path starts at the spec's directory)"));
+    if (!fs::is_regular_file(path, ec)) throw s_.error(n, key, "program '" + p.path + "' is not a file");
+    if (::access(p.path.c_str(), X_OK) != 0) throw s_.error(n, key, "program '" + p.path + "' is not executable");
+    for (const ProgramSpec& other : s_.programs)
+      if (other.name == p.name)
+        throw s_.error(n, key, "the name '" + p.name + "' is taken by " + other.key + " on line " +
+                                   std::to_string(other.line) + " (name them: program.NAME = ...)");
+    s_.programs.push_back(p);
   }
 
   void set_key(int n, const std::string& key, const std::string& value) {
@@ -291,11 +373,13 @@ std::vector<Dimension> dimensions(const SweepSpec& spec) {
   std::vector<Dimension> dims;
   Dimension w{"workload", spec.workloads.values, false, spec.workloads.line ? spec.workloads.line : spec.launches.line};
   w.values.insert(w.values.end(), spec.launches.values.begin(), spec.launches.values.end());
+  for (const ProgramSpec& p : spec.programs) w.values.push_back(p.name);
+  if (!w.line && !spec.programs.empty()) w.line = spec.programs.front().line;
   dims.push_back(w);
   dims.push_back({"scheduler", spec.schedulers.values, false, spec.schedulers.line});
   dims.push_back({"preset", spec.presets.values, false, spec.presets.line});
   for (const SetKey& k : spec.sets) dims.push_back({k.key, k.list.values, false, k.list.line});
-  // Launch files take no seed: their rows have an empty seed.
+  // Launch files and programs take no seed: their rows have an empty seed.
   if (!spec.workloads.values.empty()) dims.push_back({"seed", spec.seeds.values, false, spec.seeds.line});
   else dims.push_back({"seed", {""}, false, spec.seeds.line});
   for (Dimension& d : dims)
@@ -314,16 +398,23 @@ SweepSpec parse_spec(const std::string& path) {
   for (std::string raw; std::getline(in, raw);) p.line(++n, raw);
 
   if (!p.sweep_line()) throw s.error(0, "", "no [sweep] section (it lists workloads, schedulers, ...)");
-  if (!s.workloads.given() && !s.launches.given())
-    throw s.error(p.sweep_line(), "workloads", "empty grid: [sweep] names no workloads and no launches");
+  if (!s.workloads.given() && !s.launches.given() && s.programs.empty())
+    throw s.error(p.sweep_line(), "workloads", "empty grid: [sweep] names no workloads, launches or programs");
   if (!s.schedulers.given()) throw s.error(p.sweep_line(), "schedulers", "empty grid: [sweep] names no schedulers");
   if (s.seeds.given() && !s.workloads.given())
-    throw s.error(s.seeds.line, "seeds", "seeds apply to workloads; launch files take no seed");
+    throw s.error(s.seeds.line, "seeds", "seeds apply to workloads; launch files and programs take no seed");
   if (!s.presets.given()) s.presets.values = {"gtx480"};  // tlmgpu's default preset
   if (!s.seeds.given()) s.seeds.values = {"1"};           // tlmgpu's default seed
   for (const std::string& l : s.launches.values)
     if (std::find(s.workloads.values.begin(), s.workloads.values.end(), l) != s.workloads.values.end())
       throw s.error(s.launches.line, "launches", "'" + l + "' is also listed in workloads");
+  // One workload column: a program's name must tell it from the others.
+  for (const ProgramSpec& prog : s.programs)
+    for (const ValueList* l : {&s.workloads, &s.launches})
+      if (std::find(l->values.begin(), l->values.end(), prog.name) != l->values.end())
+        throw s.error(prog.line, prog.key,
+                      "the name '" + prog.name + "' is also listed in " + (l == &s.workloads ? "workloads" : "launches") +
+                          " (name it: program.NAME = ...)");
   if (s.title.empty()) s.title = fs::path(path).stem().string();
 
   const std::vector<Dimension> dims = dimensions(s);

@@ -35,6 +35,16 @@ struct SetKey {
   ValueList list;
 };
 
+// A CUDA program the sweep runs under `tlmgpu exec` (`program = ...` or
+// `program.NAME = ...` in [sweep]).
+struct ProgramSpec {
+  std::string key;   // program or program.NAME, for messages
+  std::string name;  // its value of the workload dimension: NAME, else the file name
+  std::string path;  // as resolved: relative to the spec's directory, or absolute
+  std::vector<std::string> arguments;
+  int line = 0;
+};
+
 struct FigureSpec {
   std::string name;
   int line = 0;  // of the [figure NAME] header
@@ -57,6 +67,7 @@ struct SweepSpec {
   std::string size = "small";
   std::string mode = "timing";
   ValueList workloads, launches, schedulers, presets, seeds;
+  std::vector<ProgramSpec> programs;  // in file order
   Coordinates baseline;
   std::vector<SetKey> sets;  // in file order
   std::vector<FigureSpec> figures;
@@ -65,7 +76,8 @@ struct SweepSpec {
   SpecError error(int line, const std::string& key, const std::string& reason) const;
 };
 
-// One axis of the grid, in grid order: workload (workloads then launch files),
+// One axis of the grid, in grid order: workload (workloads, launch files, then
+// programs),
 // scheduler, preset, each [set] key in file order, seed.
 struct Dimension {
   std::string name;
@@ -75,12 +87,18 @@ struct Dimension {
 };
 
 // Reads and checks the file on its own (syntax, keys, empty or repeated
-// values, figures naming real dimensions and values, launch files that
-// exist). Throws SpecError.
+// values, figures naming real dimensions and values, launch files and
+// programs that exist). Throws SpecError.
 SweepSpec parse_spec(const std::string& path);
 
 std::vector<Dimension> dimensions(const SweepSpec& spec);
 
 bool is_number(const std::string& s);
+
+// A `program` value as words: split at blanks; '...' keeps everything
+// literally, "..." keeps blanks and takes \" \\ as escapes, and outside
+// quotes \ escapes the next character. No variables, globs or redirections.
+// Throws std::invalid_argument naming an unterminated quote or a trailing \.
+std::vector<std::string> split_command_line(const std::string& text);
 
 }  // namespace sweep

@@ -63,6 +63,14 @@ void dump_config_check(const SweepSpec& spec, const std::string& tlmgpu, std::ve
 
 }  // namespace
 
+void check_exec(const SweepSpec& spec, const std::string& tlmgpu) {
+  if (spec.programs.empty()) return;
+  const experiment::CapturedRun r = experiment::run_and_capture({tlmgpu, "help", "exec"});
+  if (r.exit_code != 0)
+    throw spec.error(spec.programs.front().line, spec.programs.front().key,
+                     tlmgpu + " cannot run CUDA programs (it has no 'exec' command): " + one_line(r.err));
+}
+
 void check_against_tlmgpu(const SweepSpec& spec, const std::string& tlmgpu) {
   check_listed(spec, tlmgpu, "workloads", spec.workloads, "workloads", false);
   check_listed(spec, tlmgpu, "presets", spec.presets, "presets", false);

@@ -14,4 +14,8 @@ namespace sweep {
 // one; std::runtime_error when tlmgpu itself cannot be asked.
 void check_against_tlmgpu(const SweepSpec& spec, const std::string& tlmgpu);
 
+// When the spec has programs: that this tlmgpu has the `exec` command that
+// runs them. Throws SpecError naming the first program's line.
+void check_exec(const SweepSpec& spec, const std::string& tlmgpu);
+
 }  // namespace sweep
