@@ -118,8 +118,8 @@ TEST_P(CudaWorkloadPrograms, ExecMatchesRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CudaWorkloadPrograms, testing::ValuesIn(cases()),
-                         [](const testing::TestParamInfo<ProgramCase>& info) {
-                           return info.param.workload + "_" + info.param.mode;
+                         [](const testing::TestParamInfo<ProgramCase>& p) {
+                           return p.param.workload + "_" + p.param.mode;
                          });
 
 }  // namespace
