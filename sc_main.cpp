@@ -1,9 +1,11 @@
 // The tlmgpu command line: list, run (a registered workload or a launch
-// file), check-ptx.
+// file), exec (a CUDA program on tlmgpu's libcudart.so.13), check-ptx.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,10 +13,15 @@
 #include <string>
 #include <vector>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 #include <systemc>
 
+#include "fatbin/program_inspector.h"
 #include "model/ptx/ptx_parser.h"
 #include "model/trace/warp_trace.h"
 #include "platform/cli_support.h"
@@ -41,6 +48,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  list [workloads|schedulers|presets]  what the model can run\n"
     "  run --workload NAME | --launch FILE  run kernels on the model\n"
+    "  exec [options] -- PROGRAM [ARGS]     run a CUDA program (nvcc -cudart shared) on the model\n"
     "  check-ptx FILE...                    parse and decode PTX files\n"
     "  help [COMMAND]                       this text, or a command's options\n"
     "\n"
@@ -391,6 +399,8 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
 
   pf::GpuDevice device(options);
   pf::LaunchFileResult result;
+  // What ran before a fault or error still goes into the report.
+  lf_options.result_on_error = &result;
   std::string fault;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -534,6 +544,194 @@ int cmd_run(const std::vector<std::string>& args) {
   return run_launch_file(rs, vm["launch"].as<std::string>(), vm);
 }
 
+// ------------------------------------------------------------------ exec
+
+Command exec_command() {
+  Command c{"exec", "tlmgpu exec [options] [--] PROGRAM [ARGS...]", po::options_description("options")};
+  c.options.add_options()
+      ("mode", po::value<std::string>()->value_name("MODE"), "functional, timing or lt (default: functional)")
+      ("preset", po::value<std::string>()->value_name("NAME"), "GPU configuration (default: gtx480)")
+      ("config", po::value<std::vector<std::string>>()->value_name("FILE")->composing(),
+       "INI file applied on top of the preset (repeatable)")
+      ("set", po::value<std::vector<std::string>>()->value_name("KEY=VALUE")->composing(),
+       "override one configuration key (repeatable)")
+      ("scheduler", po::value<std::string>()->value_name("SPEC"), "warp scheduler policy, e.g. gto")
+      ("fetch-scheduler", po::value<std::string>()->value_name("POLICY"), "the fetch stage's policy")
+      ("divergence", po::value<std::string>()->value_name("MODE"), "ipdom or its (default: its)")
+      ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: a VCD trace of every launch")
+      ("timeline", po::value<std::string>()->value_name("FILE"), "timing mode: a timeline of every launch")
+      ("timeline-interval", po::value<std::string>()->value_name("N"), "cycles per timeline sample (default: 100)")
+      ("regs-per-thread", po::value<std::string>()->value_name("N"),
+       "timing and lt modes: registers per thread of every launch (default: the binary's ptxas counts)")
+      ("watchdog", po::value<std::string>()->value_name("N"),
+       "stop a launch after N warp instructions without forward progress (default: 20000000)")
+      ("starvation", po::value<std::string>()->value_name("N"), "timing mode: starvation watchdog (default: 10000000)")
+      ("stats", po::value<std::string>()->value_name("FILE"),
+       "write the program's statistics as JSON: totals and one row per kernel launch")
+      ("help,h", "show this help");
+  return c;
+}
+
+/// The directory holding tlmgpu's libcudart.so.13: TLMGPU_CUDART_DIR, else
+/// beside this program in the build tree, else where `cmake --install` puts it.
+std::string cudart_directory() {
+  if (const char* d = std::getenv("TLMGPU_CUDART_DIR"); d && *d) return d;
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string dir = ".";
+  if (n > 0) {
+    self[n] = '\0';
+    dir = std::string(self);
+    dir = dir.substr(0, dir.find_last_of('/'));
+  }
+  for (const std::string& candidate : {dir + "/cudart", dir + "/" + TLMGPU_CUDART_INSTALL_RELDIR}) {
+    if (access((candidate + "/libcudart.so.13").c_str(), R_OK) == 0) return candidate;
+  }
+  throw std::runtime_error("tlmgpu's libcudart.so.13 is neither in " + dir + "/cudart nor in " + dir + "/" +
+                           TLMGPU_CUDART_INSTALL_RELDIR + " (build the target tlmgpu_cudart, or set TLMGPU_CUDART_DIR)");
+}
+
+/// PROGRAM as execvp finds it: a path with a '/', else a search of PATH.
+std::string find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string d;
+  while (std::getline(dirs, d, ':')) {
+    const std::string candidate = (d.empty() ? "." : d) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return program;
+}
+
+int cmd_exec(const std::vector<std::string>& args) {
+  // Our options end at "--" or at the first argument that is neither an
+  // option nor an option's value: the rest is the program's command line.
+  Command c = exec_command();
+  size_t split = args.size();
+  bool dashes = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      split = i;
+      dashes = true;
+      break;
+    }
+    if (a.rfind("-", 0) != 0) {
+      split = i;
+      break;
+    }
+    if (a != "-h" && a != "--help" && a.find('=') == std::string::npos) ++i;  // its value
+  }
+  const std::vector<std::string> ours(args.begin(), args.begin() + std::min(split, args.size()));
+  std::vector<std::string> program(args.begin() + std::min(args.size(), split + (dashes ? 1 : 0)), args.end());
+  po::variables_map vm = parse_options(c, ours, "extra");
+  if (vm.count("help")) {
+    std::cout << help_text(c)
+              << "\nRuns PROGRAM with tlmgpu's libcudart.so.13 in place of NVIDIA's, so that its CUDA calls\n"
+                 "run on the model. Build it with `nvcc -cudart shared -arch=sm_75`. The options reach the\n"
+                 "library as TLMGPU_* environment variables (docs/CUDA_RUNTIME.md), which it also reads when\n"
+                 "a program runs with LD_LIBRARY_PATH set by hand. Exit code: the program's own; 2 when the\n"
+                 "options are wrong or the program cannot run on the model.\n";
+    return cli::kExitOk;
+  }
+  if (vm.count("extra")) throw UsageError("unexpected argument '" + vm["extra"].as<std::vector<std::string>>()[0] + "'");
+  if (program.empty()) throw UsageError("no program given (tlmgpu exec [options] -- PROGRAM [ARGS...])");
+
+  // Everything is checked here, before the program starts.
+  std::string mode = vm.count("mode") ? vm["mode"].as<std::string>() : "functional";
+  if (mode != "functional" && mode != "timing" && mode != "lt")
+    throw UsageError(allowed_error("mode", mode, "functional, timing, lt"));
+  if (mode != "timing") {
+    for (const char* o : {"vcd", "timeline", "timeline-interval", "starvation"})
+      if (vm.count(o)) throw UsageError(std::string("--") + o + " applies to --mode timing only");
+  }
+  if (mode == "functional" && vm.count("regs-per-thread"))
+    throw UsageError("--regs-per-thread applies to --mode timing and lt only");
+  std::vector<std::string> files, sets;
+  if (vm.count("config")) files = vm["config"].as<std::vector<std::string>>();
+  if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+  for (const std::string& s : sets)
+    if (s.find(';') != std::string::npos) throw UsageError("--set '" + s + "': a value cannot contain ';'");
+  for (const std::string& f : files)
+    if (f.find(':') != std::string::npos) throw UsageError("--config '" + f + "': a path cannot contain ':'");
+  std::vector<std::string> all_sets = sets;
+  if (vm.count("scheduler")) all_sets.push_back("gpu.scheduler=" + vm["scheduler"].as<std::string>());
+  if (vm.count("fetch-scheduler")) all_sets.push_back("sm.fetch_policy=" + vm["fetch-scheduler"].as<std::string>());
+  const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : "gtx480";
+  const tlmgpu::platform::GpuConfig config = tlmgpu::platform::resolve_config(preset, files, all_sets);
+  tlmgpu::schedulers::make_policy(config.scheduler, tlmgpu::schedulers::PolicyContext{});
+  if (vm.count("divergence") && !cli::parse_divergence(vm["divergence"].as<std::string>()))
+    throw UsageError(allowed_error("divergence", vm["divergence"].as<std::string>(), "ipdom, its"));
+  for (const char* o : {"watchdog", "regs-per-thread", "timeline-interval"})
+    if (vm.count(o)) parse_u64(o, vm[o].as<std::string>(), 1);
+  if (vm.count("starvation")) parse_u64("starvation", vm["starvation"].as<std::string>(), 0);
+
+  const std::string path = find_program(program[0]);
+  if (access(path.c_str(), X_OK) != 0) throw std::invalid_argument("cannot run '" + program[0] + "': not an executable file");
+  const tlmgpu::fatbin::ProgramInfo info = tlmgpu::fatbin::inspect_program_file(path);
+  if (!info.problem.empty()) throw std::invalid_argument(path + ": " + info.problem);
+
+  // The library reads the same variables when a user sets them.
+  auto set_env = [](const char* name, const std::string& value) { setenv(name, value.c_str(), 1); };
+  auto join = [](const std::vector<std::string>& parts, char sep) {
+    std::string out;
+    for (const std::string& p : parts) out += (out.empty() ? "" : std::string(1, sep)) + p;
+    return out;
+  };
+  set_env("TLMGPU_MODE", mode);
+  set_env("TLMGPU_PRESET", preset);
+  if (!files.empty()) set_env("TLMGPU_CONFIG", join(files, ':'));
+  if (!sets.empty()) set_env("TLMGPU_SET", join(sets, ';'));
+  const std::pair<const char*, const char*> passed[] = {
+      {"scheduler", "TLMGPU_SCHEDULER"}, {"fetch-scheduler", "TLMGPU_FETCH_SCHEDULER"},
+      {"divergence", "TLMGPU_DIVERGENCE"}, {"vcd", "TLMGPU_VCD"}, {"timeline", "TLMGPU_TIMELINE"},
+      {"timeline-interval", "TLMGPU_TIMELINE_INTERVAL"}, {"regs-per-thread", "TLMGPU_REGS_PER_THREAD"},
+      {"watchdog", "TLMGPU_WATCHDOG"}, {"starvation", "TLMGPU_STARVATION"}, {"stats", "TLMGPU_STATS"}};
+  for (const auto& [option, variable] : passed)
+    if (vm.count(option)) set_env(variable, vm[option].as<std::string>());
+  const std::string stats_file = vm.count("stats") ? vm["stats"].as<std::string>() : "";
+  if (!stats_file.empty()) std::remove(stats_file.c_str());
+  const char* old_path = std::getenv("LD_LIBRARY_PATH");
+  set_env("LD_LIBRARY_PATH", cudart_directory() + (old_path && *old_path ? std::string(":") + old_path : ""));
+#ifdef TLMGPU_SANITIZER_PRELOAD
+  // This build's library is sanitized; the program is not.
+  const char* old_preload = std::getenv("LD_PRELOAD");
+  set_env("LD_PRELOAD", std::string(TLMGPU_SANITIZER_PRELOAD) + (old_preload && *old_preload ? std::string(":") + old_preload : ""));
+#endif
+
+  std::vector<char*> argv;
+  for (std::string& a : program) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (const int e = posix_spawn(&pid, path.c_str(), nullptr, nullptr, argv.data(), environ); e != 0)
+    throw std::invalid_argument("cannot run '" + path + "': " + std::strerror(e));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) std::cerr << "tlmgpu exec: " << path << " ended by signal " << WTERMSIG(status) << '\n';
+
+  if (!stats_file.empty()) {
+    // The library wrote the totals and launches; the command line and the
+    // exit status are known here only.
+    json stats = json::object();
+    if (std::ifstream in(stats_file); in) {
+      try {
+        stats = json::parse(in);
+      } catch (const json::exception&) {
+        stats = json::object();
+      }
+    }
+    if (stats.empty()) stats["program"] = path;  // no CUDA call reached the library
+    stats["arguments"] = std::vector<std::string>(program.begin() + 1, program.end());
+    stats["exit_status"] = exit_status;
+    cli::write_json_file(stats_file, stats);
+  }
+  return exit_status;
+}
+
 // ------------------------------------------------------------- check-ptx
 
 Command check_command() {
@@ -586,6 +784,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"list", list_command, cmd_list},
     {"run", run_command, cmd_run},
+    {"exec", exec_command, cmd_exec},
     {"check-ptx", check_command, cmd_check_ptx},
 };
 

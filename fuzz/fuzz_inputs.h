@@ -70,4 +70,11 @@ class MmioFuzzer {
 /// The process's one MmioFuzzer (built at the first call).
 void mmio_input(const uint8_t* data, size_t size);
 
+/// Bytes as a fat-binary section (read_containers), as one container
+/// (read_container) and as a program (inspect_program_bytes). Accepts a
+/// result or a FatbinError; a container's size lies inside the input, PTX
+/// text has no trailing NUL, choose_ptx picks PTX exactly when there is
+/// some, a refused program says why.
+void fatbin_input(const uint8_t* data, size_t size);
+
 }  // namespace tlmgpu::fuzz

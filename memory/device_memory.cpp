@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -44,7 +45,26 @@ bool GlobalMemoryIf::write(uint64_t addr, const void* src, uint64_t bytes) {
 
 std::string GlobalMemoryIf::describe(uint64_t) const { return {}; }
 
-void DeviceMemory::CallocFree::operator()(uint8_t* p) const { std::free(p); }
+void DeviceMemory::CallocFree::operator()(uint8_t* p) const {
+  if (owned) std::free(p);
+}
+
+void DeviceMemory::adopt_host_memory(uint8_t* host, uint64_t bytes, const std::string& label) {
+  const uint64_t base = reinterpret_cast<uint64_t>(host);
+  if (bytes == 0 || base + bytes < base) throw std::invalid_argument("adopt_host_memory: empty or wrapping range");
+  auto next = allocations_.lower_bound(base);
+  const bool overlaps_next = next != allocations_.end() && next->first < base + bytes;
+  const bool overlaps_prev = next != allocations_.begin() && std::prev(next)->second.base + std::prev(next)->second.bytes > base;
+  if (overlaps_next || overlaps_prev) throw std::invalid_argument("adopt_host_memory: range overlaps an allocation");
+  Allocation a;
+  a.base = base;
+  a.bytes = bytes;
+  a.label = label;
+  a.data = std::unique_ptr<uint8_t[], CallocFree>(host, CallocFree{false});
+  bytes_allocated_ += bytes;
+  last_hit_ = nullptr;
+  allocations_.emplace(base, std::move(a));
+}
 
 uint64_t DeviceMemory::allocate(uint64_t bytes, const std::string& label) {
   if (bytes == 0) bytes = 1;

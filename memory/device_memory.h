@@ -63,6 +63,11 @@ class DeviceMemory : public GlobalMemoryIf {
 
   /// Allocates zeroed device memory; returns its device address (aligned to 256).
   uint64_t allocate(uint64_t bytes, const std::string& label = {});
+  /// Makes host memory [host, host + bytes) device memory at the same
+  /// address, without copying or owning it (the CUDA runtime's managed and
+  /// mapped host memory: host and kernels see the same bytes). The range must
+  /// not overlap an allocation; throws std::invalid_argument otherwise.
+  void adopt_host_memory(uint8_t* host, uint64_t bytes, const std::string& label = {});
   /// Frees an allocation by its base address; throws std::invalid_argument otherwise.
   void free(uint64_t addr);
 
@@ -82,6 +87,9 @@ class DeviceMemory : public GlobalMemoryIf {
   /// Allocations come from calloc: large blocks arrive as fresh, already
   /// zero pages instead of being cleared byte by byte.
   struct CallocFree {
+    CallocFree() : owned(true) {}
+    explicit CallocFree(bool owns) : owned(owns) {}
+    bool owned;  ///< false for adopted host memory
     void operator()(uint8_t* p) const;
   };
   struct Allocation {

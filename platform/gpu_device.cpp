@@ -62,6 +62,9 @@ uint64_t GpuDevice::allocate(uint64_t bytes, const std::string& label) {
   return own_memory("allocate").allocate(bytes, label);
 }
 void GpuDevice::free(uint64_t device_address) { own_memory("free").free(device_address); }
+void GpuDevice::adopt_host_memory(void* host, uint64_t bytes, const std::string& label) {
+  own_memory("adopt_host_memory").adopt_host_memory(static_cast<uint8_t*>(host), bytes, label);
+}
 void GpuDevice::copy_to_device(uint64_t dst, const void* src, uint64_t bytes) {
   if (own_memory_) {
     own_memory_->copy_to_device(dst, src, bytes);
@@ -187,6 +190,14 @@ void GpuDevice::write_symbol(ModuleHandle m, const std::string& symbol, const vo
   } else {
     throw LaunchError("module '" + lm.module.file + "' has no .global or .const variable '" + symbol + "'");
   }
+}
+
+uint64_t GpuDevice::symbol_address(ModuleHandle m, const std::string& symbol) {
+  LoadedModule& lm = loaded(m);
+  if (const ptx::ModuleVariable* v = find_variable(lm.module.globals, symbol)) return lm.global_segment + v->offset;
+  if (find_variable(lm.module.consts, symbol))
+    throw LaunchError("'" + symbol + "' is a .const variable: it has no global address in this model");
+  throw LaunchError("module '" + lm.module.file + "' has no .global variable '" + symbol + "'");
 }
 
 void GpuDevice::read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes, uint64_t offset) {
@@ -340,10 +351,12 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
                            uint32_t dynamic_shared_bytes, const std::vector<uint8_t>& params,
                            uint32_t regs_per_thread) {
   const ptx::Module& mod = lm.module;
-  const uint64_t shared = uint64_t(mod.static_shared_bytes) + dynamic_shared_bytes;
+  // Charged: what this kernel's CTAs use; the address window also spans the
+  // other kernels' static shared variables (the module's one layout).
+  const uint64_t shared = uint64_t(k.static_shared_bytes) + dynamic_shared_bytes;
   if (shared > max_shared_bytes_per_cta(options_.config)) {
     throw LaunchError("launch of '" + k.name + "': " + std::to_string(shared) + " bytes of shared memory (" +
-                      std::to_string(mod.static_shared_bytes) + " static + " + std::to_string(dynamic_shared_bytes) +
+                      std::to_string(k.static_shared_bytes) + " static + " + std::to_string(dynamic_shared_bytes) +
                       " dynamic) exceed the " + std::to_string(max_shared_bytes_per_cta(options_.config)) +
                       " per CTA");
   }
@@ -358,6 +371,7 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.grid = grid;
   ctx.block = block;
   ctx.shared_bytes = uint32_t(shared);
+  ctx.shared_window_bytes = mod.static_shared_bytes + dynamic_shared_bytes;
   ctx.local_bytes_per_thread = mod.local_bytes_per_thread;
   ctx.divergence = options_.divergence;
   ctx.num_sms = options_.config.num_sms;
@@ -373,9 +387,13 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
     run_engine(lm, ctx, regs_per_thread);
   } catch (exec::DeviceFault& fault) {
     printf_output_ += runtime_->take_launch_output();
-    // Statistics report what ran, also when the launch ended in a fault.
+    // A launch that ends in a fault counts as launched (its whole grid),
+    // with what it executed (and simulated) up to the fault.
+    ++stats_.kernels_launched;
+    stats_.ctas += grid.count();
     stats_.warp_insts += fault.executed_warp_insts();
     stats_.thread_insts += fault.executed_thread_insts();
+    stats_.sim_cycles += fault.executed_cycles();
     stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     throw;
   }
@@ -431,6 +449,11 @@ std::string GpuDevice::take_printf_output() {
   return out;
 }
 
+void GpuDevice::set_malloc_heap_bytes(uint32_t bytes) {
+  if (runtime_->heap.ready()) throw LaunchError("the device malloc heap is in use: its size is set before the first launch that uses it");
+  options_.config.malloc_heap_bytes = bytes;
+}
+
 void GpuDevice::ensure_device_heap(const ptx::Module& mod) {
   if (runtime_->heap.ready()) return;
   const bool uses_heap = std::any_of(mod.calls.begin(), mod.calls.end(), [](const ptx::CallSite& c) {
@@ -459,16 +482,28 @@ void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uin
     stats_.thread_insts += t.thread_insts;
   } else if (options_.mode == SimulationMode::Lt) {
     FunctionalEngine::Totals t;
-    lt_launches_.push_back(run_lt_launch(options_, ctx, regs_per_thread, t));
+    LtLaunchRecord record;
+    try {
+      run_lt_launch(options_, ctx, regs_per_thread, t, record);
+    } catch (const exec::DeviceFault& fault) {
+      last_launch_cycles_ = fault.executed_cycles();
+      lt_launches_.push_back(std::move(record));
+      throw;
+    }
+    lt_launches_.push_back(std::move(record));
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
     last_launch_cycles_ = lt_launches_.back().estimate.cycles;
     stats_.sim_cycles += last_launch_cycles_;
   } else {
-    const TimingLaunchStats t =
-        timing_backend_
-            ? timing_backend_->run_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread)
-            : run_timing_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread);
+    TimingLaunchStats t;
+    try {
+      t = timing_backend_ ? timing_backend_->run_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread)
+                          : run_timing_launch(options_, ctx, lm.timing, id_, host_copies_, regs_per_thread);
+    } catch (const exec::DeviceFault& fault) {
+      last_launch_cycles_ = fault.executed_cycles();
+      throw;
+    }
     host_copies_.clear();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;

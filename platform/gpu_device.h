@@ -136,6 +136,9 @@ class GpuDevice {
   void set_global_heap(uint64_t base, uint64_t bytes);
   uint64_t allocate(uint64_t bytes, const std::string& label = {});
   void free(uint64_t device_address);
+  /// Host memory that kernels use at its own address (DeviceMemory::adopt_host_memory);
+  /// free() releases it from the device (the memory stays the caller's).
+  void adopt_host_memory(void* host, uint64_t bytes, const std::string& label = {});
   void copy_to_device(uint64_t dst, const void* src, uint64_t bytes);
   void copy_from_device(void* dst, uint64_t src, uint64_t bytes);
   void memset(uint64_t dst, uint8_t value, uint64_t bytes);
@@ -165,6 +168,10 @@ class GpuDevice {
                     uint64_t offset = 0);
   void read_symbol(ModuleHandle m, const std::string& symbol, void* dst, uint64_t bytes,
                    uint64_t offset = 0);
+  /// cudaGetSymbolAddress: the device address of a module's .global
+  /// variable. LaunchError for an unknown symbol or a .const one (the
+  /// constant bank has no global address in this model).
+  uint64_t symbol_address(ModuleHandle m, const std::string& symbol);
 
   // --- texture and surface objects (cudaCreateTextureObject / cudaCreateSurfaceObject) ---
   /// A handle (cudaTextureObject_t) for sampling `resource` with `sampler`;
@@ -230,6 +237,9 @@ class GpuDevice {
   std::string take_printf_output();
   /// The device malloc heap (base 0 until a module calling malloc/free runs).
   const exec::DeviceHeap& device_heap() const { return runtime_->heap; }
+  /// cudaDeviceSetLimit(cudaLimitMallocHeapSize): the heap's size, before the
+  /// first launch that uses it carves it out (LaunchError after).
+  void set_malloc_heap_bytes(uint32_t bytes);
 
  private:
   struct LoadedModule;

@@ -265,6 +265,7 @@ void GpuTop::tick() {
   } catch (...) {
     failure_ = std::current_exception();
     running_ = false;
+    end_cycle_ = now;
     done();
     sleep(now, kNever);
     return;
@@ -293,6 +294,7 @@ void GpuTop::tick() {
     memory_pending |= sms_[i]->waiting_on_memory();
   }
   if (next == kNever && !memory_pending) {
+    end_cycle_ = now;
     failure_ = std::make_exception_ptr(exec::DeviceFault(
         exec::FaultKind::Deadlock,
         "deadlock in kernel " + kernel_name_ + " at cycle " + std::to_string(now - start_cycle_) +
@@ -439,6 +441,22 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
 }
 
 TimingLaunchStats GpuTop::finish() {
+  TimingLaunchStats s;
+  s.sim_cycles = end_cycle_ >= start_cycle_ ? end_cycle_ - start_cycle_ + 1 : 0;
+  // A launch that faulted is recorded too, with the cycles up to the fault
+  // (its unfinished CTAs end at 0).
+  TimingLaunchRecord rec;
+  rec.kernel = kernel_name_;
+  rec.start_cycle = start_cycle_;
+  rec.cycles = s.sim_cycles;
+  rec.faulted = failure_ != nullptr;
+  rec.last_cta_execution_time = rec.faulted ? 0 : dispatcher_->last_cta_execution_time();
+  rec.occupancy = occupancy_;
+  for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
+    rec.ctas.push_back({c.sm, c.start >= start_cycle_ ? c.start - start_cycle_ : 0,
+                        c.end >= start_cycle_ ? c.end - start_cycle_ : 0});
+  launches_.push_back(std::move(rec));
+  if (observer_) observer_->launch_finished(launches_.back());
   if (failure_) {
     try {
       std::rethrow_exception(failure_);
@@ -449,22 +467,10 @@ TimingLaunchStats GpuTop::finish() {
         thread_insts += sm->thread_insts();
       }
       fault.set_executed(warp_insts - insts_before_, thread_insts - thread_insts_before_);
+      fault.set_executed_cycles(s.sim_cycles);
       throw;
     }
   }
-
-  TimingLaunchStats s;
-  s.sim_cycles = end_cycle_ - start_cycle_ + 1;
-  TimingLaunchRecord rec;
-  rec.kernel = kernel_name_;
-  rec.start_cycle = start_cycle_;
-  rec.cycles = s.sim_cycles;
-  rec.last_cta_execution_time = dispatcher_->last_cta_execution_time();
-  rec.occupancy = occupancy_;
-  for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
-    rec.ctas.push_back({c.sm, c.start - start_cycle_, c.end - start_cycle_});
-  launches_.push_back(std::move(rec));
-  if (observer_) observer_->launch_finished(launches_.back());
   for (auto& sm : sms_) {
     s.warp_insts += sm->warp_insts();
     s.thread_insts += sm->thread_insts();

@@ -36,18 +36,34 @@ class LaunchFileRunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct LaunchFileResult;
+
 struct LaunchFileOptions {
   /// Base directory for relative dump paths; empty: the launch file's directory.
   std::string output_dir;
+  /// When set, also receives the result up to the point where run() throws
+  /// (a fault nothing expects, a repeat limit), so the caller can report the
+  /// launches that ran, the faulted one included.
+  LaunchFileResult* result_on_error = nullptr;
 };
 
 /// Totals of one kernel over the whole run (a kernel in a repeat group is
-/// launched once per iteration).
+/// launched once per iteration). A launch that ends in a device fault counts
+/// as a launch, with the instructions it executed before the fault.
 struct KernelRecord {
   std::string kernel;
   uint64_t launches = 0;
+  uint64_t faulted = 0;  ///< of those launches, the ones that ended in a device fault
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
+};
+
+/// A device fault that happened as an `expect_fault` said.
+struct ExpectedFaultRecord {
+  std::string path;    ///< the expect_fault's key path, e.g. "launches[2].expect_fault"
+  std::string kernel;
+  std::string kind;    ///< the fault's kind, as expect_fault names it
+  std::string what;    ///< the first line of the fault report
 };
 
 /// Iterations one repeat group ran (summed when the group sits inside another).
@@ -65,6 +81,7 @@ struct LaunchFileResult {
   uint64_t kernel_launches = 0;
   /// Device faults that happened as an `expect_fault` said (the run passes).
   uint64_t expected_faults = 0;
+  std::vector<ExpectedFaultRecord> faults_as_expected;  ///< those faults, in order
   std::vector<KernelRecord> kernels;   ///< in order of first launch
   std::vector<RepeatRecord> repeats;   ///< in file order
   std::vector<std::string> dumped;     ///< files written

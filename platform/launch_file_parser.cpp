@@ -284,9 +284,13 @@ class Parser {
       ck_.allow_keys(item, sp, {"copy"});
       const std::string cp = key_path(sp, "copy");
       ck_.object(*c, cp);
-      ck_.allow_keys(*c, cp, {"from", "to", "from_offset", "to_offset", "count"});
       step.kind = Step::Kind::Copy;
       CopySpec& x = step.copy;
+      if (ck_.find(*c, "from_symbol") || ck_.find(*c, "to_symbol")) {
+        parse_symbol_copy(*c, cp, x);
+        return;
+      }
+      ck_.allow_keys(*c, cp, {"from", "to", "from_offset", "to_offset", "count"});
       x.from = buffer_ref(ck_.require(*c, "from", cp), key_path(cp, "from"));
       x.to = buffer_ref(ck_.require(*c, "to", cp), key_path(cp, "to"));
       const BufferSpec& from = plan_.buffers[x.from];
@@ -338,6 +342,32 @@ class Parser {
                        std::to_string(b.count) + " x " + type_name(b));
   }
 
+  // {"from_symbol": var, "to": buffer, ...} or {"from": buffer, "to_symbol": var, ...}: the buffer side
+  // in elements (to_offset / from_offset, count), the variable's in bytes (symbol_offset).
+  void parse_symbol_copy(const json& c, const std::string& cp, CopySpec& x) const {
+    const bool from_symbol = ck_.find(c, "from_symbol") != nullptr;
+    if (from_symbol && ck_.find(c, "to_symbol")) ck_.fail(cp, "give only one of 'from_symbol' and 'to_symbol'");
+    const char* symbol_key = from_symbol ? "from_symbol" : "to_symbol";
+    const char* buffer_key = from_symbol ? "to" : "from";
+    const char* offset_key = from_symbol ? "to_offset" : "from_offset";
+    ck_.allow_keys(c, cp, {symbol_key, buffer_key, "symbol_offset", offset_key, "count"});
+    x.kind = from_symbol ? CopySpec::Kind::FromSymbol : CopySpec::Kind::ToSymbol;
+    x.symbol = ck_.string(ck_.require(c, symbol_key, cp), key_path(cp, symbol_key));
+    const size_t buffer = buffer_ref(ck_.require(c, buffer_key, cp), key_path(cp, buffer_key));
+    (from_symbol ? x.to : x.from) = buffer;
+    const BufferSpec& b = plan_.buffers[buffer];
+    uint64_t& offset = from_symbol ? x.to_offset : x.from_offset;
+    if (const json* o = ck_.find(c, offset_key)) offset = ck_.unsigned_int(*o, key_path(cp, offset_key), 0, b.count - 1);
+    if (const json* o = ck_.find(c, "symbol_offset"))
+      x.symbol_offset = ck_.unsigned_int(*o, key_path(cp, "symbol_offset"), 0, 1ull << 32);
+    if (const json* n = ck_.find(c, "count")) {
+      x.count = ck_.unsigned_int(*n, key_path(cp, "count"), 1, ~0ull);
+      if (x.count > b.count - offset)
+        ck_.fail(key_path(cp, "count"), std::to_string(x.count) + " elements do not fit: " + quote(b.name) + " has " +
+                                            std::to_string(b.count - offset) + " after " + offset_key);
+    }
+  }
+
   FaultExpect parse_fault_expect(const json& v, const std::string& path) const {
     ck_.object(v, path);
     ck_.allow_keys(v, path, {"kind", "message_contains"});
@@ -384,9 +414,12 @@ class Parser {
     ArgSpec a;
     a.path = path;
     if (const json* b = ck_.find(v, "buffer")) {
-      ck_.allow_keys(v, path, {"buffer"});
+      ck_.allow_keys(v, path, {"buffer", "offset"});
       a.kind = ArgSpec::Kind::Buffer;
       a.buffer = buffer_ref(*b, key_path(path, "buffer"));
+      // An element's address, like &a[offset]; one past the end is a valid pointer too.
+      if (const json* o = ck_.find(v, "offset"))
+        a.offset = ck_.unsigned_int(*o, key_path(path, "offset"), 0, plan_.buffers[a.buffer].count);
     } else if (const json* t = ck_.find(v, "texture")) {
       ck_.allow_keys(v, path, {"texture"});
       a.kind = ArgSpec::Kind::Texture;

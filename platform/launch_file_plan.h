@@ -53,6 +53,7 @@ struct SymbolSpec {
 struct ArgSpec {
   enum class Kind { Buffer, Scalar, Bytes, Texture } kind = Kind::Scalar;
   size_t buffer = 0;  ///< Buffer: buffers index; Texture: textures index
+  uint64_t offset = 0;  ///< Buffer: the address of this element (&buffer[offset])
   Elem type = Elem::U32;
   int struct_type = -1;  // Bytes: a struct passed by value, laid out as this declared type
   uint64_t bits = 0;
@@ -104,10 +105,16 @@ struct RepeatSpec {
 
 struct Group;
 
-// Host-side copy between buffers of the same element type, in elements.
+// Host-side copy between buffers of the same element type, in elements; or
+// between a buffer and a module variable (cudaMemcpyFromSymbol /
+// cudaMemcpyToSymbol), the variable's side at byte offset symbol_offset.
 struct CopySpec {
-  size_t from = 0, to = 0;
-  uint64_t from_offset = 0, to_offset = 0, count = 0;
+  enum class Kind { Buffers, FromSymbol, ToSymbol } kind = Kind::Buffers;
+  size_t from = 0, to = 0;    ///< buffers; the symbol's side unused
+  std::string symbol;         ///< FromSymbol, ToSymbol
+  uint64_t symbol_offset = 0;
+  uint64_t from_offset = 0, to_offset = 0;
+  uint64_t count = 0;         ///< elements; 0 with a symbol: as many as fit (known once the PTX is loaded)
 };
 
 struct FillSpec {

@@ -39,12 +39,16 @@ class Runner {
 
   void check_module(const ptx::Module& m) const { check_steps(plan_.root.steps, m); }
 
+  static const ptx::ModuleVariable* find_variable(const ptx::Module& m, const std::string& name) {
+    for (const auto* list : {&m.globals, &m.consts})
+      for (const ptx::ModuleVariable& v : *list)
+        if (v.name == name) return &v;
+    return nullptr;
+  }
+
   void check_symbols(const ptx::Module& m) const {
     for (const SymbolSpec& s : plan_.symbols) {
-      const ptx::ModuleVariable* var = nullptr;
-      for (const auto* list : {&m.globals, &m.consts})
-        for (const ptx::ModuleVariable& v : *list)
-          if (v.name == s.symbol) var = &v;
+      const ptx::ModuleVariable* var = find_variable(m, s.symbol);
       if (!var)
         ck_.fail(key_path(s.path, "symbol"), "no .global or .const variable " + quote(s.symbol) + " in " + plan_.ptx_path);
       uint64_t bytes = s.buffer >= 0 ? 8 : s.bytes.size();
@@ -201,6 +205,8 @@ class Runner {
     const bool text_ok = report.find(want.message_contains) != std::string::npos;
     if (kind_ok && text_ok) {
       ++result_.expected_faults;
+      result_.faults_as_expected.push_back(
+          ExpectedFaultRecord{want.path, last_kernel_, fault_kind_name(f.kind()), report.substr(0, report.find('\n'))});
       return;
     }
     throw LaunchFileRunError("launch file " + ck_.file() + ": " + want.path + ": expected " + describe(want) +
@@ -332,6 +338,7 @@ class Runner {
         check_steps(s.group->steps, m);
         continue;
       }
+      if (s.kind == Step::Kind::Copy && s.copy.kind != CopySpec::Kind::Buffers) symbol_copy_elements(s.copy, s.path, m);
       if (s.kind != Step::Kind::Launch) continue;
       const LaunchSpec& l = s.launch;
       auto fi = m.function_index.find(l.kernel);
@@ -380,7 +387,7 @@ class Runner {
           run_group(*s.group, mod);
           break;
         case Step::Kind::Copy:
-          run_copy(s.copy);
+          run_copy(s.copy, s.path, mod);
           break;
         case Step::Kind::Fill: {
           const BufferSpec& b = plan_.buffers[s.fill.buffer];
@@ -400,7 +407,41 @@ class Runner {
     }
   }
 
-  void run_copy(const CopySpec& c) {
+  // Elements a copy between a buffer and a module variable moves: `count`,
+  // or as many as fit in both; the variable must exist and hold them.
+  uint64_t symbol_copy_elements(const CopySpec& c, const std::string& step_path, const ptx::Module& m) const {
+    const std::string cp = key_path(step_path, "copy");
+    const bool from_symbol = c.kind == CopySpec::Kind::FromSymbol;
+    const std::string symbol_path = key_path(cp, from_symbol ? "from_symbol" : "to_symbol");
+    const ptx::ModuleVariable* var = find_variable(m, c.symbol);
+    if (!var) ck_.fail(symbol_path, "no .global or .const variable " + quote(c.symbol) + " in " + plan_.ptx_path);
+    const BufferSpec& b = plan_.buffers[from_symbol ? c.to : c.from];
+    const uint64_t in_buffer = b.count - (from_symbol ? c.to_offset : c.from_offset);
+    const uint64_t in_variable = c.symbol_offset < var->size ? (var->size - c.symbol_offset) / b.elem_bytes : 0;
+    const uint64_t n = c.count ? c.count : std::min(in_buffer, in_variable);
+    if (n == 0 || n > in_variable)
+      ck_.fail(cp, "copies " + std::to_string(std::max<uint64_t>(n, 1) * b.elem_bytes) + " bytes at symbol_offset " +
+                       std::to_string(c.symbol_offset) + " but " + quote(c.symbol) + " has " +
+                       std::to_string(var->size) + " bytes");
+    return n;
+  }
+
+  void run_copy(const CopySpec& c, const std::string& step_path, ModuleHandle mod) {
+    if (c.kind != CopySpec::Kind::Buffers) {
+      const bool from_symbol = c.kind == CopySpec::Kind::FromSymbol;
+      const size_t buffer = from_symbol ? c.to : c.from;
+      const uint64_t w = plan_.buffers[buffer].elem_bytes;
+      std::vector<uint8_t> data(symbol_copy_elements(c, step_path, device_.module(mod)) * w);
+      const uint64_t at = address_[buffer] + (from_symbol ? c.to_offset : c.from_offset) * w;
+      if (from_symbol) {
+        device_.read_symbol(mod, c.symbol, data.data(), data.size(), c.symbol_offset);
+        device_.copy_to_device(at, data.data(), data.size());
+      } else {
+        device_.copy_from_device(data.data(), at, data.size());
+        device_.write_symbol(mod, c.symbol, data.data(), data.size(), c.symbol_offset);
+      }
+      return;
+    }
     const uint64_t w = plan_.buffers[c.from].elem_bytes;
     std::vector<uint8_t> data(c.count * w);
     device_.copy_from_device(data.data(), address_[c.from] + c.from_offset * w, data.size());
@@ -412,7 +453,7 @@ class Runner {
     KernelArgs args;
     for (const ArgSpec& a : l.args) {
       if (a.kind == ArgSpec::Kind::Buffer) {
-        args.ptr(address_[a.buffer]);
+        args.ptr(address_[a.buffer] + a.offset * plan_.buffers[a.buffer].elem_bytes);
       } else if (a.kind == ArgSpec::Kind::Texture) {
         args.add<uint64_t>(handles_[a.buffer]);
       } else if (a.kind == ArgSpec::Kind::Bytes) {
@@ -424,6 +465,7 @@ class Runner {
       }
     }
     const DeviceStats before = device_.stats();
+    last_kernel_ = l.kernel;
     bool faulted = false;
     try {
       if (l.cooperative)
@@ -433,17 +475,25 @@ class Runner {
     } catch (const LaunchError& e) {
       ck_.fail(l.path, e.what());
     } catch (const exec::DeviceFault& f) {
+      // A faulted launch counts as launched, as in the device's statistics,
+      // whether or not anything expects the fault.
+      record_launch(l.kernel, before, true);
       if (!l.expect_fault) throw;
       check_fault(*l.expect_fault, f);
       faulted = true;
     }
+    if (!faulted) record_launch(l.kernel, before, false);
     if (l.expect_fault && !faulted) throw missing_fault(*l.expect_fault, "kernel " + quote(l.kernel) + " completed");
+  }
+
+  void record_launch(const std::string& kernel, const DeviceStats& before, bool faulted) {
     const DeviceStats& after = device_.stats();
     ++result_.kernel_launches;
-    auto [it, fresh] = kernel_slot_.emplace(l.kernel, result_.kernels.size());
-    if (fresh) result_.kernels.push_back(KernelRecord{l.kernel, 0, 0, 0});
+    auto [it, fresh] = kernel_slot_.emplace(kernel, result_.kernels.size());
+    if (fresh) result_.kernels.push_back(KernelRecord{kernel, 0, 0, 0, 0});
     KernelRecord& k = result_.kernels[it->second];
     ++k.launches;
+    k.faulted += faulted ? 1 : 0;
     k.warp_insts += after.warp_insts - before.warp_insts;
     k.thread_insts += after.thread_insts - before.thread_insts;
   }
@@ -471,6 +521,7 @@ class Runner {
   std::string output_dir_;
   std::map<std::string, size_t> kernel_slot_;
   std::map<std::string, size_t> repeat_slot_;
+  std::string last_kernel_;  ///< of the launch running or last run
 };
 
 }  // namespace
@@ -489,19 +540,27 @@ LaunchFileResult run_launch_plan(const LaunchPlan& p, GpuDevice& device, const L
   runner.allocate();
   runner.create_textures();
   runner.write_symbols(mod);
-  if (!p.expect_fault) {
-    runner.run_group(p.root, mod);
-  } else {
-    // The file as a whole expects a fault: the run ends at it, then dumps
-    // and expectations describe the memory the fault left behind.
-    bool faulted = false;
-    try {
+  try {
+    if (!p.expect_fault) {
       runner.run_group(p.root, mod);
-    } catch (const exec::DeviceFault& f) {
-      runner.check_fault(*p.expect_fault, f);
-      faulted = true;
+    } else {
+      // The file as a whole expects a fault: the run ends at it, then dumps
+      // and expectations describe the memory the fault left behind.
+      bool faulted = false;
+      try {
+        runner.run_group(p.root, mod);
+      } catch (const exec::DeviceFault& f) {
+        runner.check_fault(*p.expect_fault, f);
+        faulted = true;
+      }
+      if (!faulted) throw runner.missing_fault(*p.expect_fault, "every launch completed");
     }
-    if (!faulted) throw runner.missing_fault(*p.expect_fault, "every launch completed");
+  } catch (const exec::DeviceFault&) {
+    if (options.result_on_error) *options.result_on_error = result;
+    throw;
+  } catch (const LaunchFileRunError&) {
+    if (options.result_on_error) *options.result_on_error = result;
+    throw;
   }
   runner.dump();
   runner.verify();

@@ -17,6 +17,7 @@ constexpr std::pair<exec::FaultKind, const char*> kFaultKinds[] = {
     {exec::FaultKind::Deadlock, "deadlock"},
     {exec::FaultKind::NoForwardProgress, "no_forward_progress"},
     {exec::FaultKind::Unsupported, "unsupported"},
+    {exec::FaultKind::AssertionFailed, "assert"},
 };
 
 // SplitMix64: the same seed gives the same data on every host.

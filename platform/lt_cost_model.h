@@ -87,6 +87,7 @@ struct LtLaunchRecord {
   std::string kernel;
   LtLaunchCounts counts;
   LtEstimate estimate;
+  bool faulted = false;  ///< ended in a device fault: counts and estimate of what ran before it
 };
 
 }  // namespace tlmgpu::platform

@@ -11,12 +11,15 @@
 
 namespace tlmgpu::platform {
 
-/// Runs the launch in `ctx` to completion (exec::DeviceFault as functional
-/// mode) and returns its counts and estimate; the instruction totals go to
-/// `totals`. Registers per thread for occupancy as in timing mode:
-/// DeviceOptions::regs_per_thread, else `launch_regs_per_thread`, else the
-/// PTX estimate capped at sm.max_regs_per_thread. LaunchError when no CTA fits an SM.
-LtLaunchRecord run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
-                             uint32_t launch_regs_per_thread, FunctionalEngine::Totals& totals);
+/// Runs the launch in `ctx` to completion and fills `record` with its counts
+/// and estimate; the instruction totals go to `totals`. Registers per thread
+/// for occupancy as in timing mode: DeviceOptions::regs_per_thread, else
+/// `launch_regs_per_thread`, else the PTX estimate capped at
+/// sm.max_regs_per_thread. LaunchError when no CTA fits an SM. A device fault
+/// is rethrown (as functional mode) after `record` has been filled with the
+/// estimate of what ran before it (faulted set; the fault's executed_cycles
+/// that estimate).
+void run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx, uint32_t launch_regs_per_thread,
+                   FunctionalEngine::Totals& totals, LtLaunchRecord& record);
 
 }  // namespace tlmgpu::platform

@@ -139,6 +139,7 @@ void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const 
                             {"limited_by", o.limited_by}};
     launches.push_back({{"kernel", l.kernel},
                         {"cycles", l.cycles},
+                        {"faulted", l.faulted},
                         {"last_cta_execution_time", l.last_cta_execution_time},
                         {"occupancy", occupancy},
                         {"ctas", ctas}});
@@ -182,6 +183,7 @@ void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuD
                             {"limited_by", o.limited_by}};
     launches.push_back({{"kernel", l.kernel},
                         {"cycles", e.cycles},
+                        {"faulted", l.faulted},
                         {"ctas_on_busiest_sm", e.ctas_on_busiest_sm},
                         {"waves", e.waves},
                         {"issue_bound", e.issue_bound},
@@ -201,11 +203,13 @@ void add_launch_file_result(RunStatistics& stats, const LaunchFileResult& result
   for (const KernelRecord& k : result.kernels) {
     kernels.push_back({{"kernel", k.kernel},
                        {"launches", k.launches},
+                       {"faulted", k.faulted},
                        {"warp_insts", k.warp_insts},
                        {"thread_insts", k.thread_insts}});
-    kernel_rows.emplace_back("kernel " + k.kernel, std::to_string(k.launches) + " launch" +
-                                                       (k.launches == 1 ? "" : "es") + ", " +
-                                                       std::to_string(k.warp_insts) + " warp insts");
+    kernel_rows.emplace_back("kernel " + k.kernel,
+                             std::to_string(k.launches) + " launch" + (k.launches == 1 ? "" : "es") +
+                                 (k.faulted ? " (" + std::to_string(k.faulted) + " faulted)" : std::string()) + ", " +
+                                 std::to_string(k.warp_insts) + " warp insts");
   }
   stats.add("kernels", std::move(kernels)).shown_as_rows(std::move(kernel_rows));
   json repeats = json::array();
@@ -221,6 +225,13 @@ void add_launch_file_result(RunStatistics& stats, const LaunchFileResult& result
   stats.add("dumped", result.dumped).shown_as_rows(std::move(dumped_rows));
   stats.add("expectations", result.expectations).json_only();
   stats.add("expected_faults", result.expected_faults).json_only();
+  json faults = json::array();
+  cli::Rows fault_rows;
+  for (const ExpectedFaultRecord& f : result.faults_as_expected) {
+    faults.push_back({{"path", f.path}, {"kernel", f.kernel}, {"kind", f.kind}, {"what", f.what}});
+    fault_rows.emplace_back("expected fault", f.path + ": " + f.kind + " in kernel " + f.kernel + " (" + f.what + ")");
+  }
+  stats.add("faults_as_expected", std::move(faults)).shown_as_rows(std::move(fault_rows));
   stats.add("detail", result.detail)
       .labelled("verified")
       .shown_as(std::string(result.verified ? "yes" : "no") + " (" + result.detail + ")");

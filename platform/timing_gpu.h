@@ -77,6 +77,7 @@ struct TimingLaunchRecord {
   uint64_t cycles = 0;
   uint64_t last_cta_execution_time = 0;  ///< last CTA's dispatch to the kernel's end (seed 002)
   Occupancy occupancy;  ///< CTAs per SM and what limits them
+  bool faulted = false;  ///< ended in a device fault: cycles up to it
   struct Cta {
     uint32_t sm = 0;
     uint64_t start = 0, end = 0;  ///< cycles relative to the launch start

@@ -3,7 +3,7 @@
 #
 #   bash scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_OPTION...]
 #
-# TARGET: ptx, launch_file, config or mmio (fuzz_ptx ... also accepted).
+# TARGET: ptx, launch_file, config, mmio or fatbin (fuzz_ptx ... also accepted).
 # Configures and builds the fuzz build (clang, ASan + UBSan + libFuzzer) in
 # build-fuzz/ (FUZZ_BUILD_DIR overrides), then fuzzes for SECONDS from the
 # seeds (generated from the source tree), the hand-made seeds in
@@ -14,13 +14,13 @@
 # sanitizer report, out of memory), 2 bad usage or the build failed.
 set -uo pipefail
 
-usage() { echo "usage: bash scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_OPTION...]  (TARGET: ptx, launch_file, config, mmio)" >&2; exit 2; }
+usage() { echo "usage: bash scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_OPTION...]  (TARGET: ptx, launch_file, config, mmio, fatbin)" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 given=$1
 target=${given#fuzz_}
 seconds=$2
 shift 2
-case "$target" in ptx|launch_file|config|mmio) ;; *) echo "fuzz.sh: unknown target '$given'" >&2; usage ;; esac
+case "$target" in ptx|launch_file|config|mmio|fatbin) ;; *) echo "fuzz.sh: unknown target '$given'" >&2; usage ;; esac
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: SECONDS must be a positive whole number, not '$seconds'" >&2; exit 2; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)

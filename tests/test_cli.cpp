@@ -257,7 +257,7 @@ TEST_F(Cli, RunDivergenceDefaultAndOverride) {
 TEST_F(Cli, CheckPtxGoodFile) {
   CliRun r = run("check-ptx " + launch("kernels.ptx"));
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("kernels\\.ptx: ok: 6 kernels, [0-9]+ instructions\n")))
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("kernels\\.ptx: ok: 8 kernels, [0-9]+ instructions\n")))
       << r.out;
 }
 
@@ -267,6 +267,15 @@ TEST_F(Cli, CheckPtxBadFile) {
   EXPECT_NE(r.all().find("bad.ptx:14:"), std::string::npos) << r.all();
   EXPECT_NE(r.all().find("frobnicate"), std::string::npos) << r.all();
   EXPECT_EQ(r.out.find(": ok:"), std::string::npos);
+}
+
+TEST_F(Cli, CheckPtxStatesAnUnsupportedInstructionsPlaceOnce) {
+  CliRun r = run("check-ptx " + launch("bad.ptx"));
+  const std::string place = "bad.ptx:14:2";
+  const size_t first = r.err.find(place);
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(place, first + 1), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(place + ": error: unsupported PTX instruction 'frobnicate.u32'\n"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, CheckPtxMissingFile) {
@@ -388,6 +397,21 @@ TEST_F(Cli, LaunchExpectedFault) {
   nlohmann::json j = nlohmann::json::parse(read_text(stats));
   EXPECT_EQ(j["verified"], true);
   EXPECT_EQ(j["expected_faults"], 1);
+  // The report says which fault happened as expected, and counts the faulted
+  // launch (2 CTAs of store_oob, 1 of saxpy) like any other.
+  EXPECT_NE(r.out.find("expected fault"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("launches[0].expect_fault: out_of_bounds in kernel store_oob"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 launch (1 faulted)"), std::string::npos) << r.out;
+  ASSERT_EQ(j["faults_as_expected"].size(), 1u);
+  EXPECT_EQ(j["faults_as_expected"][0]["path"], "launches[0].expect_fault");
+  EXPECT_EQ(j["faults_as_expected"][0]["kind"], "out_of_bounds");
+  EXPECT_EQ(j["faults_as_expected"][0]["kernel"], "store_oob");
+  EXPECT_EQ(j["kernels_launched"], 2);
+  EXPECT_EQ(j["ctas"], 2);
+  uint64_t per_kernel = 0;
+  for (const auto& k : j["kernels"]) per_kernel += k["warp_insts"].get<uint64_t>();
+  EXPECT_EQ(per_kernel, j["warp_insts"].get<uint64_t>());
+  EXPECT_EQ(j["kernels"][0]["faulted"], 1);
   r = run("run --launch " + launch("fault_wrong_kind.json"));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("expect_fault: expected a fault of kind trap, got a fault of kind out_of_bounds"), std::string::npos)

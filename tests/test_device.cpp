@@ -7,6 +7,7 @@
 
 #include "model/exec/kernel_context.h"
 #include "platform/gpu_device.h"
+#include "platform/timing_gpu.h"
 
 namespace tlmgpu {
 namespace {
@@ -376,6 +377,175 @@ TEST_P(DeviceFromPreset, SmCountAndSharedLimitComeFromTheConfiguration) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DeviceFromPreset,
+                         ::testing::Values(platform::SimulationMode::Functional, platform::SimulationMode::Lt,
+                                           platform::SimulationMode::Timing),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param == platform::SimulationMode::Functional ? "Functional"
+                                              : param_info.param == platform::SimulationMode::Lt     ? "Lt"
+                                                                                               : "Timing");
+                         });
+
+// Static shared memory is charged to the kernels that use it: 32 KB of a
+// module variable only `table_user` names, 16 KB declared in `own_tile`'s
+// body, 4 bytes in a device function `counted` calls, none in `dynamic_only`.
+const char* kSharedPerKernel = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.shared .align 4 .b8 table[32768];
+.extern .shared .align 4 .b8 dyn[];
+.func count_call()
+{
+  .shared .align 4 .u32 calls;
+  .reg .b32 %r<2>;
+  atom.shared.add.u32 %r1, [calls], 1;
+  ret;
+}
+.visible .entry table_user(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.shared.u32 [table+32764], 5;
+  ld.shared.u32 %r1, [table+32764];
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+.visible .entry own_tile(.param .u64 out)
+{
+  .shared .align 4 .b8 tile[16384];
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.shared.u32 [tile], 6;
+  ld.shared.u32 %r1, [tile];
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+.visible .entry counted()
+{
+  call.uni count_call, ();
+  ret;
+}
+.visible .entry dynamic_only(.param .u64 out, .param .u32 last)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r2, [last];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, dyn;
+  add.u32 %r1, %r1, %r2;
+  st.shared.u32 [%r1], 9;
+  ld.shared.u32 %r2, [%r1];
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+)";
+
+std::string shared_launch_error(GpuDevice& dev, platform::ModuleHandle m, const std::string& kernel,
+                                uint32_t dynamic_bytes, const KernelArgs& args) {
+  try {
+    dev.launch(m, kernel, {1, 1, 1}, {32, 1, 1}, dynamic_bytes, args);
+  } catch (const LaunchError& e) {
+    return e.what();
+  }
+  return "launched";
+}
+
+TEST(DeviceSharedMemory, EachKernelIsChargedOnlyTheStaticSharedMemoryItUses) {
+  GpuDevice dev;
+  const auto m = dev.load_module(kSharedPerKernel, "shared_per_kernel.ptx");
+  const uint64_t out = dev.allocate(4);
+  // The module's layout spans 48 KB + 4, but dynamic_only uses none of it:
+  // it may have the whole 48 KB as dynamic shared memory, to its last word.
+  dev.launch(m, "dynamic_only", {1, 1, 1}, {32, 1, 1}, 48 * 1024,
+             KernelArgs().ptr(out).add<uint32_t>(48 * 1024 - 4));
+  EXPECT_EQ(dev.download<uint32_t>(out, 1)[0], 9u);
+  EXPECT_EQ(shared_launch_error(dev, m, "dynamic_only", 48 * 1024 + 4, KernelArgs().ptr(out).add<uint32_t>(0)),
+            "launch of 'dynamic_only': 49156 bytes of shared memory (0 static + 49156 dynamic) exceed the 49152 per CTA");
+  dev.launch(m, "table_user", {1, 1, 1}, {32, 1, 1}, 16 * 1024, KernelArgs().ptr(out));
+  EXPECT_EQ(dev.download<uint32_t>(out, 1)[0], 5u);
+  EXPECT_NE(shared_launch_error(dev, m, "table_user", 16 * 1024 + 4, KernelArgs().ptr(out)).find("(32768 static + 16388 dynamic)"),
+            std::string::npos);
+  dev.launch(m, "own_tile", {1, 1, 1}, {32, 1, 1}, 32 * 1024, KernelArgs().ptr(out));
+  EXPECT_EQ(dev.download<uint32_t>(out, 1)[0], 6u);
+  EXPECT_NE(shared_launch_error(dev, m, "own_tile", 32 * 1024 + 4, KernelArgs().ptr(out)).find("(16384 static + 32772 dynamic)"),
+            std::string::npos);
+  // A device function's shared variable is charged to the kernels calling it.
+  EXPECT_NE(shared_launch_error(dev, m, "counted", 48 * 1024, KernelArgs()).find("(4 static + 49152 dynamic)"),
+            std::string::npos);
+}
+
+TEST(DeviceSharedMemory, OccupancyCountsOnlyTheKernelsOwnSharedMemory) {
+  platform::DeviceOptions o;
+  o.mode = platform::SimulationMode::Timing;
+  GpuDevice dev(o);
+  const auto m = dev.load_module(kSharedPerKernel, "shared_per_kernel.ptx");
+  const uint64_t out = dev.allocate(4);
+  dev.launch(m, "dynamic_only", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out).add<uint32_t>(0));
+  dev.launch(m, "own_tile", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out));
+  const auto& launches = platform::timing_launches();
+  ASSERT_GE(launches.size(), 2u);
+  const platform::Occupancy& dynamic_only = launches[launches.size() - 2].occupancy;
+  EXPECT_EQ(dynamic_only.shared_per_cta, 0u);
+  EXPECT_NE(dynamic_only.limited_by, "shared_memory");
+  const platform::Occupancy& own_tile = launches.back().occupancy;
+  EXPECT_EQ(own_tile.shared_per_cta, 16384u);
+}
+
+// A launch that ends in a device fault counts as launched in every
+// statistic: kernels_launched, its grid's CTAs, the instructions it executed,
+// and (timing, LT) its cycles up to the fault in sim_cycles and in the
+// per-launch records, marked faulted.
+const char* kTrapsInCtaTwo = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry trap_in_cta_two()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %ctaid.x;
+  setp.eq.u32 %p1, %r1, 2;
+  @%p1 trap;
+  ret;
+}
+)";
+
+class DeviceFaultedLaunch : public ::testing::TestWithParam<platform::SimulationMode> {};
+
+TEST_P(DeviceFaultedLaunch, CountsAsLaunchedInEveryStatistic) {
+  platform::DeviceOptions o;
+  o.mode = GetParam();
+  GpuDevice dev(o);
+  const auto m = dev.load_module(kTrapsInCtaTwo, "trap.ptx");
+  dev.launch(m, "trap_in_cta_two", {2, 1, 1}, {32, 1, 1}, 0, KernelArgs());
+  const platform::DeviceStats completed = dev.stats();
+  EXPECT_THROW(dev.launch(m, "trap_in_cta_two", {4, 1, 1}, {32, 1, 1}, 0, KernelArgs()), exec::DeviceFault);
+  const platform::DeviceStats& s = dev.stats();
+  EXPECT_EQ(s.kernels_launched, 2u);
+  EXPECT_EQ(s.ctas, 6u);
+  EXPECT_GT(s.warp_insts, completed.warp_insts);
+  EXPECT_GT(s.thread_insts, completed.thread_insts);
+  if (GetParam() == platform::SimulationMode::Timing) {
+    const auto& launches = platform::timing_launches();
+    ASSERT_GE(launches.size(), 2u);
+    EXPECT_FALSE(launches[launches.size() - 2].faulted);
+    EXPECT_TRUE(launches.back().faulted);
+    EXPECT_GT(launches.back().cycles, 0u);
+    EXPECT_EQ(s.sim_cycles, completed.sim_cycles + launches.back().cycles);
+  } else if (GetParam() == platform::SimulationMode::Lt) {
+    ASSERT_EQ(dev.lt_launches().size(), 2u);
+    EXPECT_FALSE(dev.lt_launches()[0].faulted);
+    EXPECT_TRUE(dev.lt_launches()[1].faulted);
+    EXPECT_EQ(s.sim_cycles, completed.sim_cycles + dev.lt_launches()[1].estimate.cycles);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, DeviceFaultedLaunch,
                          ::testing::Values(platform::SimulationMode::Functional, platform::SimulationMode::Lt,
                                            platform::SimulationMode::Timing),
                          [](const auto& param_info) {

@@ -57,6 +57,7 @@ TEST(FuzzRegressions, PtxInputsEndCleanly) { feed_all("ptx", tlmgpu::fuzz::ptx_i
 TEST(FuzzRegressions, LaunchFileInputsEndCleanly) { feed_all("launch_file", tlmgpu::fuzz::launch_file_input); }
 TEST(FuzzRegressions, ConfigInputsEndCleanly) { feed_all("config", tlmgpu::fuzz::config_input); }
 TEST(FuzzRegressions, MmioInputsEndCleanly) { feed_all("mmio", tlmgpu::fuzz::mmio_input); }
+TEST(FuzzRegressions, FatbinInputsEndCleanly) { feed_all("fatbin", tlmgpu::fuzz::fatbin_input); }
 
 // fuzz_launch_file's first finding: a number too large for a double escaped
 // the launch-file reader as nlohmann's out_of_range exception (no file, no

@@ -69,6 +69,13 @@ std::string saxpy(const std::string& args) {
   return s.replace(s.find("ARGS"), 4, args);
 }
 
+// assert_positive over v[0..1] (passes), then over all of v (faults; nothing expects it).
+std::string passing_then_failing(const std::string& check) {
+  std::string passing = check;
+  passing.replace(passing.find("\"value\": 4"), 11, "\"value\": 2");
+  return passing + "}, " + check + "}";
+}
+
 struct ErrorCase {
   std::string text;
   std::string message;  // what follows "launch file t.json: "
@@ -704,6 +711,105 @@ TEST_F(LaunchFileRun, HostCopyAndFillBetweenLaunches) {
       "\"expect\": [{\"buffer\": \"y\", \"relative_tolerance\": 1e-6, \"values\": " + json_list(want) + "}]"));
   EXPECT_TRUE(r.verified) << r.detail;
   EXPECT_EQ(r.kernel_launches, 2u);
+}
+
+TEST_F(LaunchFileRun, BufferArgumentAtAnElementOffset) {
+  // saxpy(&y[4], &x[8], 2, 6): y[4..9] = 2 x[8..13] + 1; the rest of y stays 1.
+  std::vector<double> want(16, 1.0);
+  for (size_t i = 0; i < 6; ++i) want[4 + i] = 2.0 * double(8 + i) + 1.0;
+  LaunchFileResult r = run_text(with(
+      "{\"name\": \"x\", \"type\": \"f32\", \"count\": 16, \"init\": {\"sequence\": {\"start\": 0, \"step\": 1}}},"
+      "{\"name\": \"y\", \"type\": \"f32\", \"count\": 16, \"init\": {\"constant\": 1}}",
+      saxpy("{\"buffer\": \"y\", \"offset\": 4}, {\"buffer\": \"x\", \"offset\": 8}, {\"type\": \"f32\", \"value\": 2}, "
+            "{\"type\": \"s32\", \"value\": 6}"),
+      "\"expect\": [{\"buffer\": \"y\", \"values\": " + json_list(want) + "}]"));
+  EXPECT_TRUE(r.verified) << r.detail;
+  // One past the end is a pointer C allows; beyond it is not.
+  EXPECT_EQ(parse_error(with("{\"name\": \"y\", \"type\": \"f32\", \"count\": 16}",
+                             saxpy("{\"buffer\": \"y\", \"offset\": 16}, {\"buffer\": \"y\"}, "
+                                   "{\"type\": \"f32\", \"value\": 2}, {\"type\": \"s32\", \"value\": 0}"))),
+            "");
+  EXPECT_NE(parse_error(with("{\"name\": \"y\", \"type\": \"f32\", \"count\": 16}",
+                             saxpy("{\"buffer\": \"y\", \"offset\": 17}, {\"buffer\": \"y\"}, "
+                                   "{\"type\": \"f32\", \"value\": 2}, {\"type\": \"s32\", \"value\": 0}")))
+                .find("launches[0].args[0].offset"),
+            std::string::npos);
+}
+
+TEST_F(LaunchFileRun, HostCopiesFromAndToModuleVariables) {
+  // sum_into_total adds v into the __device__ int 'total'; the host reads it
+  // out twice (cudaMemcpyFromSymbol), resets it from a buffer in between
+  // (cudaMemcpyToSymbol), and sets use_symbols' 'offset' and 'coef' the same way.
+  const std::string sum = "{\"kernel\": \"sum_into_total\", \"grid\": 1, \"block\": 32, "
+                          "\"args\": [{\"buffer\": \"v\"}, {\"type\": \"s32\", \"value\": 10}]}";
+  LaunchFileResult r = run_text(with(
+      "{\"name\": \"v\", \"type\": \"s32\", \"count\": 10, \"init\": {\"sequence\": {\"start\": 1, \"step\": 1}}},"
+      "{\"name\": \"totals\", \"type\": \"s32\", \"count\": 3},"
+      "{\"name\": \"start\", \"type\": \"s32\", \"init\": {\"values\": [1000, -4]}},"
+      "{\"name\": \"coefs\", \"type\": \"f32\", \"init\": {\"values\": [2, 2, 2, 2]}},"
+      "{\"name\": \"in\", \"type\": \"f32\", \"count\": 4, \"init\": {\"constant\": 1.5}},"
+      "{\"name\": \"out\", \"type\": \"f32\", \"count\": 4}",
+      sum + ", {\"copy\": {\"from_symbol\": \"total\", \"to\": \"totals\", \"to_offset\": 0}},"
+            "{\"copy\": {\"from\": \"start\", \"to_symbol\": \"total\", \"count\": 1}}, " + sum + ","
+            "{\"copy\": {\"from_symbol\": \"total\", \"to\": \"totals\", \"to_offset\": 1, \"count\": 1}},"
+            "{\"copy\": {\"from\": \"start\", \"from_offset\": 1, \"to_symbol\": \"offset\"}},"
+            "{\"copy\": {\"from\": \"coefs\", \"to_symbol\": \"coef\"}},"
+            "{\"kernel\": \"use_symbols\", \"grid\": 1, \"block\": 32, \"args\": [{\"buffer\": \"out\"}, {\"buffer\": \"in\"}, "
+            "{\"type\": \"s32\", \"value\": 4}]}",
+      "\"expect\": [{\"buffer\": \"totals\", \"values\": [55, 1055, 0]}, {\"buffer\": \"out\", \"constant\": -1}]"));
+  EXPECT_TRUE(r.verified) << r.detail;
+
+  // What needs the module is checked before anything runs.
+  const std::string bufs = "{\"name\": \"t\", \"type\": \"s32\", \"count\": 4}";
+  std::string msg = run_error(with(bufs, "{\"copy\": {\"from_symbol\": \"nope\", \"to\": \"t\"}}"));
+  EXPECT_NE(msg.find("launches[0].copy.from_symbol: no .global or .const variable 'nope'"), std::string::npos) << msg;
+  msg = run_error(with(bufs, "{\"copy\": {\"from\": \"t\", \"to_symbol\": \"total\", \"count\": 2}}"));
+  EXPECT_NE(msg.find("launches[0].copy: copies 8 bytes at symbol_offset 0 but 'total' has 4 bytes"), std::string::npos)
+      << msg;
+  msg = parse_error(with(bufs, "{\"copy\": {\"from_symbol\": \"total\", \"to\": \"t\", \"from\": \"t\"}}"));
+  EXPECT_NE(msg.find("launches[0].copy: unknown key 'from'"), std::string::npos) << msg;
+}
+
+TEST_F(LaunchFileRun, ExpectedAssertFaultAndFaultedLaunchesCounted) {
+  const std::string v = "{\"name\": \"v\", \"type\": \"s32\", \"init\": {\"values\": [3, 2, 0, 5]}}";
+  const std::string check = "{\"kernel\": \"assert_positive\", \"grid\": 1, \"block\": 32, "
+                            "\"args\": [{\"buffer\": \"v\"}, {\"type\": \"s32\", \"value\": 4}]";
+  LaunchFileResult r = run_text(with(v, check + ", \"expect_fault\": {\"kind\": \"assert\", \"message_contains\": \"v[i] > 0\"}}, " +
+                                            check + ", \"expect_fault\": {\"kind\": \"assert\"}}"));
+  EXPECT_TRUE(r.verified) << r.detail;
+  EXPECT_EQ(r.expected_faults, 2u);
+  ASSERT_EQ(r.faults_as_expected.size(), 2u);
+  EXPECT_EQ(r.faults_as_expected[0].path, "launches[0].expect_fault");
+  EXPECT_EQ(r.faults_as_expected[0].kernel, "assert_positive");
+  EXPECT_EQ(r.faults_as_expected[0].kind, "assert");
+  // Faulted launches count as launches, with the instructions they executed.
+  EXPECT_EQ(r.kernel_launches, 2u);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].launches, 2u);
+  EXPECT_EQ(r.kernels[0].faulted, 2u);
+  EXPECT_GT(r.kernels[0].warp_insts, 0u);
+  // Another kind does not match an assert.
+  try {
+    run_text(with(v, check + ", \"expect_fault\": {\"kind\": \"trap\"}}"));
+    FAIL() << "no error";
+  } catch (const LaunchFileRunError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a fault of kind trap, got a fault of kind assert"), std::string::npos)
+        << e.what();
+  }
+  // A fault nothing expects: the result up to it, the faulted launch included,
+  // and the device's own statistics agree.
+  LaunchFile f = LaunchFile::parse(with(v, passing_then_failing(check)), "t.json", kLaunchDir);
+  GpuDevice device;
+  LaunchFileResult so_far;
+  LaunchFileOptions o = options_;
+  o.result_on_error = &so_far;
+  EXPECT_THROW(f.run(device, o), tlmgpu::exec::DeviceFault);
+  EXPECT_EQ(so_far.kernel_launches, 2u);
+  ASSERT_EQ(so_far.kernels.size(), 1u);
+  EXPECT_EQ(so_far.kernels[0].faulted, 1u);
+  EXPECT_EQ(device.stats().kernels_launched, 2u);
+  EXPECT_EQ(device.stats().ctas, 2u);
+  EXPECT_EQ(device.stats().warp_insts, so_far.kernels[0].warp_insts);
 }
 
 TEST_F(LaunchFileRun, SwapInRepeatGroupFollowsTheBinding) {

@@ -60,13 +60,13 @@ TEST(LaunchFileValues, CompareOrdersByTypeWithNanLast) {
 
 TEST(LaunchFileValues, FaultKindNamesRoundTrip) {
   for (auto k : {tlmgpu::exec::FaultKind::OutOfBounds, tlmgpu::exec::FaultKind::Trap,
-                 tlmgpu::exec::FaultKind::NoForwardProgress}) {
+                 tlmgpu::exec::FaultKind::NoForwardProgress, tlmgpu::exec::FaultKind::AssertionFailed}) {
     auto back = lf::fault_kind_from_name(lf::fault_kind_name(k));
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(*back, k);
   }
   EXPECT_FALSE(lf::fault_kind_from_name("segfault").has_value());
-  EXPECT_EQ(lf::fault_kind_names(), "out_of_bounds, misaligned, trap, deadlock, no_forward_progress, unsupported");
+  EXPECT_EQ(lf::fault_kind_names(), "out_of_bounds, misaligned, trap, deadlock, no_forward_progress, unsupported, assert");
 }
 
 TEST(LaunchFileValues, SourcesMaterialiseTheirElements) {

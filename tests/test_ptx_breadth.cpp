@@ -179,30 +179,88 @@ TEST(CarryChainParse, InvalidFormsAreLocated) {
 }
 
 // mov.pred with an integer immediate (nvcc emits 'mov.pred %p1, 0;' for a
-// constant-false condition): any non-zero value sets the predicate.
+// constant-false condition and -1 for true): any non-zero value sets the predicate.
 TEST(MovPredImmediateAndNanosleep, SetsAndClearsThePredicate) {
   GpuDevice dev;
   auto mod = dev.load_module(std::string(".version 8.0\n.target sm_75\n.address_size 64\n") + R"(
 .visible .entry k(.param .u64 out)
 {
-  .reg .pred %p<3>; .reg .b32 %r<3>; .reg .b64 %rd<2>;
+  .reg .pred %p<5>; .reg .b32 %r<5>; .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [out];
   mov.pred %p1, 1;
   mov.pred %p2, 0;
+  mov.pred %p3, -1;
+  mov.pred %p4, 2;
   nanosleep.u32 100;
   nanosleep.u32 %r1;
   selp.u32 %r1, 7, 9, %p1;
   selp.u32 %r2, 7, 9, %p2;
+  selp.u32 %r3, 7, 9, %p3;
+  selp.u32 %r4, 7, 9, %p4;
   st.global.u32 [%rd1], %r1;
   st.global.u32 [%rd1+4], %r2;
+  st.global.u32 [%rd1+8], %r3;
+  st.global.u32 [%rd1+12], %r4;
   ret;
 }
 )", "movpred.ptx");
-  const uint64_t out = dev.allocate(8);
+  const uint64_t out = dev.allocate(16);
   dev.launch(mod, "k", {1, 1, 1}, {1, 1, 1}, 0, KernelArgs().ptr(out));
-  const auto v = dev.download<uint32_t>(out, 2);
+  const auto v = dev.download<uint32_t>(out, 4);
   EXPECT_EQ(v[0], 7u);
   EXPECT_EQ(v[1], 9u);
+  EXPECT_EQ(v[2], 7u);  // -1: nvcc's true
+  EXPECT_EQ(v[3], 7u);
+}
+
+// A .noreturn function whose body ends with a label, as nvcc emits one whose
+// last path is __builtin_unreachable(); the kernel ends with the call.
+constexpr const char* kNoReturnEndingInALabel = R"(
+.func finish(.param .b64 finish_p, .param .b32 finish_v)
+.noreturn
+{
+  .reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [finish_p];
+  ld.param.u32 %r1, [finish_v];
+  setp.lt.s32 %p1, %r1, 6;
+  @%p1 bra $L__end;
+  st.global.u32 [%rd1], %r1;
+  exit;
+$L__end:
+}
+.visible .entry k(.param .u64 out, .param .u32 v)
+{
+  .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [v];
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd1;
+  .param .b32 param1;
+  st.param.b32 [param1+0], %r1;
+  call.uni finish, (param0, param1);
+  }
+}
+)";
+
+TEST(NoReturnFunction, EndingInALabelRunsWhenNothingFallsOffTheEnd) {
+  for (auto mode : {platform::SimulationMode::Functional, platform::SimulationMode::Timing}) {
+    platform::DeviceOptions o;
+    o.mode = mode;
+    GpuDevice dev(o);
+    auto mod = dev.load_module(std::string(".version 8.0\n.target sm_75\n.address_size 64\n") +
+                                   kNoReturnEndingInALabel, "noreturn.ptx");
+    const uint64_t out = dev.allocate(4);
+    dev.launch(mod, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out).add<int32_t>(7));
+    EXPECT_EQ(dev.download<uint32_t>(out, 1)[0], 7u);
+    try {
+      dev.launch(mod, "k", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(out).add<int32_t>(3));
+      ADD_FAILURE() << "running off the end of 'finish' did not fault";
+    } catch (const exec::DeviceFault& f) {
+      EXPECT_EQ(f.kind(), exec::FaultKind::Trap);
+      EXPECT_NE(std::string(f.what()).find("ran off the end of 'finish'"), std::string::npos) << f.what();
+    }
+  }
 }
 
 TEST(CarryChainParse, NanosleepNeedsU32) {

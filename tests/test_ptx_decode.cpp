@@ -85,7 +85,7 @@ TEST(PtxDecode, BadInstructionsAreReportedAndTheRestDecoded) {
                       "  exit;\n}\n");
   EXPECT_EQ(run.messages(),
             (std::vector<std::string>{
-                "7:3: unsupported PTX instruction 'frobnicate.b32' at t.ptx:7:3",
+                "7:3: unsupported PTX instruction 'frobnicate.b32'",
                 "8:19: unknown register '%nope'",
                 "9:7: unknown label 'NOWHERE'",
             }));

@@ -342,6 +342,27 @@ std::string module_with(const std::string& decls, const std::string& body) {
          ".visible .entry k()\n{\n  .reg .b64 %rd<4>;\n" + body + "  ret;\n}\n";
 }
 
+TEST(RuntimeCallsParse, DeviceGraphCallsAreRejectedLikeDynamicParallelism) {
+  const std::string src = read_fixture("device_graph.ptx");
+  try {
+    ptx::parse_ptx(src, "device_graph.ptx");
+    FAIL() << "device graph calls were accepted";
+  } catch (const ptx::PtxError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u) << e.what();
+    const std::string feature = "unsupported: device-side CUDA graph call (graph launch, conditional or node update)";
+    EXPECT_EQ(e.diagnostics()[0].message, feature + " in kernel 'launch_graph' (call of 'cudaGraphLaunch')");
+    EXPECT_EQ(e.diagnostics()[1].message, feature + " in kernel 'set_condition' (call of 'cudaGraphSetConditional')");
+    // Each is located at the callee's name in its call.
+    for (const ptx::PtxDiagnostic& d : e.diagnostics())
+      EXPECT_EQ(d.text.rfind("cudaGraph", 0), 0u) << d.format();
+  }
+  const std::string current = module_with("", "  mov.u64 %rd1, %current_graph_exec;\n");
+  EXPECT_NE(parse_error(current, "g.ptx").find("unsupported: device-side CUDA graph call (graph launch, conditional or "
+                                               "node update) in kernel 'k' (read of %current_graph_exec)"),
+            std::string::npos)
+      << parse_error(current, "g.ptx");
+}
+
 TEST(RuntimeCallsParse, BadRuntimeDeclarationsAndInitialisersAreLocatedErrors) {
   // vprintf declared with another signature.
   std::string what = parse_error(

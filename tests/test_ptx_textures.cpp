@@ -546,6 +546,57 @@ TEST_P(Textures, SurfaceUchar4And1DAnd3D) {
   }
 }
 
+TEST_P(Textures, LayeredSurfaces1DAnd2D) {
+  // surf_layered: 6 layers of 8 s32 into a 2-D layered surface of 3 layers
+  // of 8 x 2; layer L's elements reversed into row L % 2 of layer L / 2, + L.
+  const int w = 8, layers = 6, h = 2;
+  std::vector<int32_t> src(size_t(w) * layers);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = int32_t(i * 37 % 101) - 50;
+  TexResource r1 = array(dev.upload(src), TexelFormat::S32, 1, w);
+  r1.layers = layers;
+  const uint64_t dst_mem = dev.allocate(src.size() * 4);
+  TexResource r2 = array(dst_mem, TexelFormat::S32, 1, w, h);
+  r2.layers = layers / h;
+  const uint64_t s1 = dev.create_surface_object(r1), s2 = dev.create_surface_object(r2);
+  dev.launch(m, "surf_layered", {uint32_t(layers), 1, 1}, {uint32_t(w), 1, 1}, 0,
+             KernelArgs().add<uint64_t>(s1).add<uint64_t>(s2).add<int32_t>(h));
+  std::vector<int32_t> want(src.size());
+  for (int layer = 0; layer < layers; ++layer)
+    for (int x = 0; x < w; ++x)
+      want[size_t((layer / h) * h + layer % h) * w + size_t(w - 1 - x)] = src[size_t(layer) * w + x] + layer;
+  EXPECT_EQ(dev.download<int32_t>(dst_mem, want.size()), want);
+
+  // surf_layered_read2d: ushort2 elements of 2 layers of 4 x 3, halves swapped.
+  const int w3 = 4, h3 = 3, l3 = 2;
+  std::vector<uint16_t> pairs(size_t(w3) * h3 * l3 * 2);
+  for (size_t i = 0; i < pairs.size(); ++i) pairs[i] = uint16_t(i * 1009 + 7);
+  TexResource r3 = array(dev.upload(pairs), TexelFormat::U16, 2, w3, h3);
+  r3.layers = l3;
+  const uint64_t out = dev.allocate(pairs.size() * 2);
+  dev.launch(m, "surf_layered_read2d", {uint32_t(l3), 1, 1}, {uint32_t(w3), uint32_t(h3), 1}, 0,
+             KernelArgs().add<uint64_t>(dev.create_surface_object(r3)).ptr(out).add<int32_t>(w3).add<int32_t>(h3));
+  const auto got = dev.download<uint16_t>(out, pairs.size());
+  for (size_t e = 0; e < pairs.size() / 2; ++e) {
+    EXPECT_EQ(got[2 * e], pairs[2 * e + 1]) << e;
+    EXPECT_EQ(got[2 * e + 1], pairs[2 * e]) << e;
+  }
+
+  // .trap: the last element of the last layer is in range, one layer more is not.
+  dev.launch(m, "surf_layered_write_trap", {1, 1, 1}, {1, 1, 1}, 0,
+             KernelArgs().add<uint64_t>(s1).add<int32_t>(w - 1).add<int32_t>(layers - 1));
+  EXPECT_EQ(dev.download<int32_t>(r1.base, src.size()).back(), 5);
+  try {
+    dev.launch(m, "surf_layered_write_trap", {1, 1, 1}, {1, 1, 1}, 0,
+               KernelArgs().add<uint64_t>(s1).add<int32_t>(0).add<int32_t>(layers));
+    FAIL() << "no fault";
+  } catch (const exec::DeviceFault& f) {
+    EXPECT_EQ(f.kind(), exec::FaultKind::OutOfBounds);
+    EXPECT_NE(std::string(f.what()).find("surface store out of range (.trap) at coordinates (0) of layer 6 of a 8x1x6 surface"),
+              std::string::npos)
+        << f.what();
+  }
+}
+
 TEST_P(Textures, TrapModeSurfaceStoreOutOfRangeIsADeviceFault) {
   const uint64_t mem = dev.allocate(4 * 4 * 4);
   const uint64_t s = dev.create_surface_object(array(mem, TexelFormat::S32, 1, 4, 4));
@@ -738,6 +789,14 @@ TEST(TextureParse, ErrorsAreLocatedAndNamed) {
   EXPECT_NE(parse_error("  tex.2d.v4.f64.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n").find("t.ptx:9:"),
             std::string::npos);
   EXPECT_NE(parse_error("  suld.b.2d.b32.wrap %r1, [%rd1, {%r2, %r3}];\n").find("unsupported PTX instruction"),
+            std::string::npos);
+  // Layered surfaces: {layer, x} and {layer, x, y, unused}; cubemap surfaces are not in the ISA.
+  EXPECT_EQ(parse_error("  suld.b.a1d.b32.trap {%r1}, [%rd1, {%r2, %r3}];\n"
+                        "  sust.b.a2d.v2.b32.zero [%rd1, {%r1, %r2, %r3, %r3}], {%r0, %r1};\n"),
+            "no error");
+  EXPECT_NE(parse_error("  sust.b.a2d.b32.trap [%rd1, {%r1, %r2}], {%r3};\n").find("expects 4 coordinates"),
+            std::string::npos);
+  EXPECT_NE(parse_error("  suld.b.cube.b32.trap {%r1}, [%rd1, {%r1, %r2, %r3, %r3}];\n").find("unsupported PTX instruction"),
             std::string::npos);
   EXPECT_NE(parse_error("  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tr, {%f5, %f6}];\n")
                 .find("unsupported: texture references"),

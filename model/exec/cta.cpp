@@ -8,7 +8,7 @@
 namespace tlmgpu::exec {
 
 Cta::Cta(const KernelContext& ctx, Dim3 ctaid, uint32_t sm_id)
-    : ctx_(ctx), ctaid_(ctaid), sm_id_(sm_id), shared_(ctx.shared_bytes, 0) {
+    : ctx_(ctx), ctaid_(ctaid), sm_id_(sm_id), shared_(std::max(ctx.shared_bytes, ctx.shared_window_bytes), 0) {
   const uint64_t threads = ctx.block.count();
   const uint32_t warps = uint32_t((threads + ptx::kWarpSize - 1) / ptx::kWarpSize);
   warps_.reserve(warps);

@@ -34,7 +34,12 @@ struct KernelContext {
   const uint8_t* const_bank = nullptr;
   uint32_t const_bytes = 0;
   Dim3 grid, block;
-  uint32_t shared_bytes = 0;                  ///< static + dynamic, per CTA
+  /// Shared memory a CTA is charged (limits, occupancy): the kernel's own
+  /// static shared memory + the launch's dynamic.
+  uint32_t shared_bytes = 0;
+  /// The CTA's shared address space: the module's static layout (every
+  /// kernel's variables) + dynamic. At least shared_bytes.
+  uint32_t shared_window_bytes = 0;
   uint32_t local_bytes_per_thread = 0;
   DivergenceMode divergence = DivergenceMode::Ipdom;
   uint32_t num_sms = 1;
@@ -79,11 +84,16 @@ class DeviceFault : public std::runtime_error {
     executed_warp_insts_ = warp_insts;
     executed_thread_insts_ = thread_insts;
   }
+  /// Timing and LT modes: the cycles the launch ran (or was estimated to
+  /// run) up to the fault.
+  uint64_t executed_cycles() const { return executed_cycles_; }
+  void set_executed_cycles(uint64_t cycles) { executed_cycles_ = cycles; }
 
  private:
   FaultKind kind_;
   FaultSite site_;
   uint64_t executed_warp_insts_ = 0, executed_thread_insts_ = 0;
+  uint64_t executed_cycles_ = 0;
 };
 
 }  // namespace tlmgpu::exec

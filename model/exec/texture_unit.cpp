@@ -386,7 +386,12 @@ void exec_surface(const Instruction& in, uint32_t mask, Warp& w) {
   const uint64_t* coord[4] = {nullptr, nullptr, nullptr, nullptr};
   for (unsigned k = 0; k < in.src[1].count; ++k) coord[k] = w.reg(in.src[1].vregs[k]);
   const unsigned es = ptx::type_bytes(in.type), n = in.vec ? in.vec : 1, bytes = es * n;
-  const unsigned dims = in.tex_geom == TexGeom::D1 ? 1 : in.tex_geom == TexGeom::D2 ? 2 : 3;
+  // Element coordinates (x in bytes, y, z-or-layer). A layered access's
+  // vector starts with the layer index ({layer, x} or {layer, x, y, -}).
+  const bool layered = in.tex_geom == TexGeom::A1D || in.tex_geom == TexGeom::A2D;
+  const unsigned dims = in.tex_geom == TexGeom::D1 || in.tex_geom == TexGeom::A1D ? 1
+                        : in.tex_geom == TexGeom::D2 || in.tex_geom == TexGeom::A2D ? 2 : 3;
+  const unsigned checked_axes = layered ? 3 : dims;
   MemAccess* rec = w.record_accesses() ? &w.access() : nullptr;
   uint32_t rec_mask = 0;
   bool changed = false;
@@ -408,11 +413,13 @@ void exec_surface(const Instruction& in, uint32_t mask, Warp& w) {
     const TexResource* r = w.context().textures ? w.context().textures->surface(handle[l]) : nullptr;
     if (r == nullptr) bad_handle(w, l, handle[l], "surface");
     int64_t c[3] = {0, 0, 0};
-    for (unsigned a = 0; a < dims; ++a) c[a] = int64_t(int32_t(uint32_t(coord[a][l])));
+    auto word = [&](unsigned k) { return int64_t(int32_t(uint32_t(coord[k][l]))); };
+    for (unsigned a = 0; a < dims; ++a) c[a] = word(layered ? a + 1 : a);
+    if (layered) c[2] = word(0);
     const int64_t row = int64_t(r->width) * r->element_bytes();
     const int64_t lim[3] = {row - int64_t(bytes), int64_t(r->height) - 1, int64_t(r->slices()) - 1};
     bool out = false;
-    for (unsigned a = 0; a < dims; ++a) out |= c[a] < 0 || c[a] > lim[a];
+    for (unsigned a = 0; a < checked_axes; ++a) out |= c[a] < 0 || c[a] > lim[a];
     if (out) {
       if (in.surf_clamp == ptx::SurfClamp::Zero) continue;  // loads read 0, stores are dropped
       if (in.surf_clamp == ptx::SurfClamp::Trap) {
@@ -422,12 +429,14 @@ void exec_surface(const Instruction& in, uint32_t mask, Warp& w) {
         what << "surface " << (is_ld ? "load" : "store") << " out of range (.trap) at coordinates (" << c[0];
         if (dims > 1) what << ", " << c[1];
         if (dims > 2) what << ", " << c[2];
-        what << ") of a " << r->width << "x" << r->height << "x" << r->slices() << " surface, handle "
+        what << ")";
+        if (layered) what << " of layer " << c[2];
+        what << " of a " << r->width << "x" << r->height << "x" << r->slices() << " surface, handle "
              << hex(handle[l]);
         w.fault(FaultKind::OutOfBounds, what.str(), l, at);
       }
       // .clamp: the nearest element in range (x stays aligned to the access).
-      for (unsigned a = 0; a < dims; ++a) c[a] = std::clamp<int64_t>(c[a], 0, std::max<int64_t>(lim[a], 0));
+      for (unsigned a = 0; a < checked_axes; ++a) c[a] = std::clamp<int64_t>(c[a], 0, std::max<int64_t>(lim[a], 0));
       c[0] -= c[0] % bytes;
     }
     const uint64_t addr =

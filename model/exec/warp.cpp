@@ -219,7 +219,7 @@ StepStatus Warp::step_ipdom() {
       if (active && in.bar != ptx::BarMode::Warp) wait_at_barrier = barrier(in, active, live_mask_);
       break;
     case Opcode::Trap:
-      if (active) fault(FaultKind::Trap, "trap instruction executed", __builtin_ctz(active), 0);
+      if (active) trap(in, active);
       top.pc = pc + 1;
       break;
     default:
@@ -443,7 +443,7 @@ StepStatus Warp::step_its() {
       return barrier_id_ >= 0 ? StepStatus::AtBarrier : StepStatus::Executed;
     }
     case Opcode::Trap:
-      if (active) fault(FaultKind::Trap, "trap instruction executed", __builtin_ctz(active), 0);
+      if (active) trap(in, active);
       running_.pc = pc + 1;
       break;
     default:
@@ -799,6 +799,16 @@ void Warp::special_lanes(ptx::SpecialReg s, uint32_t mask, uint64_t* out) const 
 }
 
 // ------------------------------------------------------------------- reports
+
+void Warp::trap(const Instruction& in, uint32_t active) const {
+  const unsigned lane = unsigned(__builtin_ctz(active));
+  if (!in.end_of_body) fault(FaultKind::Trap, "trap instruction executed", lane, 0);
+  const uint32_t pc = last_.pc;
+  std::string function = "?";
+  for (const ptx::Function& f : ctx_.module->functions)
+    if (pc >= f.entry_pc && pc < f.end_pc) function = f.name;
+  fault(FaultKind::Trap, "execution ran off the end of '" + function + "' (no ret or exit ends its body)", lane, 0);
+}
 
 void Warp::fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const {
   const uint32_t pc = last_.inst ? last_.pc : this->pc();

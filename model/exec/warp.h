@@ -101,6 +101,8 @@ class Warp {
   [[noreturn]] void fault(FaultKind kind, const std::string& what, unsigned lane, uint64_t address) const;
 
  private:
+  /// A trap instruction, or the guard at a function body's reachable end.
+  [[noreturn]] void trap(const ptx::Instruction& in, uint32_t active) const;
   struct StackEntry {  // ipdom: a SIMT reconvergence stack entry
     uint32_t pc;
     uint32_t rpc;

@@ -92,6 +92,7 @@ uint32_t reg_units(DataType t) {
 }
 
 void Decoder::decode_all() {
+  shared_uses_.assign(mod_.functions.size(), {});
   for (auto& f : funcs_) {
     if (!f.has_body || f.is_entry) continue;
     for (auto& d : f.decls) {
@@ -117,6 +118,7 @@ void Decoder::decode_all() {
     max_reg = std::max(max_reg, next_reg_);
     max_pred = std::max(max_pred, next_pred_);
   }
+  charge_static_shared_memory();
   for (auto& fn : mod_.functions) {
     fn.num_regs = max_reg;
     fn.num_preds = max_pred;
@@ -169,16 +171,12 @@ void Decoder::decode_function(FuncDef& f) {
         break;
     }
   }
+  append_end_of_body_guard(fn);
   fn.end_pc = uint32_t(mod_.code.size());
   for (auto& fx : fixups_) {
     auto l = labels_.find(fx.name);
     if (l == labels_.end()) {
       error(*fx.tok, "unknown label '" + std::string(fx.name) + "'");
-      continue;
-    }
-    if (l->second == fn.end_pc) {  // would run into the next function
-      error(*fx.tok, "label '" + std::string(fx.name) + "' is at the end of '" + f.name +
-                         "': no instruction follows it");
       continue;
     }
     Instruction& in = mod_.code[fx.pc];
@@ -187,6 +185,30 @@ void Decoder::decode_function(FuncDef& f) {
   }
   compute_reconvergence(mod_, fn);
   cur_ = nullptr;
+}
+
+void Decoder::append_end_of_body_guard(const Function& fn) {
+  // Execution must not run on into the next function's code (or past the
+  // module's). A body that can reach its end, by falling through its last
+  // instruction or by a branch to a label after it (nvcc ends .noreturn
+  // functions so), gets a trap there that names the function.
+  const uint32_t end = uint32_t(mod_.code.size());
+  bool reachable = end == fn.entry_pc;
+  if (!reachable) {
+    const Instruction& last = mod_.code.back();
+    const bool terminates = last.guard == kNoReg && (last.op == Opcode::Bra || last.op == Opcode::Ret ||
+                                                     last.op == Opcode::Exit || last.op == Opcode::Trap);
+    reachable = !terminates;
+  }
+  for (const auto& [name, pc] : labels_) reachable = reachable || pc == end;
+  if (!reachable) return;
+  Instruction guard;
+  guard.op = Opcode::Trap;
+  guard.end_of_body = true;
+  guard.unit = unit_of(guard);
+  guard.loc = fn.loc;
+  mod_.code.push_back(guard);
+  mod_.text.push_back("(end of '" + fn.name + "')");
 }
 
 void Decoder::declare(const Decl& d, Binding b, bool range) {
@@ -440,7 +462,7 @@ int64_t Decoder::parse_offset(size_t& p, size_t e) {
 }
 
 void Decoder::unsupported(const Dec& d) {
-  fail(*d.op_tok, "unsupported PTX instruction '" + std::string(d.full) + "' at " + where(*d.op_tok));
+  fail(*d.op_tok, "unsupported PTX instruction '" + std::string(d.full) + "'");
 }
 
 void Decoder::bad_type(const Dec& d, DataType t) {
@@ -504,6 +526,9 @@ Operand Decoder::src_operand(const Dec& d, size_t i, DataType immty) {
           o.sreg = *s;
           return o;
         }
+        if (r.name == "%current_graph_exec")  // what cudaGetCurrentGraphExec() reads
+          fail(*r.tok, "unsupported: " + std::string(unsupported_device_runtime_feature("cudaGraph")) +
+                           " in kernel '" + cur_->name + "' (read of %current_graph_exec)");
         fail(*r.tok, "unknown register '" + std::string(r.name) + "'");
       }
       if ((b->kind == Binding::Pred) != pred)
@@ -518,8 +543,9 @@ Operand Decoder::src_operand(const Dec& d, size_t i, DataType immty) {
     case RawOp::Lit:
       o.kind = OperandKind::Imm;
       if (pred) {
-        if (r.lit.kind != Literal::Int || r.lit.bits > 1) fail(*r.tok, "a predicate constant must be 0 or 1");
-        o.imm = r.lit.bits;
+        // ptxas takes any integer here, and nvcc writes true as -1: non-zero is true.
+        if (r.lit.kind != Literal::Int) fail(*r.tok, "a predicate constant must be an integer (0 false, non-zero true)");
+        o.imm = r.lit.bits != 0;
         return o;
       }
       if (!literal_bits(r.lit, immty, o.imm)) {
@@ -574,6 +600,7 @@ Operand Decoder::symbol_operand(const RawOp& r) {
   } else {
     o.kind = OperandKind::Imm;
     o.imm = v.offset + uint64_t(r.offset);
+    note_shared_use(v);
   }
   return o;
 }
@@ -614,8 +641,61 @@ Operand Decoder::address_operand(Dec& d, size_t i) {
     o.symbol = v.global_index;
   } else {
     o.imm = v.offset + uint64_t(r.offset);
+    note_shared_use(v);
   }
   return o;
+}
+
+void Decoder::note_shared_use(const Decl& v) {
+  if (v.space == StateSpace::Shared && v.size() > 0) shared_uses_[size_t(cur_->module_index)].insert(&v);
+}
+
+void Decoder::charge_static_shared_memory() {
+  // Per function: the functions its calls may reach. An indirect call may
+  // reach any device function.
+  const size_t n = mod_.functions.size();
+  std::vector<std::vector<uint32_t>> callees(n);
+  for (size_t f = 0; f < n; ++f) {
+    const Function& fn = mod_.functions[f];
+    for (uint32_t pc = fn.entry_pc; pc < fn.end_pc; ++pc) {
+      const Instruction& in = mod_.code[pc];
+      if (in.op != Opcode::Call || in.target >= mod_.calls.size()) continue;
+      const CallSite& site = mod_.calls[in.target];
+      if (site.builtin != BuiltinFunction::None) continue;
+      if (!site.indirect()) {
+        callees[f].push_back(site.callee);
+        continue;
+      }
+      for (uint32_t g = 0; g < n; ++g)
+        if (!mod_.functions[g].is_entry) callees[f].push_back(g);
+    }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    Function& kernel = mod_.functions[k];
+    if (!kernel.is_entry) continue;
+    std::vector<bool> reached(n, false);
+    std::vector<uint32_t> work{uint32_t(k)};
+    reached[k] = true;
+    std::set<const Decl*> used;
+    while (!work.empty()) {
+      const uint32_t f = work.back();
+      work.pop_back();
+      used.insert(shared_uses_[f].begin(), shared_uses_[f].end());
+      for (uint32_t g : callees[f]) {
+        if (reached[g]) continue;
+        reached[g] = true;
+        work.push_back(g);
+      }
+    }
+    // What a layout of only these variables takes (ptxas lays out each
+    // kernel's own); the module-wide offsets stay as they are.
+    std::vector<const Decl*> by_offset(used.begin(), used.end());
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const Decl* a, const Decl* b) { return a->offset < b->offset; });
+    uint32_t end = 0;
+    for (const Decl* d : by_offset) end = align_up(end, d->alignment()) + d->size();
+    kernel.static_shared_bytes = end;
+  }
 }
 
 Operand Decoder::vector_operand(const Dec& d, size_t i, unsigned want, bool allow_sink, bool allow_imm) {

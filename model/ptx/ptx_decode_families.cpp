@@ -1304,9 +1304,9 @@ void Decoder::decode_surface(Dec& d, bool is_ld) {
              clamp = true;
     return is_cache_hint(m);
   });
-  // Formatted (.p) access and layered surfaces are not what CUDA's surf*Dread/write emit.
-  if (!raw || !geom || in.tex_geom == TexGeom::A1D || in.tex_geom == TexGeom::A2D || in.tex_geom == TexGeom::Cube)
-    unsupported(d);
+  // Formatted (.p) access is not what CUDA's surf*read/write emit; cubemap
+  // surfaces are not in the ISA's suld/sust geometries.
+  if (!raw || !geom || in.tex_geom == TexGeom::Cube) unsupported(d);
   in.type = one_type(d, bit(DataType::B8) | bit(DataType::B16) | bit(DataType::B32) | bit(DataType::B64));
   if (in.vec == 4 && in.type == DataType::B64) bad_type(d, in.type);
   want_count(d, 2);
@@ -1433,9 +1433,9 @@ void Decoder::decode_call(Dec& d, size_t p, size_t e) {
   if (fn.kind != RawOp::Name || fn.offset != 0)
     fail(*fn.tok, "'" + std::string(d.full) + "' expects a function name, found " + describe(*fn.tok));
   if (i < d.ops.size()) fail(*d.ops[i].tok, "unexpected operand in call (a prototype needs an indirect call)");
-  if (is_device_launch_function(fn.name))
-    fail(*fn.tok, "unsupported: dynamic parallelism (device-side kernel launch) in kernel '" + cur_->name +
-                      "' (call of '" + std::string(fn.name) + "')");
+  if (sv feature = unsupported_device_runtime_feature(fn.name); !feature.empty())
+    fail(*fn.tok, "unsupported: " + std::string(feature) + " in kernel '" + cur_->name + "' (call of '" +
+                      std::string(fn.name) + "')");
 
   auto f = func_names_.find(std::string(fn.name));
   if (f == func_names_.end()) fail(*fn.tok, "call to unknown function '" + std::string(fn.name) + "'");
@@ -1481,9 +1481,13 @@ void Decoder::decode_call(Dec& d, size_t p, size_t e) {
   calls_.add_call(cur_->module_index, callee.module_index, {in.loc.line, in.loc.column});
 }
 
-bool Decoder::is_device_launch_function(sv name) {
-  return name.rfind("__cudaCDP", 0) == 0 || name == "cudaLaunchDevice" || name == "cudaLaunchDeviceV2" ||
-         name == "cudaGetParameterBuffer" || name == "cudaGetParameterBufferV2";
+sv Decoder::unsupported_device_runtime_feature(sv name) {
+  if (name.rfind("__cudaCDP", 0) == 0 || name == "cudaLaunchDevice" || name == "cudaLaunchDeviceV2" ||
+      name == "cudaGetParameterBuffer" || name == "cudaGetParameterBufferV2")
+    return "dynamic parallelism (device-side kernel launch)";
+  // cudaGraphLaunch, cudaGraphSetConditional, cudaGraphKernelNodeSetParam, ...
+  if (name.rfind("cudaGraph", 0) == 0) return "device-side CUDA graph call (graph launch, conditional or node update)";
+  return {};
 }
 
 BuiltinFunction Decoder::builtin_of(sv name) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -111,6 +112,12 @@ class Decoder : PhaseReporter {
 
  private:
   void decode_function(FuncDef& f);
+  void append_end_of_body_guard(const Function& fn);
+  /// Records that the function being decoded names shared variable `v`.
+  void note_shared_use(const Decl& v);
+  /// Function::static_shared_bytes of each kernel, from the shared variables
+  /// it and the functions it may call name.
+  void charge_static_shared_memory();
   void declare(const Decl& d, Binding b, bool range);
   void bind_reg(const Decl& d);
   void bind_var(const Decl& d);
@@ -334,8 +341,11 @@ class Decoder : PhaseReporter {
   /// call[.uni] [(rets),] %reg, (args), prototype;   (indirect)
   void decode_call(Dec& d, size_t p, size_t e);
 
-  /// The CUDA device runtime's kernel-launch entry points (CDP1 and CDP2 names).
-  static bool is_device_launch_function(sv name);
+  /// What a call of a CUDA device runtime function the model does not
+  /// provide would need ("dynamic parallelism (device-side kernel launch)"
+  /// for the CDP1/CDP2 launch entry points, "device-side graph calls ..."
+  /// for the cudaGraph* functions); empty for any other name.
+  static sv unsupported_device_runtime_feature(sv name);
   static BuiltinFunction builtin_of(sv name);
 
   /// The caller's call-sequence .param block `name`.
@@ -379,6 +389,9 @@ class Decoder : PhaseReporter {
   Binding scratch_;
   uint32_t next_reg_ = 0, next_pred_ = 0;
   uint32_t kernel_reg_base_ = 0, kernel_pred_base_ = 0;
+  /// Per function (Module::functions index): the static .shared variables
+  /// its instructions name.
+  std::vector<std::set<const Decl*>> shared_uses_;
 };
 
 }  // namespace tlmgpu::ptx::decoding

@@ -50,10 +50,6 @@ std::vector<PtxDiagnostic> DiagnosticLog::take_sorted() {
   return std::move(diags_);
 }
 
-std::string PhaseReporter::where(const Token& t) const {
-  return log_.file() + ":" + std::to_string(t.line) + ":" + std::to_string(t.column);
-}
-
 std::string PhaseReporter::describe(const Token& t) {
   switch (t.kind) {
     case TokKind::End: return "end of file";

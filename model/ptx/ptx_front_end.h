@@ -71,8 +71,6 @@ class PhaseReporter {
     error(t, std::move(msg));
     throw StmtAbort{};
   }
-  /// "file:line:column" of a token, for messages that name a place.
-  std::string where(const Token& t) const;
   static std::string describe(const Token& t);
   /// Reads a numeric literal token (the '-' already consumed when neg).
   bool read_literal(const Token& t, bool neg, Literal& lit);

@@ -293,6 +293,9 @@ struct Instruction {
   bool relu = false;                ///< fma.relu (f16/bf16): negative results become +0
   bool nan_out = false;             ///< min/max .NaN: a NaN operand gives the canonical NaN
   bool clamp = false;               ///< bmsk/szext .clamp (else .wrap)
+  /// Trap: not in the source; it follows a body whose end can be reached
+  /// (fall-through or a label there), so running off the end is a fault.
+  bool end_of_body = false;
   VideoForm video;                  ///< Opcode::Video
   /// Carry chain: carry_in for addc/subc/madc (adds, or for subc subtracts, the
   /// lane's carry flag), carry_out for '.cc' (writes the flag: the carry, or for
@@ -370,6 +373,11 @@ struct Function {
   /// estimate_registers (model/ptx/register_allocation.h), callees included;
   /// not capped at any architecture's limit. The occupancy calculation uses it.
   uint32_t regs_per_thread = 0;
+  /// Kernels only: static shared memory per CTA, what ptxas would allocate
+  /// for this kernel: the .shared variables it and the functions it may call
+  /// name, packed. Their addresses are the module's layout (Module::
+  /// static_shared_bytes spans every kernel's); this is what a CTA is charged.
+  uint32_t static_shared_bytes = 0;
   /// .func only: local-memory offsets and sizes of its return values and
   /// parameters (what an indirect call copies to and from).
   std::vector<ParamCopy> ret_slots, param_slots;

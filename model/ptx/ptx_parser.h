@@ -16,7 +16,7 @@ struct PtxDiagnostic {
   uint32_t column = 0;
   std::string message;   ///< e.g. "unsupported PTX instruction 'tex.2d.v4.f32.f32'"
   std::string text;      ///< the offending source line
-  /// "k.ptx:120:5: error: unsupported PTX instruction 'tex.2d.v4.f32.f32' at k.ptx:120:5\n    <text>"
+  /// "k.ptx:120:5: error: unsupported PTX instruction 'tex.2d.v4.f32.f32'\n    <text>"
   std::string format() const;
 };
 

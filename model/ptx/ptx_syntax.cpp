@@ -244,6 +244,15 @@ class SyntaxParser : PhaseReporter {
       } else if (w == "v2" || w == "v4") {
         vec = w == "v2" ? 2 : 4;
       } else if (w == "ptr") {
+      } else if (w == "attribute") {
+        // .attribute(.managed): a __managed__ variable. To kernels it is a
+        // .global variable; the CUDA runtime gives the host its address.
+        expect('(', "after .attribute");
+        const Token& a = peek();
+        if (a.kind != TokKind::Word || a.text != ".managed")
+          fail(a, "unsupported variable attribute " + describe(a) + " (supported: .managed)");
+        next();
+        expect(')', "after the variable attribute");
       } else if (w == "texref" || w == "surfref" || w == "samplerref") {
         fail(m, "unsupported: texture references (." + std::string(w) + "); use texture objects");
       } else if (auto ty = type_of(w); ty && *ty != DataType::Pred) {

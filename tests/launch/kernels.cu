@@ -46,3 +46,18 @@ extern "C" __global__ void widen(long long* out, const unsigned char* a, const s
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = (long long)a[i] + (long long)b[i] + (long long)c[i];
 }
+
+// Adds the first n elements into a __device__ variable the host reads back
+// (cudaMemcpyFromSymbol; "copy": {"from_symbol": ...} in a launch file).
+__device__ int total;
+extern "C" __global__ void sum_into_total(const int* v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&total, v[i]);
+}
+
+// A device-side assert: fails (__assertfail) for a non-positive element.
+#include <cassert>
+extern "C" __global__ void assert_positive(const int* v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) assert(v[i] > 0);
+}

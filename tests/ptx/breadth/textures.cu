@@ -1,6 +1,6 @@
 // Kernels for tests/test_ptx_textures.cpp: texture and surface objects as
 // CUDA programs use them (tex1Dfetch, tex1D/2D/3D, layered, cubemap,
-// tex2DGather, tex2DLod, tex2DGrad, surf2Dread/surf2Dwrite).
+// tex2DGather, tex2DLod, tex2DGrad, surf2Dread/surf2Dwrite, layered surfaces).
 // Regenerate: nvcc -ptx -arch=sm_75 -O3 textures.cu -o textures.ptx
 #include <cstdint>
 
@@ -107,4 +107,25 @@ extern "C" __global__ void surf3d_copy(cudaSurfaceObject_t src, cudaSurfaceObjec
   const int x = threadIdx.x, y = threadIdx.y, z = blockIdx.x;
   const short2 v = surf3Dread<short2>(src, x * 4, y, z);
   surf3Dwrite(make_short2(v.y, v.x), dst, x * 4, y, z);
+}
+
+// Layered surfaces (suld/sust .a1d and .a2d): each layer of a 1-D layered
+// surface is reversed into the 2-D layered one's row `layer % h` of layer
+// `layer / h`, plus the layer number; one thread per element of the source.
+extern "C" __global__ void surf_layered(cudaSurfaceObject_t src1d, cudaSurfaceObject_t dst2d, int h) {
+  const int x = threadIdx.x, layer = blockIdx.x, w = blockDim.x;
+  const int v = surf1DLayeredread<int>(src1d, x * 4, layer);
+  surf2DLayeredwrite(v + layer, dst2d, (w - 1 - x) * 4, layer % h, layer / h);
+}
+
+// Reads back a 2-D layered surface of ushort2 elements, swapping the halves.
+extern "C" __global__ void surf_layered_read2d(cudaSurfaceObject_t src, ushort2* out, int w, int h) {
+  const int x = threadIdx.x, y = threadIdx.y, layer = blockIdx.x;
+  const ushort2 v = surf2DLayeredread<ushort2>(src, x * 4, y, layer, cudaBoundaryModeZero);
+  out[(layer * h + y) * w + x] = make_ushort2(v.y, v.x);
+}
+
+// A 1-D layered store with .trap (out of range: a fault) at (x, layer).
+extern "C" __global__ void surf_layered_write_trap(cudaSurfaceObject_t dst, int x, int layer) {
+  surf1DLayeredwrite(5, dst, x * 4, layer, cudaBoundaryModeTrap);
 }

@@ -1,0 +1,26 @@
+# The runtime API test programs (tests/test_cuda_runtime_programs.cpp runs
+# them under `tlmgpu exec`). Names start with rt_: build/cuda_programs is
+# shared with the other program lists.
+set(rt tests/cuda/runtime)
+tlmgpu_cuda_program(rt_two_tu SOURCES ${rt}/two_tu_main.cu ${rt}/two_tu_other.cu)
+tlmgpu_cuda_program(rt_rdc SOURCES ${rt}/rdc_main.cu ${rt}/rdc_lib.cu FLAGS -rdc=true)
+tlmgpu_cuda_program(rt_templates SOURCES ${rt}/templates.cu)
+tlmgpu_cuda_program(rt_symbols SOURCES ${rt}/symbols.cu)
+tlmgpu_cuda_program(rt_managed SOURCES ${rt}/managed.cu)
+tlmgpu_cuda_program(rt_streams SOURCES ${rt}/streams.cu)
+tlmgpu_cuda_program(rt_textures SOURCES ${rt}/textures.cu)
+tlmgpu_cuda_program(rt_printf SOURCES ${rt}/printf.cu)
+tlmgpu_cuda_program(rt_cooperative SOURCES ${rt}/cooperative.cu)
+tlmgpu_cuda_program(rt_fault SOURCES ${rt}/fault.cu)
+tlmgpu_cuda_program(rt_unimplemented SOURCES ${rt}/unimplemented.cu)
+tlmgpu_cuda_program(rt_vector_add SOURCES ${rt}/vector_add.cu)
+# The same program as users get it by default (static cudart), and without PTX.
+tlmgpu_cuda_program(rt_vector_add_static SOURCES ${rt}/vector_add.cu CUDART static)
+tlmgpu_cuda_program(rt_vector_add_sass SOURCES ${rt}/vector_add.cu FLAGS -gencode arch=compute_75,code=sm_75)
+tlmgpu_cuda_program(rt_bfs_loop SOURCES ${rt}/bfs_loop.cu)
+tlmgpu_cuda_program(rt_device_query SOURCES ${rt}/device_query.cu)
+tlmgpu_cuda_program(rt_memory SOURCES ${rt}/memory.cu)
+tlmgpu_cuda_program(rt_callbacks SOURCES ${rt}/callbacks.cu)
+tlmgpu_cuda_program(rt_func_attributes SOURCES ${rt}/func_attributes.cu)
+tlmgpu_cuda_program(rt_big_params SOURCES ${rt}/big_params.cu)
+tlmgpu_cuda_program(rt_errors SOURCES ${rt}/errors.cu)
