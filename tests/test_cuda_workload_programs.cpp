@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct ProgramCase {
   std::string workload;
   std::string mode;  // functional, timing or lt
 };
+
+// ctest lists a case by its value: "vector_add timing", not its bytes.
+void PrintTo(const ProgramCase& c, std::ostream* os) { *os << c.workload << " " << c.mode; }
 
 // LT mode for a few workloads of different shapes: many launches with host
 // round trips (bfs), a multi-launch stencil (hotspot), shared-memory atomics
