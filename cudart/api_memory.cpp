@@ -130,6 +130,23 @@ void symbol_copy(CudaRuntime& rt, const void* symbol, void* host, size_t bytes, 
 
 }  // namespace
 
+// The device's default memory pool: stream-ordered allocations come from
+// device memory as cudaMalloc's do; its release threshold is kept and
+// reported (the model returns freed memory at once).
+namespace {
+struct DefaultMemPool {
+  uint64_t release_threshold = 0;
+};
+DefaultMemPool& default_pool() {
+  static DefaultMemPool pool;
+  return pool;
+}
+cudaMemPool_t default_pool_handle() { return reinterpret_cast<cudaMemPool_t>(&default_pool()); }
+void check_pool(cudaMemPool_t pool) {
+  if (pool != default_pool_handle()) throw CudaFailure(cudaErrorInvalidValue, "not the device's default memory pool");
+}
+}  // namespace
+
 extern "C" {
 
 cudaError_t cudaMalloc(void** p, size_t bytes) {
@@ -152,6 +169,47 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t stream) {
     rt.stream_id(stream);
     release(rt, p);
   });
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+  return api_call("cudaDeviceGetDefaultMemPool", [&](CudaRuntime&) {
+    if (!pool || device != 0) throw CudaFailure(device != 0 ? cudaErrorInvalidDevice : cudaErrorInvalidValue);
+    *pool = default_pool_handle();
+  });
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+
+cudaError_t cudaMallocFromPoolAsync(void** p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
+  return api_call("cudaMallocFromPoolAsync", [&](CudaRuntime& rt) {
+    check_pool(pool);
+    rt.stream_id(stream);
+    allocate(rt, p, bytes);
+  });
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, int attr, void* value) {
+  return api_call("cudaMemPoolSetAttribute", [&](CudaRuntime&) {
+    check_pool(pool);
+    constexpr int kReleaseThreshold = 4;  // cudaMemPoolAttrReleaseThreshold
+    if (attr != kReleaseThreshold || !value)
+      throw CudaFailure(cudaErrorNotSupported, "memory pool attribute " + std::to_string(attr));
+    default_pool().release_threshold = *static_cast<const uint64_t*>(value);
+  });
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, int attr, void* value) {
+  return api_call("cudaMemPoolGetAttribute", [&](CudaRuntime&) {
+    check_pool(pool);
+    constexpr int kReleaseThreshold = 4;
+    if (attr != kReleaseThreshold || !value)
+      throw CudaFailure(cudaErrorNotSupported, "memory pool attribute " + std::to_string(attr));
+    *static_cast<uint64_t*>(value) = default_pool().release_threshold;
+  });
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+  return api_call("cudaMemPoolTrimTo", [&](CudaRuntime&) { check_pool(pool); });
 }
 
 cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {

@@ -105,6 +105,21 @@ int main() {
   int bad_async = 0;
   for (int i = 0; i < n; ++i) bad_async += h_dst[i] != -200 + i;
   RT_EXPECT(bad_async == 0);
+  // The default memory pool: an allocation from it, and its release threshold.
+  cudaMemPool_t pool;
+  RT_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  unsigned long long threshold = 1 << 20, read_back = 0;
+  RT_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  RT_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &read_back));
+  RT_EXPECT(read_back == threshold);
+  int* d_pool = nullptr;
+  RT_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&d_pool), n * sizeof(int), pool, s));
+  iota_kernel<<<(n + 127) / 128, 128, 0, s>>>(d_pool, n, 7);
+  RT_CHECK(cudaMemcpyAsync(h_dst, d_pool, n * sizeof(int), cudaMemcpyDeviceToHost, s));
+  RT_CHECK(cudaFreeAsync(d_pool, s));
+  RT_CHECK(cudaStreamSynchronize(s));
+  for (int i = 0; i < n; ++i) bad_async += h_dst[i] != 7 + i;
+  RT_EXPECT(bad_async == 0);
   RT_CHECK(cudaStreamDestroy(s));
 
   std::printf("memory: pitch_ok=%d memset=%d 2d=%d copies=%d mapped=%d async=%d\n", pitch >= w * sizeof(float),
