@@ -199,7 +199,6 @@ RuntimeOptions options_from_environment() {
     const uint64_t interval = env("TLMGPU_TIMELINE_INTERVAL") ? env_u64("TLMGPU_TIMELINE_INTERVAL", 1) : 100;
     platform::record_timeline(interval);
   }
-  if (const char* q = env("TLMGPU_QUIET")) o.verbose = std::string(q) == "0";
   return o;
 }
 
@@ -216,6 +215,11 @@ cudaError_t set_error(cudaError_t code) {
 }
 
 void report(const char* name, const std::string& message) {
+  static const bool quiet = [] {
+    const char* q = env("TLMGPU_QUIET");
+    return q && std::string(q) == "1";
+  }();
+  if (quiet) return;
   std::fflush(stdout);
   std::cerr << "tlmgpu: " << name << ": " << message << std::endl;
 }

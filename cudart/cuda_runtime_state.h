@@ -39,13 +39,11 @@ struct RuntimeOptions {
   std::string mode_name = "functional";
   std::string stats_file;
   std::string timeline_file;
-  /// False: the model's messages on stderr stay off but for faults (TLMGPU_QUIET=1).
-  bool verbose = true;
 };
 /// Reads TLMGPU_MODE, TLMGPU_PRESET, TLMGPU_CONFIG, TLMGPU_SET,
 /// TLMGPU_SCHEDULER, TLMGPU_FETCH_SCHEDULER, TLMGPU_DIVERGENCE,
 /// TLMGPU_WATCHDOG, TLMGPU_STARVATION, TLMGPU_REGS_PER_THREAD, TLMGPU_STATS,
-/// TLMGPU_VCD, TLMGPU_TIMELINE, TLMGPU_TIMELINE_INTERVAL, TLMGPU_QUIET.
+/// TLMGPU_VCD, TLMGPU_TIMELINE, TLMGPU_TIMELINE_INTERVAL (TLMGPU_QUIET: report()).
 /// Throws std::invalid_argument naming the variable for a bad value.
 RuntimeOptions options_from_environment();
 
@@ -224,7 +222,8 @@ cudaError_t api_call(const char* name, Body&& body);
 
 /// Records `code` as the last error when it is one; returns it.
 cudaError_t set_error(cudaError_t code);
-/// The stderr line for a failure: "tlmgpu: cudaXxx: message".
+/// The stderr line for a failure: "tlmgpu: cudaXxx: message" (none with
+/// TLMGPU_QUIET=1; device faults are reported whatever it says).
 void report(const char* name, const std::string& message);
 /// An entry point this library does not implement: names itself once on
 /// stderr, returns cudaErrorNotSupported (recorded as the last error).
