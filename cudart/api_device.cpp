@@ -187,7 +187,6 @@ cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
   if (flags) *flags = 0;
   return cudaSuccess;
 }
-cudaError_t cudaFree_v2(void*) { return cudaSuccess; }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   return api_call("cudaGetDeviceProperties", [&](CudaRuntime& rt) {
