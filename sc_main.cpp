@@ -168,7 +168,7 @@ int cmd_list(const std::vector<std::string>& args) {
 
 Command run_command() {
   Command c{"run",
-            "tlmgpu run --workload NAME [--size small|default] [--seed N] [options]\n"
+            "tlmgpu run --workload NAME [--size small|default|paper] [--seed N] [options]\n"
             "       tlmgpu run --launch FILE.json [options]\n"
             "       tlmgpu run --trace FILE.trace [--ctas N] [options]",
             po::options_description("options")};
@@ -179,7 +179,7 @@ Command run_command() {
       ("trace", po::value<std::string>()->value_name("FILE"),
        "an instruction trace run on the cycle-level SMs (format: docs/SCHEDULERS.md; implies --mode timing)")
       ("ctas", po::value<std::string>()->value_name("N"), "traces: CTAs to run, each with all the trace's warps (default: 1)")
-      ("size", po::value<std::string>()->value_name("SIZE"), "small or default (default: default)")
+      ("size", po::value<std::string>()->value_name("SIZE"), "small, default or paper (default: default)")
       ("seed", po::value<std::string>()->value_name("N"), "workload input seed (default: 1)")
       ("divergence", po::value<std::string>()->value_name("MODE"),
        "ipdom or its (default: ipdom if the workload is ipdom-safe, else its; "
@@ -272,8 +272,8 @@ WorkloadInputs workload_inputs(const po::variables_map& vm) {
   WorkloadInputs in;
   if (vm.count("size")) {
     in.size_name = vm["size"].as<std::string>();
-    if (in.size_name == "small") in.size = tlmgpu::workloads::Size::Small;
-    else if (in.size_name != "default") throw UsageError(allowed_error("size", in.size_name, "small, default"));
+    if (!tlmgpu::workloads::parse_size(in.size_name, in.size))
+      throw UsageError(allowed_error("size", in.size_name, "small, default, paper"));
   }
   if (vm.count("seed")) in.seed = parse_u64("seed", vm["seed"].as<std::string>(), 0);
   return in;

@@ -2,7 +2,7 @@
 // divergence mode, in functional, timing or LT mode, at the workloads' default
 // size. Prints a Markdown table for docs/PERFORMANCE.md.
 //
-//   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default] [--repeat N] [workload...]
+//   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [workload...]
 //
 // Timing mode runs the gtx480 preset under lrr (SystemC elaborates one GPU
 // per process, so every workload and repeat shares it); LT mode estimates
@@ -31,7 +31,7 @@ using namespace tlmgpu;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default] [--repeat N] [workload...]";
+    "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [workload...]";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "tlmgpu_bench: %s\n%s\n", what.c_str(), kUsage);
@@ -65,8 +65,7 @@ int sc_main(int argc, char* argv[]) {
       if (i + 1 == argc) return usage_error(a + " needs a value");
       const std::string v = argv[++i];
       if (a == "--size") {
-        if (v != "small" && v != "default") return usage_error("--size " + v + ": allowed are small, default");
-        size = v == "small" ? workloads::Size::Small : workloads::Size::Default;
+        if (!workloads::parse_size(v, size)) return usage_error("--size " + v + ": allowed are small, default, paper");
       } else if (a == "--mode") {
         if (v != "functional" && v != "timing" && v != "lt")
           return usage_error("--mode " + v + ": allowed are functional, timing, lt");

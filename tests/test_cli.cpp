@@ -204,7 +204,7 @@ TEST_F(Cli, RunUnknownWorkload) {
 
 TEST_F(Cli, RunBadOptionValues) {
   const std::pair<const char*, const char*> cases[] = {
-      {"--size huge", "small, default"},
+      {"--size huge", "small, default, paper"},
       {"--divergence simt", "ipdom, its"},
       {"--mode cycle", "functional, timing"},
       {"--seed abc", "--seed"},

@@ -113,7 +113,7 @@ TEST_F(Sweep, SpecErrorsNameTheFileLineAndKey) {
   expect_spec_error(std::string(kGood) + "[figure ipc]\nmetric = ipc\nx = workload\nkind = lines\n", 7, "kind",
                     "lines need a numeric x");
   expect_spec_error(std::string(kGood) + "[figure ipc]\nx = workload\n", 4, "metric", "needs a metric");
-  expect_spec_error(std::string(kGood) + "size = huge\n", 4, "size", "expected small or default");
+  expect_spec_error(std::string(kGood) + "size = huge\n", 4, "size", "expected small, default or paper");
 }
 
 TEST_F(Sweep, MissingSpecAndBadOptionsAreUsageErrors) {

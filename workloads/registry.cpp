@@ -24,6 +24,24 @@ std::vector<const WorkloadInfo*> all_workloads() {
   return out;
 }
 
+const char* size_name(Size size) {
+  switch (size) {
+    case Size::Small: return "small";
+    case Size::Default: return "default";
+    case Size::Paper: return "paper";
+  }
+  return "default";
+}
+
+bool parse_size(const std::string& name, Size& out) {
+  for (Size s : {Size::Small, Size::Default, Size::Paper})
+    if (name == size_name(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
 const WorkloadInfo* find_workload(const std::string& name) {
   auto it = registry().find(name);
   return it == registry().end() ? nullptr : &it->second;

@@ -12,7 +12,16 @@
 
 namespace tlmgpu::workloads {
 
-enum class Size { Small, Default };
+/// Small: seconds in timing mode, for tests. Default: a realistic load for
+/// studies. Paper: the grid, block and input size a seed paper states for
+/// the benchmark (docs/SCHEDULERS.md lists each with its source); a workload
+/// that no paper names runs its default size.
+enum class Size { Small, Default, Paper };
+
+/// "small", "default" or "paper".
+const char* size_name(Size size);
+/// Parses a --size value; false for an unknown name.
+bool parse_size(const std::string& name, Size& out);
 
 struct WorkloadResult {
   bool verified = false;

@@ -32,7 +32,7 @@ constexpr const char* kUsage =
     "\n"
     "options:\n"
     "  --paper NAME        pro, spin_backoff, kaws, lfws, swas or all (default: all)\n"
-    "  --size SIZE         small or default (default: small)\n"
+    "  --size SIZE         small, default or paper (default: small)\n"
     "  --workloads A,B     only these of each paper's workloads\n"
     "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
     "  --no-report         write no figures and no index.html (scripts/report/papers_report.py)\n";
@@ -99,7 +99,8 @@ Options parse(int argc, char** argv) {
     }
   }
   experiment::finish_pool_options(o.pool, argv[0]);
-  if (o.size != "small" && o.size != "default") throw UsageError("--size '" + o.size + "': expected small or default");
+  if (o.size != "small" && o.size != "default" && o.size != "paper")
+    throw UsageError("--size '" + o.size + "': expected small, default or paper");
   std::set<std::string> names = {"all"};
   for (const Paper& p : papers()) names.insert(p.name);
   if (!names.count(o.paper)) {

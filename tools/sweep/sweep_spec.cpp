@@ -202,7 +202,8 @@ class Parser {
       if (value.empty()) throw s_.error(n, key, "needs a value");
       s_.title = value;
     } else if (key == "size") {
-      if (value != "small" && value != "default") throw s_.error(n, key, "'" + value + "': expected small or default");
+      if (value != "small" && value != "default" && value != "paper")
+        throw s_.error(n, key, "'" + value + "': expected small, default or paper");
       s_.size = value;
     } else if (key == "mode") {
       // The run pool runs `tlmgpu run --mode timing`; the other modes have no

@@ -37,18 +37,18 @@
 
 namespace program {
 
-enum class Size { Small, Default };
+enum class Size { Small, Default, Paper };
 
 struct Options {
   Size size = Size::Default;  // the workloads' defaults
   uint64_t seed = 1;
 };
 
-// --size small|default, --seed N; anything else is a usage error (status 2).
+// --size small|default|paper, --seed N; anything else is a usage error (status 2).
 inline Options parse_options(int argc, char** argv) {
   Options o;
   auto usage = [&](const std::string& why) {
-    std::fprintf(stderr, "%s: %s\nusage: %s [--size small|default] [--seed N]\n", argv[0], why.c_str(), argv[0]);
+    std::fprintf(stderr, "%s: %s\nusage: %s [--size small|default|paper] [--seed N]\n", argv[0], why.c_str(), argv[0]);
     std::exit(2);
   };
   for (int i = 1; i < argc; ++i) {
@@ -58,7 +58,8 @@ inline Options parse_options(int argc, char** argv) {
     if (arg == "--size") {
       if (value == "small") o.size = Size::Small;
       else if (value == "default") o.size = Size::Default;
-      else usage("--size must be small or default, not '" + value + "'");
+      else if (value == "paper") o.size = Size::Paper;
+      else usage("--size must be small, default or paper, not '" + value + "'");
     } else {
       char* end = nullptr;
       errno = 0;
