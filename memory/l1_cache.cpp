@@ -80,7 +80,10 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   const uint64_t line = tags_.line_of(access.line_addr);
 
   if (access.kind == AccessKind::Store || access.kind == AccessKind::Atomic || access.bypass_l1) {
-    if (outstanding_ >= config_.mshrs) return reservation_fail(access);
+    // Nothing is allocated: stores, atomics and bypassing loads go to the
+    // interconnect without an MSHR (GPGPU-Sim's write-through stores take its
+    // miss queue, its bypassing accesses go straight to the interconnect),
+    // so only the interconnect's pace bounds them.
     ++accesses_;
     if (access.kind == AccessKind::Store) {
       ++writes_;
@@ -96,7 +99,9 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     Transaction& tx = new_transaction();
     tx.fill = false;
     tx.line = line;
-    tx.units = access.kind == AccessKind::Store ? (access.sector_mask & tags_.line_mask()) : units;
+    // Exactly the 32-byte units the lanes touch: the L1's sector size does
+    // not apply to what bypasses it.
+    tx.units = access.sector_mask & tags_.line_mask();
     tx.access_id = access.id;
     tx.atomic_same_address_ops = access.atomic_same_address_ops;
     tx.atomic_address = access.atomic_address;
@@ -117,7 +122,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   Mshrs::Entry* entry = mshrs_.find(line);
   const uint32_t extra = entry ? missing & ~entry->requested : missing;
   if (entry && entry->requests >= config_.mshr_merges) return reservation_fail(access);
-  if (extra && outstanding_ >= config_.mshrs) return reservation_fail(access);
+  if (extra && fills_outstanding_ >= config_.mshrs) return reservation_fail(access);
   if (!entry) entry = &mshrs_.allocate(line);
   ++accesses_;
   ++entry->requests;
@@ -128,6 +133,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     tx.through_pipeline = true;
     tx.line = line;
     tx.units = extra;
+    ++fills_outstanding_;
     entry->requested |= extra;
     ++entry->unapplied;
     ++misses_;
@@ -184,6 +190,7 @@ void L1Cache::apply(Transaction& tx) {
   ++version_;
   if (tx.fill) {
     ++fills_;
+    --fills_outstanding_;
     CacheLine* way = tags_.find(tx.line);
     if (!way) {
       way = &tags_.victim(tx.line);

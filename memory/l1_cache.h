@@ -65,7 +65,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   }
 
   /// Transactions below the cache whose answer has not arrived by now
-  /// (bounded by config.mshrs).
+  /// (fills bounded by config.mshrs; stores, atomics and bypasses unbounded).
   uint32_t outstanding() const {
     const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
     return outstanding_;
@@ -129,6 +129,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   ArrivalQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
   uint64_t next_apply_ = ~uint64_t(0);    ///< arrival cycle of the first of responses_ (UINT64_MAX: none)
   uint32_t outstanding_ = 0;
+  uint32_t fills_outstanding_ = 0;  ///< fill transactions: what config.mshrs bounds
   uint64_t next_request_id_ = 0;
   // A refused access is retried every cycle its SM runs; while no access
   // succeeded and no answer was applied (version_), it is refused again

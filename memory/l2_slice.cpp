@@ -143,6 +143,7 @@ CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
     ++evictions_;
     if (way.dirty) {
       ++writebacks_;
+      writeback_sectors_ += popcount32(way.dirty);
       send_to_dram(way.line, way.dirty, true, now + 1);
     }
   }
@@ -165,6 +166,7 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
     way->dirty |= units;
     ++accesses_;
     ++writes_;
+    written_sectors_ += popcount32(units);
     respond(payload, now + config_.hit_latency);
     return true;
   }
@@ -311,6 +313,8 @@ void L2Slice::report_stats(stats::StatMap& out) const {
   out["atomics"] = double(atomics_);
   out["atomic_serialisation_cycles"] = double(atomic_serialisation_cycles_);
   out["writebacks"] = double(writebacks_);
+  out["writeback_sectors"] = double(writeback_sectors_);
+  out["written_sectors"] = double(written_sectors_);
   out["evictions"] = double(evictions_);
   out["dram_reads"] = double(dram_reads_);
   out["host_copy_fills"] = double(host_copy_fills_);

@@ -134,6 +134,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
   uint64_t writes_ = 0, atomics_ = 0, writebacks_ = 0, evictions_ = 0, dram_reads_ = 0;
+  uint64_t writeback_sectors_ = 0, written_sectors_ = 0;  ///< 32-byte units
   uint64_t host_copy_fills_ = 0;  ///< 32-byte units written by host copies
 };
 

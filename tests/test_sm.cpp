@@ -290,7 +290,8 @@ ScatteredRun run_scattered(bool load) {
   o.config = platform::resolve_config("gtx480", {}, {"l1d.mshrs=1"});
   GpuDevice dev(o);
   auto m = dev.load_module(scattered_kernel(load), "scattered.ptx");
-  const uint64_t buf = dev.allocate(32 * 128, "buf");
+  // Copied in, so the lines are in the L2 (l2.fill_on_host_copy): every L1 miss is an L2 hit.
+  const uint64_t buf = dev.upload(std::vector<uint32_t>(32 * 32, 0), "buf");
   dev.launch(m, "scattered", {1, 1, 1}, {32, 1, 1}, 0, KernelArgs().ptr(buf));
   return {dev.stats().sim_cycles, stat_sum(".l1d.reservation_fails"), o.config};
 }
@@ -299,17 +300,24 @@ ScatteredRun run_scattered(bool load) {
 // its line waits for the MSHR, and counts the retries it skipped, so
 // reservation_fails is the cycles the lines waited, whenever the SM ran.
 TEST(SmMemory, ARefusedLineCountsEveryCycleItWaits) {
-  const ScatteredRun r = run_scattered(false);
+  const ScatteredRun r = run_scattered(true);
   const auto& c = r.config;
-  // A one-sector store answered by the L2 (MemorySystem.EndToEndLatencyIsTheSumOfTheParts)
-  // frees the MSHR 1 + crossbar + its flits after the first (an 8-byte
-  // header and 32 bytes of data) + ROP + L2 hit + crossbar cycles after it
-  // is accepted; the next line is refused from the cycle after and accepted
-  // in the cycle the MSHR frees.
-  const uint64_t extra_flits = (8 + 32 + c.icnt.bytes_per_cycle - 1) / c.icnt.bytes_per_cycle - 1;
+  // A line miss answered by the L2 (MemorySystem.EndToEndLatencyIsTheSumOfTheParts)
+  // frees the MSHR 1 + crossbar + ROP + L2 hit + crossbar cycles after it is
+  // accepted, plus the answer's flits after the first (a whole 128-byte
+  // line: gtx480's L1 sector); the next line is refused from the cycle
+  // after and accepted in the cycle the MSHR frees.
+  const uint64_t extra_flits = (c.l1d.sector_bytes + c.icnt.bytes_per_cycle - 1) / c.icnt.bytes_per_cycle - 1;
   const uint64_t round_trip =
-      1 + c.icnt.latency + extra_flits + c.l2_rop_latency + c.l2.hit_latency + c.icnt.latency;
+      1 + c.icnt.latency + c.l2_rop_latency + c.l2.hit_latency + c.icnt.latency + extra_flits;
   EXPECT_EQ(r.reservation_fails, 31.0 * double(round_trip - 1));
+}
+
+// Stores allocate nothing in the L1: a scattered store is never refused,
+// even with one MSHR.
+TEST(SmMemory, StoresNeedNoMshr) {
+  const ScatteredRun r = run_scattered(false);
+  EXPECT_EQ(r.reservation_fails, 0.0);
 }
 
 // A memory instruction completes with the last of its lines, not the first

@@ -107,6 +107,30 @@ TEST(SmLoadStoreUnit, GlobalLinesGoToTheL1dOnePerCycleAndCompleteWithTheLast) {
   EXPECT_FALSE(lsu.line_answered(id, stale));  // a retired entry's answer
 }
 
+// Line masks count 32-byte units whatever the L1's sector size (Fermi's L1
+// has 128-byte sectors): a full-warp store of words covers all four units of
+// its line, a store of every other 32-byte chunk two.
+TEST(SmLoadStoreUnit, LineMasksCount32ByteUnitsWhateverTheL1SectorSize) {
+  platform::GpuConfig c = config();
+  c.l1d.line_bytes = 128;
+  c.l1d.sector_bytes = 128;
+  LoadStoreUnit lsu(c);
+  StandInCache l1d, tex;
+  uint64_t pipe_free = 0;
+  exec::MemAccess full = access(ptx::StateSpace::Global, 0x1000, 4);
+  full.is_store = true;
+  ASSERT_EQ(lsu.start(full, false, 0, 0, 0, 8, pipe_free), LoadStoreUnit::kQueued);
+  exec::MemAccess halves = access(ptx::StateSpace::Global, 0x2000, 0);
+  halves.is_store = true;
+  for (uint32_t lane = 0; lane < ptx::kWarpSize; ++lane) halves.addr[lane] = 0x2000 + (lane % 2) * 64;
+  ASSERT_EQ(lsu.start(halves, false, 1, 0, 0, 8, pipe_free), LoadStoreUnit::kQueued);
+  EXPECT_TRUE(lsu.send_lines(1, l1d, tex));
+  EXPECT_TRUE(lsu.send_lines(2, l1d, tex));
+  ASSERT_EQ(l1d.taken.size(), 2u);
+  EXPECT_EQ(l1d.taken[0].first.sector_mask, 0xfu);
+  EXPECT_EQ(l1d.taken[1].first.sector_mask, 0x5u);
+}
+
 TEST(SmLoadStoreUnit, TexturesUseTheirCacheAndAtomicsBypassTheL1) {
   LoadStoreUnit lsu(config());
   StandInCache l1d, tex;

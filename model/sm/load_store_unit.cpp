@@ -1,12 +1,12 @@
 #include "model/sm/load_store_unit.h"
 
 #include "memory/coalescer.h"
+#include "memory/sector_tags.h"
 
 namespace tlmgpu::sm {
 
 LoadStoreUnit::LoadStoreUnit(const platform::GpuConfig& config)
     : line_bytes_(config.l1d.line_bytes),
-      sector_bytes_(config.l1d.sector_bytes),
       shared_banks_(config.sm.shared_banks),
       shared_latency_(config.sm.shared_latency),
       constant_latency_(config.sm.sp.latency) {}
@@ -32,7 +32,9 @@ uint64_t LoadStoreUnit::start(const exec::MemAccess& a, bool texture, uint32_t s
     case ptx::StateSpace::Local: {
       std::vector<memory::LineAccess>& lines = coalesced_;
       lines.clear();
-      memory::coalesce(a, line_bytes_, sector_bytes_, lines);
+      // Masks in the memory interfaces' 32-byte units, whatever the L1's
+      // sector: a cache widens them to its sectors; a store writes exactly these.
+      memory::coalesce(a, line_bytes_, memory::kSectorUnitBytes, lines);
       if (lines.empty()) return now + latency;
       uint32_t op;
       if (free_ops_.empty()) {

@@ -123,7 +123,7 @@ class LoadStoreUnit {
     return true;
   }
 
-  uint32_t line_bytes_, sector_bytes_;
+  uint32_t line_bytes_;
   uint32_t shared_banks_, shared_latency_, constant_latency_;
   LineQueue line_queue_;  // FIFO to the L1D
   LineQueue tex_queue_;   // FIFO to the texture cache
