@@ -25,7 +25,7 @@ struct DeviceIdentity {
 /// 12 GB). Vortex is not an NVIDIA GPU: it runs the sm_75 PTX the programs
 /// carry, so it reports 7.5, with the 4 GB its FPGA boards have.
 DeviceIdentity identity_of(const std::string& preset) {
-  if (preset == "gtx480") return {"NVIDIA GeForce GTX 480 (tlmgpu model)", 2, 0, 1536ull << 20};
+  if (preset == "gtx480" || preset == "gtx480_14sm") return {"NVIDIA GeForce GTX 480 (tlmgpu model)", 2, 0, 1536ull << 20};
   if (preset == "titanx_pascal") return {"NVIDIA TITAN X (Pascal) (tlmgpu model)", 6, 1, 12ull << 30};
   if (preset == "vortex_1sm") return {"Vortex, one SM (tlmgpu model)", 7, 5, 4ull << 30};
   return {"tlmgpu model", 7, 5, 4ull << 30};

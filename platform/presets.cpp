@@ -8,21 +8,24 @@ namespace {
 struct PresetEntry {
   const char* name;
   const char* description;
+  const char* base;  // "" or an earlier entry
 };
 
 const PresetEntry kPresets[] = {
     {"gtx480",
      "NVIDIA Fermi GTX480 as in GPGPU-Sim (memory as its 4.2 SM2_GTX480): 15 SMs, 2 schedulers each, 6 GDDR5 "
-     "channels (default)"},
-    {"titanx_pascal", "NVIDIA Pascal TITAN X: 28 SMs, 4 schedulers each, 3 MB L2, 12 memory controllers (seed 002)"},
-    {"vortex_1sm", "Vortex RISC-V GPU: 1 SM, 32 warps, 1 scheduler, 4-deep instruction queues (seed 003)"},
+     "channels (default)", ""},
+    {"titanx_pascal", "NVIDIA Pascal TITAN X: 28 SMs, 4 schedulers each, 3 MB L2, 12 memory controllers (seed 002)",
+     ""},
+    {"vortex_1sm", "Vortex RISC-V GPU: 1 SM, 32 warps, 1 scheduler, 4-deep instruction queues (seed 003)", ""},
+    {"gtx480_14sm", "gtx480 with 14 SMs, as seed 000 (PRO) configures GPGPU-Sim in its Table I", "gtx480"},
 };
 
 }  // namespace
 
 std::vector<PresetDescription> preset_descriptions() {
   std::vector<PresetDescription> list;
-  for (const PresetEntry& p : kPresets) list.push_back({p.name, p.description});
+  for (const PresetEntry& p : kPresets) list.push_back({p.name, p.description, p.base});
   return list;
 }
 
@@ -36,9 +39,15 @@ const std::map<std::string, GpuConfig>& parsed_presets() {
     for (const PresetEntry& p : kPresets) {
       auto file = embedded_preset_files().find(p.name);
       if (file == embedded_preset_files().end()) continue;  // reported by preset_config
-      // Every key is in the file (tests/test_config.cpp checks), so the
-      // default-constructed values underneath do not show through.
+      // Every key is in a complete file (tests/test_config.cpp checks), so
+      // the default-constructed values underneath do not show through; a
+      // derived preset's few keys go over its base, parsed before it.
       GpuConfig c;
+      if (*p.base) {
+        auto base = m.find(p.base);
+        if (base == m.end()) continue;  // reported by preset_config
+        c = base->second;
+      }
       load_config_text(c, file->second, "configs/" + std::string(p.name) + ".ini");
       c.preset = p.name;
       m.emplace(p.name, std::move(c));

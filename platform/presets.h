@@ -12,6 +12,9 @@ namespace tlmgpu::platform {
 struct PresetDescription {
   std::string name;
   std::string description;
+  /// A preset that changes a few keys of another names it: its file holds
+  /// only those keys, loaded over the base preset ("" for a complete file).
+  std::string base;
 };
 
 /// Every preset, the default (gtx480) first. preset_config() in

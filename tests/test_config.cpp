@@ -36,7 +36,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm"};
+const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gtx480_14sm"};
 
 }  // namespace
 
@@ -135,12 +135,14 @@ TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
   EXPECT_EQ(GpuConfig{}.dram.clock_mhz, GpuConfig{}.core_clock_mhz);
 }
 
-TEST(ConfigPresets, DescriptionsListTheThreePresetsDefaultFirst) {
+TEST(ConfigPresets, DescriptionsListThePresetsDefaultFirst) {
   const auto list = preset_descriptions();
-  ASSERT_EQ(list.size(), 3u);
+  ASSERT_EQ(list.size(), 4u);
   EXPECT_EQ(list[0].name, "gtx480");
   EXPECT_EQ(list[1].name, "titanx_pascal");
   EXPECT_EQ(list[2].name, "vortex_1sm");
+  EXPECT_EQ(list[3].name, "gtx480_14sm");
+  EXPECT_EQ(list[3].base, "gtx480");
   for (const auto& p : list) {
     EXPECT_FALSE(p.description.empty()) << p.name;
     EXPECT_FALSE(contains(p.description, "\n")) << p.name;
@@ -160,7 +162,7 @@ TEST(ConfigPresets, PresetsDiffer) {
 
 TEST(ConfigPresets, UnknownPresetListsThePresets) {
   const std::string e = config_error([] { preset_config("functional"); });
-  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm)");
+  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm, gtx480_14sm)");
 }
 
 // ---------------------------------------------------------------------------
@@ -416,12 +418,23 @@ TEST(ConfigIni, LoadsFilesAndReportsMissingOnes) {
 }
 
 TEST(ConfigIni, ShippedExampleFilesEqualThePresets) {
-  for (const char* name : kPresetNames) {
-    // Loaded onto a different preset, so every key must be in the file.
-    GpuConfig c = preset_config(std::string(name) == "vortex_1sm" ? "titanx_pascal" : "vortex_1sm");
-    load_config_file(c, std::string(TLMGPU_SOURCE_DIR) + "/configs/" + name + ".ini");
-    EXPECT_EQ(config_values(c), config_values(preset_config(name))) << name;
+  for (const PresetDescription& p : preset_descriptions()) {
+    // A complete file is loaded onto a different preset, so every key must
+    // be in it; a derived one onto its base.
+    GpuConfig c = !p.base.empty()             ? preset_config(p.base)
+                  : p.name == "vortex_1sm" ? preset_config("titanx_pascal")
+                                            : preset_config("vortex_1sm");
+    load_config_file(c, std::string(TLMGPU_SOURCE_DIR) + "/configs/" + p.name + ".ini");
+    EXPECT_EQ(config_values(c), config_values(preset_config(p.name))) << p.name;
   }
+}
+
+// The one key seed 000's Table I changes, and nothing else.
+TEST(ConfigPresets, Gtx480With14SmsDiffersFromGtx480OnlyInTheSmCount) {
+  GpuConfig pro = preset_config("gtx480_14sm");
+  EXPECT_EQ(pro.num_sms, 14u);
+  pro.num_sms = preset_config("gtx480").num_sms;
+  EXPECT_EQ(config_values(pro), config_values(preset_config("gtx480")));
 }
 
 // ---------------------------------------------------------------------------
