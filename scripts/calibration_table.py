@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Runs every workload and scheduler of tests/calibration/gpgpusim_gtx480_small.csv
+"""Runs every workload and scheduler of tests/calibration/gpgpusim_gtx480_SIZE.csv
 on the gtx480 preset and prints the docs/CALIBRATION.md table: both cycle
 counts, the ratio, the miss rates of both simulators and what bounds the run
 in ours (DRAM bus utilisation, scheduler stall shares), plus the geometric
-mean. Usage: python3 scripts/calibration_table.py [build/tlmgpu] [--set k=v ...]"""
+mean; at the default size also GPGPU-Sim's DRAM bus utilisation and the DRAM
+bandwidth ours reaches.
+Usage: python3 scripts/calibration_table.py [build/tlmgpu] [--size small|default] [--set k=v ...]"""
 import csv
 import json
 import math
@@ -15,13 +17,17 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = sys.argv[1:]
 BIN = args.pop(0) if args and not args[0].startswith("--") else os.path.join(ROOT, "build", "tlmgpu")
+SIZE = "small"
+if len(args) >= 2 and args[0] == "--size":
+    SIZE = args[1]
+    args = args[2:]
 EXTRA = args
 
 
 def ours(workload, scheduler):
     policy = "two_level:group=6" if scheduler == "two_level" else scheduler
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([BIN, "run", "--workload", workload, "--mode", "timing", "--size", "small", "--preset",
+        subprocess.run([BIN, "run", "--workload", workload, "--mode", "timing", "--size", SIZE, "--preset",
                         "gtx480", "--scheduler", policy, "--stats", f.name] + EXTRA,
                        env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"), check=True,
                        stdout=subprocess.DEVNULL)
@@ -35,6 +41,8 @@ def ours(workload, scheduler):
     l2_hits = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".hits"))
     l2_miss = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".misses"))
     dram_util = [v for k, v in m.items() if k.startswith("gpu.dram") and k.endswith(".bus_utilization")]
+    dram_bytes = total(".bytes_moved")
+    core_mhz = 700.0  # gtx480
     stalls = {c: total("." + c) for c in ("issued", "idle", "scoreboard", "pipeline")}
     sched_cycles = sum(stalls.values()) or 1
     return {
@@ -45,17 +53,20 @@ def ours(workload, scheduler):
         "dram_util": sum(dram_util) / len(dram_util) if dram_util else 0.0,
         "issued": stalls["issued"] / sched_cycles,
         "scoreboard": stalls["scoreboard"] / sched_cycles,
+        "gbps": dram_bytes / (j["sim_cycles"] / core_mhz) / 1000.0,
     }
 
 
 def main():
     rows = []
-    with open(os.path.join(ROOT, "tests", "calibration", "gpgpusim_gtx480_small.csv")) as f:
+    with open(os.path.join(ROOT, "tests", "calibration", f"gpgpusim_gtx480_{SIZE}.csv")) as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
             rows.append(r)
+    wide = SIZE != "small"
     print("| workload | scheduler | GPGPU-Sim cycles | tlmgpu cycles | ratio | L1D miss rate (GPGPU-Sim / ours) "
-          "| L2 miss rate (GPGPU-Sim / ours) | DRAM bus busy | issue slots used | scoreboard stalls |")
-    print("|---|---|---:|---:|---:|---|---|---:|---:|---:|")
+          "| L2 miss rate (GPGPU-Sim / ours) | DRAM bus busy" + (" (GPGPU-Sim / ours) | DRAM GB/s (ours)" if wide else "")
+          + " | issue slots used | scoreboard stalls |")
+    print("|---|---|---:|---:|---:|---|---|---:|" + ("---:|" if wide else "") + "---:|---:|")
     logs = []
     for r in rows:
         o = ours(r["workload"], r["scheduler"])
@@ -63,7 +74,9 @@ def main():
         logs.append(math.log(ratio))
         print(f"| {r['workload']} | {r['scheduler']} | {r['gpgpusim_cycles']} | {o['cycles']} | {ratio:.2f} "
               f"| {float(r['l1d_miss_rate']):.2f} / {o['l1_miss']:.2f} | {float(r['l2_miss_rate']):.2f} / "
-              f"{o['l2_miss']:.2f} | {o['dram_util']:.0%} | {o['issued']:.0%} | {o['scoreboard']:.0%} |")
+              f"{o['l2_miss']:.2f} | "
+              + (f"{float(r['dram_util']):.0%} / {o['dram_util']:.0%} | {o['gbps']:.0f}" if wide else f"{o['dram_util']:.0%}")
+              + f" | {o['issued']:.0%} | {o['scoreboard']:.0%} |")
     print(f"\ngeometric mean of the ratios: {math.exp(sum(logs) / len(logs)):.3f}")
 
 

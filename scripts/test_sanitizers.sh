@@ -15,7 +15,9 @@
 # squeue; the Slurm launcher's own C++ is then sanitized only without
 # --ci) and the report scripts and page renders (Python and Chromium; the
 # programs' C++ side runs in the PaperComparison, ReportPapers and Sweep
-# tests). Without --ci all run.
+# tests), and the default-size calibration (minutes of the same timing
+# code the small-size calibration and the workload tests run sanitized).
+# Without --ci all run.
 # LeakSanitizer is off: its tracer crashes on SystemC's coroutine stacks
 # ("Tracer caught signal 11"); the fuzzers check for leaks per input.
 # Left out: GpuPeripheral.TimingModeDeviceFaultThenRecovery and
@@ -44,7 +46,7 @@ cmake --build build-sanitize -j"$(nproc)" --target tlmgpu_tests tlmgpu_vp_tests
 left_out='GpuPeripheral\.TimingModeDeviceFaultThenRecovery|Programs/FirmwareOnGpu\.PassesItsCpuCheck/errors_timing|Package\.ConsumerBuildsAgainstInstalledPackage|RuntimePrograms\.DirectRun(WithEnvironment|PresetFromEnvironment)'
 if [ "${1:-}" = --ci ]; then
   shift
-  left_out+='|Determinism\.TenRepetitionsOfFiveWorkloadsUnderThreeSchedulersAreBitIdentical|Slurm\..*|ReportScripts\..*|ReportBrowser\..*|ReportPapers\.ComparisonWritesThePageAndFigures'
+  left_out+='|Determinism\.TenRepetitionsOfFiveWorkloadsUnderThreeSchedulersAreBitIdentical|Slurm\..*|ReportScripts\..*|ReportBrowser\..*|ReportPapers\.ComparisonWritesThePageAndFigures|Workloads/CalibrationGtx480Default\..*'
 fi
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 -E "^($left_out)( |\$)" "$@"
