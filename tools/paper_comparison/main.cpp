@@ -112,16 +112,17 @@ Options parse(int argc, char** argv) {
 }
 
 std::vector<std::string> selected_workloads(const Paper& p, const Options& o) {
-  if (o.workloads.empty()) return p.workloads;
+  const std::vector<std::string>& all = p.workloads_for(o.size);
+  if (o.workloads.empty()) return all;
   std::vector<std::string> v;
-  for (const std::string& w : p.workloads)
+  for (const std::string& w : all)
     if (std::find(o.workloads.begin(), o.workloads.end(), w) != o.workloads.end()) v.push_back(w);
   return v;
 }
 
 void print_summary(const Paper& p, const std::vector<std::string>& workloads, const std::string& size,
                    const std::vector<Row>& rows) {
-  std::cout << "\n== " << p.name << ": " << p.title << " -- preset " << p.preset << ", size " << size << ", "
+  std::cout << "\n== " << p.name << ": " << p.title << " -- preset " << p.preset_for(size) << ", size " << size << ", "
             << workloads.size() << " workload(s)\n";
   int yes = 0, no = 0, na = 0;
   for (const Row& r : rows) {
@@ -172,13 +173,13 @@ int main(int argc, char** argv) {
     if (w.empty()) {
       if (opt.paper != "all") {
         std::string known;
-        for (const std::string& n : p.workloads) known += (known.empty() ? "" : ",") + n;
+        for (const std::string& n : p.workloads_for(opt.size)) known += (known.empty() ? "" : ",") + n;
         std::cerr << "tlmgpu_papers: none of --workloads is one of " << p.name << "'s workloads (" << known << ")\n";
         return 2;
       }
       continue;
     }
-    const std::vector<RunSpec> s = p.plan(w);
+    const std::vector<RunSpec> s = p.plan(w, p.preset_for(opt.size));
     specs.insert(specs.end(), s.begin(), s.end());
     chosen.push_back({&p, w});
   }
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
   }
 
   for (const Selected& s : chosen) {
-    const std::vector<Row> rows = s.paper->compare({opt.size, s.workloads, &results});
+    const std::vector<Row> rows = s.paper->compare({opt.size, s.paper->preset_for(opt.size), s.workloads, &results});
     const fs::path csv = fs::path(opt.out) / (s.paper->name + ".csv");
     std::ofstream out(csv);
     out << csv_header() << '\n';
