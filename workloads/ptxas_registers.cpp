@@ -35,6 +35,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"long_short_mix", 41},
       {"matmul_naive", 52},
       {"pathfinder_band", 24},
+      {"render", 59},
       {"scalar_prod", 17},
       {"sgemm_tiled", 39},
       {"sha1_overlap", 34},
