@@ -24,6 +24,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"convolutionRowsKernel", 48},
       {"global_increment", 16},
       {"global_increment_ipdom", 16},
+      {"GPU_laplace3d", 19},
       {"hashtable_insert", 12},
       {"histogram256Kernel", 30},
       {"histogram64Kernel", 19},
