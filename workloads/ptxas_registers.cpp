@@ -44,6 +44,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"pathfinder_band", 24},
       {"scalar_prod", 17},
       {"sgemm_tiled", 39},
+      {"solve_nqueen_cuda_kernel", 20},
       {"spin_self_loop", 8},
       {"streamcluster_gain", 62},
       {"transactions", 18},
