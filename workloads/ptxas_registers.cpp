@@ -41,6 +41,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"mergeHistogram256Kernel", 16},
       {"mergeHistogram64Kernel", 16},
       {"MonteCarloOneBlockPerOption", 16},
+      {"needle_cuda_shared_1", 64},
+      {"needle_cuda_shared_2", 64},
       {"pathfinder_band", 24},
       {"scalar_prod", 17},
       {"sgemm_tiled", 39},
