@@ -769,6 +769,29 @@ TEST(SemanticsMemory, SharedThroughGenericAndCvta) {
   for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], 2 * ((l ^ 1) * 3 + 1)) << l;
 }
 
+// A 32-bit .shared address wraps: a base register below the array plus an
+// offset lands inside it (nvcc forms diagonal indexing this way).
+TEST(SemanticsMemory, SharedAddressesWrapAt32Bits) {
+  MemRun r;
+  r.run(mem_kernel(".shared .align 4 .b8 smem[128];\n", R"(
+  mov.u32 %r2, smem;
+  shl.b32 %r3, %r1, 2;
+  add.s32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 31;
+  @%p1 add.s32 %r4, %r2, -4;
+  add.s32 %r5, %r4, -4096;
+  ld.shared.u32 %r6, [%r5+4100];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd20, %rd3;
+  st.global.u32 [%rd4], %r6;
+)"),
+        {}, 128);
+  auto out = r.result<uint32_t>(32);
+  for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(out[l], (l + 1) % 32) << l;
+}
+
 TEST(SemanticsMemory, LocalMemoryIsPerThread) {
   MemRun r;
   r.run(mem_kernel("", R"(

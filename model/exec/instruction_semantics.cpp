@@ -1609,6 +1609,10 @@ void resolve_lanes(const Instruction& in, const Operand& o, uint32_t mask, Warp&
   }
   const StateSpace space = in.space;
   const uint64_t align_mask = bytes - 1;
+  // A .shared address is an offset in the CTA's 32-bit window: register +
+  // offset wraps at 32 bits (nvcc forms addresses from bases below the
+  // array, e.g. 0xffffffc0 + 68 = 4).
+  const uint64_t wrap = space == StateSpace::Shared ? 0xffffffffull : ~uint64_t(0);
   if (r == nullptr) {
     // One address for the whole warp ([symbol], [imm]).
     fill(addr, off);
@@ -1630,7 +1634,7 @@ void resolve_lanes(const Instruction& in, const Operand& o, uint32_t mask, Warp&
       const uint64_t limit = size - bytes;
       uint64_t check = 0, ored = 0;
       auto lane = [&](unsigned l) {
-        const uint64_t a = r[l] + off;
+        const uint64_t a = (r[l] + off) & wrap;
         addr[l] = a;
         check |= (limit - a) | a;
         ored |= a;
@@ -1694,7 +1698,7 @@ void resolve_lanes(const Instruction& in, const Operand& o, uint32_t mask, Warp&
         return;
       }
     } else {
-      for_lanes(mask, [&](unsigned l) { addr[l] = r[l] + off; });
+      for_lanes(mask, [&](unsigned l) { addr[l] = (r[l] + off) & wrap; });
     }
   }
   out.linear = false;
