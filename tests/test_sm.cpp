@@ -11,6 +11,7 @@
 #include "platform/config_keys.h"
 #include "platform/gpu_device.h"
 #include "platform/timing_gpu.h"
+#include "workloads/workload.h"
 
 namespace tlmgpu {
 namespace {
@@ -264,6 +265,24 @@ TEST(SmWarpSharing, SharingOffKeepsEachWarpOnItsScheduler) {
   const SharingRun off = run_bank_conflicts("kaws:base=gto,sharing=off");
   EXPECT_TRUE(off.shared.empty());
   EXPECT_GT(off.cycles, 8u * 32u) << off.cycles;
+}
+
+// Every warp of a CTA at the start of a code line the L1I is still filling
+// from DRAM, its merge slots full: the refused fetches wait for that fill,
+// which is in flight. That is waiting on memory, not a deadlock (found with
+// the SDK's histogram256 over 16 CTAs on titanx_pascal under lrr: 4
+// schedulers issue fetches fast enough to fill the 32 merge slots).
+TEST(SmFetch, RefusedFetchesWaitingForAFillAreNotADeadlock) {
+  platform::DeviceOptions o;
+  o.mode = platform::SimulationMode::Timing;
+  o.config = platform::resolve_config("titanx_pascal", {}, {"gpu.scheduler=lrr"});
+  GpuDevice dev(o);
+  auto m = dev.load_module(workloads::workload_ptx("histogram256"), "histogram256.ptx");
+  const std::vector<uint32_t> words(16387, 0x01020304u);
+  const uint64_t data = dev.upload(words, "data");
+  const uint64_t partials = dev.allocate(16 * 256 * sizeof(uint32_t), "partials");
+  EXPECT_NO_THROW(dev.launch(m, "histogram256Kernel", {16, 1, 1}, {192, 1, 1}, 0,
+                             KernelArgs().ptr(partials).ptr(data).add<uint32_t>(uint32_t(words.size()))));
 }
 
 // One warp stores (or loads) one word per lane, 128 bytes apart: 32 lines,

@@ -136,8 +136,10 @@ TEST(SmFetchStage, ARefusedFetchWaitsForAnMshrAndReportsItsSkippedRetries) {
   f.l1i.release_cycle = 25;
   EXPECT_FALSE(f.fetch.fetch(10));
   EXPECT_EQ(f.fetch.next_retry_cycle(), 25u);
+  EXPECT_TRUE(f.fetch.waiting_for_release());  // the SM counts as waiting on memory
   f.l1i.accept = true;
   EXPECT_TRUE(f.fetch.fetch(25));
+  EXPECT_FALSE(f.fetch.waiting_for_release());
   ASSERT_EQ(f.l1i.skipped.size(), 1u);
   EXPECT_EQ(f.l1i.skipped[0], std::make_pair(uint64_t(10), uint64_t(25)));
   EXPECT_EQ(f.fetch.next_retry_cycle(), FetchStage::kNever);

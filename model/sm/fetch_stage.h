@@ -78,6 +78,8 @@ class FetchStage {
 
   /// The cycle a refused fetch may be taken (kNever: none waits).
   uint64_t next_retry_cycle() const { return refused_at_ != kNever ? l1i_->next_release_cycle() : kNever; }
+  /// A fetch the L1I refused waits for an answer the L1I is still owed.
+  bool waiting_for_release() const { return refused_at_ != kNever; }
   /// Buffers flushed with real instructions in them.
   uint64_t flushes() const { return flushes_; }
 

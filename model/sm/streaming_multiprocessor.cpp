@@ -265,7 +265,9 @@ void StreamingMultiprocessor::finish_warps(uint64_t now) {
 // ------------------------------------------------------------------ stats
 
 bool StreamingMultiprocessor::waiting_on_memory() const {
-  if (lsu_.waiting()) return true;
+  // A refused fetch sleeps until the L1I's answer frees its MSHR or merge
+  // slot; until then no warp may be marked as waiting for a fetch.
+  if (lsu_.waiting() || fetch_.waiting_for_release()) return true;
   for (const WarpSlot& w : warps_)
     if (w.active && w.fetch_pending) return true;
   return !responses_.empty();
