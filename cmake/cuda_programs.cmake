@@ -10,7 +10,16 @@ else()
   set(TLMGPU_NVCC "")
   message(STATUS "CUDA programs of the tests: nvcc not found, their tests will be skipped")
 endif()
-set(TLMGPU_CUDA_PROGRAMS_DIR ${CMAKE_BINARY_DIR}/cuda_programs)
+# Another build directory of the same checkout whose programs to run instead
+# of compiling them again (the sanitizer build takes the normal build's: the
+# programs do not contain the simulator, they load its libcudart at run time).
+set(TLMGPU_CUDA_PROGRAMS_FROM "" CACHE PATH "build directory whose cuda_programs/ and cuda_fatbin/ to reuse")
+if(TLMGPU_NVCC AND TLMGPU_CUDA_PROGRAMS_FROM)
+  set(TLMGPU_CUDA_PROGRAMS_DIR ${TLMGPU_CUDA_PROGRAMS_FROM}/cuda_programs)
+  message(STATUS "CUDA programs of the tests: taken from ${TLMGPU_CUDA_PROGRAMS_DIR}")
+else()
+  set(TLMGPU_CUDA_PROGRAMS_DIR ${CMAKE_BINARY_DIR}/cuda_programs)
+endif()
 add_custom_target(tlmgpu_cuda_programs)
 
 # tlmgpu_cuda_program(NAME SOURCES a.cu [b.cu ...] [FLAGS flag...] [CUDART shared|static|none])
@@ -19,7 +28,7 @@ add_custom_target(tlmgpu_cuda_programs)
 # `-arch=sm_75` (a -gencode there replaces it). CUDART defaults to shared.
 function(tlmgpu_cuda_program name)
   cmake_parse_arguments(PARSE_ARGV 1 prog "" "CUDART" "SOURCES;FLAGS")
-  if(NOT TLMGPU_NVCC)
+  if(NOT TLMGPU_NVCC OR TLMGPU_CUDA_PROGRAMS_FROM)
     return()
   endif()
   if(NOT prog_CUDART)
