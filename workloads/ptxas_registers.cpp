@@ -41,6 +41,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"long_short_mix", 41},
       {"matmul_naive", 52},
       {"pathfinder_band", 24},
+      {"psort", 21},
       {"quasirandomGeneratorKernel", 18},
       {"scalar_prod", 17},
       {"sgemm_tiled", 39},

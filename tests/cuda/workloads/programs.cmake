@@ -4,7 +4,7 @@
 # -O3: the host reference checks of the default sizes are slow unoptimised.
 set(tlmgpu_workload_programs
   backprop bfs blackscholes btree_search conv3d global_increment global_increment_ipdom hashtable histogram
-  hotspot imbalanced_blocks kmeans latency_chase long_short_mix matmul_chain mri_q pathfinder quasirandom
+  hotspot imbalanced_blocks kmeans latency_chase long_short_mix matmul_chain mri_q pathfinder psort quasirandom
   resnet scalar_prod sgemm stencil3d streamcluster transactions transactions_2k transactions_8k vector_add)
 foreach(name ${tlmgpu_workload_programs})
   tlmgpu_cuda_program(workload_${name} SOURCES tests/cuda/workloads/${name}.cu
