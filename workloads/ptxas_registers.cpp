@@ -8,11 +8,16 @@ namespace tlmgpu::workloads {
 
 const std::map<std::string, uint32_t>& ptxas_registers() {
   // A new workload adds its kernels here (tests/test_register_allocation.cpp
-  // fails for a workload kernel without a count).
+  // fails for a workload kernel without a count); a kernel name two
+  // workloads share is written WORKLOAD/KERNEL.
   static const std::map<std::string, uint32_t> counts = {
       {"GPU_laplace3d", 19},
       {"MonteCarloOneBlockPerOption", 16},
       {"aesEncrypt128", 22},
+      {"ComputePhiMag_GPU", 12},
+      {"ComputeQ_GPU", 30},
+      {"add_relu", 18},
+      {"avgpool_fc", 21},
       {"bfs_advance", 7},
       {"bfs_expand", 22},
       {"black_scholes", 23},
@@ -23,6 +28,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"cenergy", 16},
       {"chase_global", 10},
       {"chase_shared", 18},
+      {"conv1x1_bn", 54},
+      {"conv1x1_bn_relu", 54},
       {"conv3d_3x3x3", 64},
       {"convolutionColumnsKernel", 48},
       {"convolutionRowsKernel", 48},
@@ -30,6 +37,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"executeFourthLayer", 37},
       {"executeSecondLayer", 34},
       {"executeThirdLayer", 37},
+      {"conv3x3_bn_relu", 26},
       {"global_increment", 16},
       {"global_increment_ipdom", 16},
       {"hashtable_insert", 12},
@@ -39,7 +47,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"histogram_partial", 13},
       {"hotspot_step", 22},
       {"imbalanced_blocks", 21},
-      {"inverseCNDKernel", 18},
+      {"monte_carlo/inverseCNDKernel", 18},
+      {"quasirandom/inverseCNDKernel", 15},
       {"jacobi7_sweep", 52},
       {"kmeans_assign", 53},
       {"kmeans_partial_sums", 43},
@@ -51,6 +60,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"needle_cuda_shared_2", 64},
       {"pathfinder_band", 24},
       {"render", 59},
+      {"psort", 21},
+      {"quasirandomGeneratorKernel", 18},
       {"scalar_prod", 17},
       {"sgemm_tiled", 39},
       {"sha1_overlap", 34},
@@ -66,10 +77,18 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
 platform::ModuleHandle load_workload_module(platform::GpuDevice& device, const std::string& name) {
   const platform::ModuleHandle module = device.load_module(workload_ptx(name), name);
   const uint32_t limit = device.options().config.sm.max_regs_per_thread;
-  for (const auto& [kernel, regs] : ptxas_registers())
-    if (device.module(module).function_index.count(kernel))
-      device.set_kernel_registers(module, kernel, std::min(regs, limit));
+  for (const auto& [kernel, index] : device.module(module).function_index)
+    if (const auto regs = ptxas_registers_of(name, kernel))
+      device.set_kernel_registers(module, kernel, std::min(*regs, limit));
   return module;
+}
+
+std::optional<uint32_t> ptxas_registers_of(const std::string& workload, const std::string& kernel) {
+  const auto& counts = ptxas_registers();
+  auto it = counts.find(workload + "/" + kernel);
+  if (it == counts.end()) it = counts.find(kernel);
+  if (it == counts.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace tlmgpu::workloads

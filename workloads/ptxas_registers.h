@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "platform/gpu_device.h"
@@ -16,6 +17,8 @@ namespace tlmgpu::workloads {
 
 /// Kernel name -> ptxas's count, for every kernel of every workload.
 const std::map<std::string, uint32_t>& ptxas_registers();
+/// ptxas's count for `kernel` of `workload` (WORKLOAD/KERNEL first, then KERNEL).
+std::optional<uint32_t> ptxas_registers_of(const std::string& workload, const std::string& kernel);
 
 /// Loads workload `name`'s committed PTX into `device` and records ptxas's
 /// register count for each of its kernels (GpuDevice::set_kernel_registers).
