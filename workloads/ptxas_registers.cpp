@@ -20,6 +20,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"chase_global", 10},
       {"chase_shared", 18},
       {"conv3d_3x3x3", 64},
+      {"convolution3D_kernel", 64},
       {"global_increment", 16},
       {"global_increment_ipdom", 16},
       {"hashtable_insert", 12},
