@@ -3,7 +3,7 @@
 # tests/test_cuda_workload_programs.cpp and compared with `tlmgpu run`.
 # -O3: the host reference checks of the default sizes are slow unoptimised.
 set(tlmgpu_workload_programs
-  backprop bfs blackscholes btree_search conv3d global_increment global_increment_ipdom hashtable histogram
+  backprop bfs bfs_1m blackscholes btree_search conv3d global_increment global_increment_ipdom hashtable histogram
   hotspot imbalanced_blocks kmeans latency_chase long_short_mix matmul_chain pathfinder scalar_prod sgemm
   stencil3d streamcluster transactions transactions_2k transactions_8k vector_add)
 foreach(name ${tlmgpu_workload_programs})
