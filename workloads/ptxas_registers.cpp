@@ -17,6 +17,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"bp_layer_forward", 12},
       {"btree_find", 46},
       {"btree_range", 40},
+      {"calculate_temp", 24},
       {"chase_global", 10},
       {"chase_shared", 18},
       {"conv3d_3x3x3", 64},
