@@ -22,6 +22,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"chase_shared", 18},
       {"conv3d_3x3x3", 64},
       {"convolution3D_kernel", 64},
+      {"findK", 15},
+      {"findRangeK", 22},
       {"global_increment", 16},
       {"global_increment_ipdom", 16},
       {"hashtable_insert", 12},
