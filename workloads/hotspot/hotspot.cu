@@ -70,6 +70,7 @@ extern "C" __global__ void calculate_temp(const float* __restrict__ temp_in, con
   const int north = row == 0 ? ty : ty - 1, south = row == rows - 1 ? ty : ty + 1;
   const int west = col == 0 ? tx : tx - 1, east = col == cols - 1 ? tx : tx + 1;
   bool computed = false;
+#pragma unroll 1  // at most `pyramid` steps: not worth unrolling
   for (int s = 0; s < steps; ++s) {
     // Neighbours inside the tile still hold step s's values.
     computed = on_chip && north >= s && south <= TILE - 1 - s && west >= s && east <= TILE - 1 - s;
