@@ -65,3 +65,77 @@ extern "C" __global__ void btree_range(const int* __restrict__ nodes, int root, 
   counts[q] = count;
   value_sums[q] = sum;
 }
+
+// The paper size: Rodinia b+tree's shape, one CTA of ORDER threads per query
+// over a wide tree (order 256) whose threads test a node's key slots in
+// parallel. A wide node is WIDE_NODE_INTS ints: key count, leaf flag, the
+// global index of a leaf's first record, ORDER + 1 key slots and ORDER
+// children. Slot 0 holds INT_MIN, slots 1 .. count the keys ascending, the
+// rest INT_MAX, so lane t's test slot[t] <= key < slot[t + 1] is true for
+// exactly one lane: in an inner node that lane's child covers the key; in a
+// leaf it is the number of the leaf's keys <= key. Records are numbered in
+// key order (a leaf's keys are records first .. first + count - 1).
+#define ORDER 256
+#define WIDE_NODE_INTS (3 + (ORDER + 1) + ORDER)
+#define W_COUNT 0
+#define W_FIRST 2
+#define W_SLOTS 3
+#define W_CHILDREN (3 + ORDER + 1)
+
+// findK: the value of each query's key, or -1 (the host presets answers).
+// `levels` inner levels lie above the leaves.
+extern "C" __global__ void findK(const int* __restrict__ nodes, int root, int levels, const int* __restrict__ values,
+                                 const int* __restrict__ keys, int* __restrict__ answers)
+{
+  __shared__ int current;
+  const int t = threadIdx.x;
+  const int key = keys[blockIdx.x];
+  if (t == 0) current = root;
+  __syncthreads();
+  for (int level = 0; level < levels; ++level) {
+    const int* nd = nodes + current * WIDE_NODE_INTS;
+    const bool mine = nd[W_SLOTS + t] <= key && key < nd[W_SLOTS + t + 1];
+    const int child = nd[W_CHILDREN + t];
+    __syncthreads();  // every lane has read `current`
+    if (mine) current = child;
+    __syncthreads();  // the next level's node is set
+  }
+  const int* leaf = nodes + current * WIDE_NODE_INTS;
+  if (leaf[W_SLOTS + t + 1] == key) answers[blockIdx.x] = values[leaf[W_FIRST] + t];
+}
+
+// findRangeK: for each query [start, end], the index of the first record
+// with key >= start and the number of records with start <= key <= end.
+// The two bounds descend side by side, as Rodinia's findRangeK does.
+extern "C" __global__ void findRangeK(const int* __restrict__ nodes, int root, int levels,
+                                      const int* __restrict__ starts, const int* __restrict__ ends,
+                                      int* __restrict__ first_record, int* __restrict__ record_count)
+{
+  __shared__ int low_node, high_node, low_index, high_index;
+  const int t = threadIdx.x;
+  const int start = starts[blockIdx.x], end = ends[blockIdx.x];
+  if (t == 0) low_node = high_node = root;
+  __syncthreads();
+  for (int level = 0; level < levels; ++level) {
+    const int* lo = nodes + low_node * WIDE_NODE_INTS;
+    const int* hi = nodes + high_node * WIDE_NODE_INTS;
+    // The last inner node whose range holds start - 1 leads to the leaf
+    // where the keys >= start begin.
+    const bool low_mine = lo[W_SLOTS + t] < start && start <= lo[W_SLOTS + t + 1];
+    const bool high_mine = hi[W_SLOTS + t] <= end && end < hi[W_SLOTS + t + 1];
+    const int low_child = lo[W_CHILDREN + t], high_child = hi[W_CHILDREN + t];
+    __syncthreads();
+    if (low_mine) low_node = low_child;
+    if (high_mine) high_node = high_child;
+    __syncthreads();
+  }
+  const int* lo = nodes + low_node * WIDE_NODE_INTS;
+  const int* hi = nodes + high_node * WIDE_NODE_INTS;
+  if (lo[W_SLOTS + t] < start && start <= lo[W_SLOTS + t + 1]) low_index = lo[W_FIRST] + t;
+  if (hi[W_SLOTS + t] <= end && end < hi[W_SLOTS + t + 1]) high_index = hi[W_FIRST] + t;
+  __syncthreads();
+  if (t == 0) {
+    first_record[blockIdx.x] = low_index;
+    record_count[blockIdx.x] = high_index - low_index;
+  }
+}

@@ -17,9 +17,14 @@ class Conv3d : public Workload {
  public:
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
     // Small: 34 x 18 x 10 (x not a multiple of the 32-wide tile: partial
-    // CTAs). Default: 192 x 160 x 64, 6 x 40 x 64 = 15,360 CTAs.
-    const bool small = size == Size::Small;
-    const int nx = small ? 34 : 192, ny = small ? 18 : 160, nz = small ? 10 : 64;
+    // CTAs). Default: 192 x 160 x 64, 6 x 40 x 64 = 15,360 CTAs, one launch.
+    // Paper: Polybench 3DCONV's 256 x 256 x 256 volume, one launch of
+    // convolution3D_kernel per interior plane as its host loop does: 254
+    // launches of 8 x 32 = 256 CTAs of 32 x 8 threads (seed 002: 3DCV 254
+    // kernels of 256 CTAs).
+    const bool small = size == Size::Small, paper = size == Size::Paper;
+    const int nx = small ? 34 : paper ? 256 : 192, ny = small ? 18 : paper ? 256 : 160,
+              nz = small ? 10 : paper ? 256 : 64;
     const size_t cells = size_t(nx) * ny * nz;
 
     InputRng rng(seed);
@@ -32,11 +37,27 @@ class Conv3d : public Workload {
     uint64_t d_weights = device.upload(weights, "weights");
     uint64_t d_out = device.allocate(cells * sizeof(float), "out");
     device.memset(d_out, 0, cells * sizeof(float));
-    const uint32_t bx = 32, by = 4;
-    device.launch(
-        module, "conv3d_3x3x3", {(uint32_t(nx) + bx - 1) / bx, (uint32_t(ny) + by - 1) / by, uint32_t(nz)}, {bx, by, 1},
-        0,
-        platform::KernelArgs().ptr(d_in).ptr(d_weights).ptr(d_out).add<int32_t>(nx).add<int32_t>(ny).add<int32_t>(nz));
+    if (paper) {
+      const uint32_t bx = 32, by = 8;
+      for (int z = 1; z < nz - 1; ++z)
+        device.launch(module, "convolution3D_kernel", {(uint32_t(nx) + bx - 1) / bx, (uint32_t(ny) + by - 1) / by, 1},
+                      {bx, by, 1}, 0,
+                      platform::KernelArgs()
+                          .ptr(d_in)
+                          .ptr(d_weights)
+                          .ptr(d_out)
+                          .add<int32_t>(nx)
+                          .add<int32_t>(ny)
+                          .add<int32_t>(nz)
+                          .add<int32_t>(z));
+    } else {
+      const uint32_t bx = 32, by = 4;
+      device.launch(
+          module, "conv3d_3x3x3", {(uint32_t(nx) + bx - 1) / bx, (uint32_t(ny) + by - 1) / by, uint32_t(nz)},
+          {bx, by, 1}, 0,
+          platform::KernelArgs().ptr(d_in).ptr(d_weights).ptr(d_out).add<int32_t>(nx).add<int32_t>(ny).add<int32_t>(
+              nz));
+    }
     auto got = device.download<float>(d_out, cells);
     for (uint64_t d : {d_in, d_weights, d_out}) device.free(d);
 

@@ -26,3 +26,24 @@ extern "C" __global__ void conv3d_3x3x3(const float* __restrict__ in, const floa
                    acc);
   out[z * plane + y * nx + x] = acc;
 }
+
+// The same convolution one z-plane per launch, as Polybench's 3DCONV host
+// loop launches it (the paper size): the host launches z = 1 .. nz - 2 in
+// turn, each over a grid of 32 x 8 tiles of that plane.
+extern "C" __global__ void convolution3D_kernel(const float* __restrict__ in, const float* __restrict__ weights,
+                                                float* __restrict__ out, int nx, int ny, int nz, int z) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || z < 1 || x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+  const int plane = nx * ny;
+  float acc = 0.0f;
+#pragma unroll
+  for (int dz = -1; dz <= 1; ++dz)
+#pragma unroll
+    for (int dy = -1; dy <= 1; ++dy)
+#pragma unroll
+      for (int dx = -1; dx <= 1; ++dx)
+        acc = fmaf(weights[(dz + 1) * 9 + (dy + 1) * 3 + (dx + 1)], in[(z + dz) * plane + (y + dy) * nx + (x + dx)],
+                   acc);
+  out[z * plane + y * nx + x] = acc;
+}

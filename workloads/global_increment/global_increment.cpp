@@ -24,12 +24,19 @@ class GlobalIncrement : public Workload {
     // counter and 4 warps (in different CTAs) share each set of counters ->
     // 64 counters of 16 threads each. Default: 120 CTAs x 256 threads (960
     // warps); 8 lanes and 8 warps per counter -> 480 counters of 64 threads.
-    const bool small = size == Size::Small;
+    // Paper (seed 001 sec. 4): every warp slot of the GTX480 filled, 48 warps
+    // per SM on 15 SMs = 90 CTAs x 256 threads (23040, the paper's "23k
+    // threads (fully activate GTX480)"); all 32 lanes of a warp take one lock
+    // ("taking the lock 32 times for a warp") and two warps share it (the
+    // paper's contention between the two schedulers' warps); one increment
+    // per thread (Listing 1) -> 360 counters of 64 threads. The paper's
+    // Figure 3 mapping itself is not in the text.
+    const bool small = size == Size::Small, paper = size == Size::Paper;
     const uint32_t block = small ? 128 : 256;
-    const uint32_t grid = small ? 8 : 120;
-    const int lanes_per_counter = small ? 4 : 8;
-    const int warps_per_counter = small ? 4 : 8;
-    const int iters = small ? 2 : 4;
+    const uint32_t grid = small ? 8 : paper ? 90 : 120;
+    const int lanes_per_counter = small ? 4 : paper ? 32 : 8;
+    const int warps_per_counter = small ? 4 : paper ? 2 : 8;
+    const int iters = small ? 2 : paper ? 1 : 4;
 
     const int threads = int(grid * block);
     const int warps = threads / 32;

@@ -1,6 +1,7 @@
 // hotspot: explicit time steps of a 2-D chip thermal model (temperature and
 // power grids), one kernel launch per step over shared-memory tiles with
-// halos; the host ping-pongs the temperature buffers.
+// halos (small, default), or Rodinia's ghost-zone launches of `pyramid`
+// steps each (paper); the host ping-pongs the temperature buffers.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -43,10 +44,17 @@ class Hotspot : public Workload {
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
     // Small: 60 x 72 cells (5 x 4 CTAs of 16 x 16, partial tiles on two
     // edges), 3 steps. Default: 500 x 500 cells (32 x 32 CTAs), 20 steps.
-    const bool small = size == Size::Small;
-    const int rows = small ? 60 : 500;
-    const int cols = small ? 72 : 500;
-    const int steps = small ? 3 : 20;
+    // Both launch hotspot_step once per step. Paper: Rodinia's default run
+    // (hotspot 512 2 2): 512 x 512 cells, 2 steps with pyramid height 2, i.e.
+    // one launch of calculate_temp over 43 x 43 = 1849 CTAs of 16 x 16, each
+    // writing 12 x 12 cells (seed 000 Table II: calculate_temp 1849 TBs;
+    // seed 002: HS 1 kernel of 1849 CTAs; seed 004 Table 2: HSP 512*512, 142
+    // M instructions).
+    const bool small = size == Size::Small, paper = size == Size::Paper;
+    const int rows = small ? 60 : paper ? 512 : 500;
+    const int cols = small ? 72 : paper ? 512 : 500;
+    const int steps = small ? 3 : paper ? 2 : 20;
+    const int pyramid = 2;  // steps per calculate_temp launch (paper size)
     const Coefficients k;
     const size_t cells = size_t(rows) * cols;
 
@@ -67,6 +75,28 @@ class Hotspot : public Workload {
     auto module = load_workload_module(device, "hotspot");
     uint64_t d_temp[2] = {device.upload(temp, "temp0"), device.allocate(cells * sizeof(float), "temp1")};
     uint64_t d_power = device.upload(power, "power");
+    if (paper) {
+      const uint32_t inner = kTile - 2 * uint32_t(pyramid);
+      const uint32_t grid_x = (uint32_t(cols) + inner - 1) / inner, grid_y = (uint32_t(rows) + inner - 1) / inner;
+      int launches = 0;
+      for (int s = 0; s < steps; s += pyramid, ++launches)
+        device.launch(module, "calculate_temp", {grid_x, grid_y, 1}, {kTile, kTile, 1}, 0,
+                      platform::KernelArgs()
+                          .ptr(d_temp[launches % 2])
+                          .ptr(d_power)
+                          .ptr(d_temp[(launches + 1) % 2])
+                          .add<int32_t>(rows)
+                          .add<int32_t>(cols)
+                          .add<int32_t>(pyramid)
+                          .add<int32_t>(std::min(pyramid, steps - s))
+                          .add<float>(k.kx)
+                          .add<float>(k.ky)
+                          .add<float>(k.kz)
+                          .add<float>(k.kp)
+                          .add<float>(k.ambient));
+      std::vector<float> got = device.download<float>(d_temp[launches % 2], cells);
+      return check(got, temp, power, rows, cols, steps, k);
+    }
     const uint32_t grid_x = (uint32_t(cols) + kTile - 1) / kTile, grid_y = (uint32_t(rows) + kTile - 1) / kTile;
     for (int s = 0; s < steps; ++s) {
       device.launch(module, "hotspot_step", {grid_x, grid_y, 1}, {kTile, kTile, 1}, 0,
@@ -83,8 +113,13 @@ class Hotspot : public Workload {
                         .add<float>(k.ambient));
     }
     std::vector<float> got = device.download<float>(d_temp[steps % 2], cells);
+    return check(got, temp, power, rows, cols, steps, k);
+  }
 
-    std::vector<float> next(cells);
+ private:
+  static WorkloadResult check(const std::vector<float>& got, std::vector<float> temp, const std::vector<float>& power,
+                              int rows, int cols, int steps, const Coefficients& k) {
+    std::vector<float> next(temp.size());
     for (int s = 0; s < steps; ++s) {
       cpu_step(temp, power, next, rows, cols, k);
       std::swap(temp, next);

@@ -40,3 +40,52 @@ extern "C" __global__ void hotspot_step(const float* __restrict__ temp_in, const
     temp_out[row * cols + col] = t + delta;
   }
 }
+
+// The same model advanced `steps` (<= pyramid) time steps per launch with
+// ghost zones, as Rodinia's hotspot does (the paper size): a 16 x 16 CTA
+// loads a tile that overlaps its neighbours by `pyramid` cells on each side,
+// runs the steps in shared memory (the valid region shrinking by one cell per
+// side and step, except at the edges of the chip), and writes only its inner
+// (16 - 2 pyramid)^2 cells. Same arithmetic as hotspot_step, with the terms
+// in the host reference's order.
+extern "C" __global__ void calculate_temp(const float* __restrict__ temp_in, const float* __restrict__ power,
+                                          float* __restrict__ temp_out, int rows, int cols, int pyramid, int steps,
+                                          float kx, float ky, float kz, float kp, float ambient)
+{
+  __shared__ float now[TILE][TILE];
+  __shared__ float next[TILE][TILE];
+  __shared__ float heat[TILE][TILE];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int inner = TILE - 2 * pyramid;  // cells each CTA writes per dimension
+  const int row = blockIdx.y * inner - pyramid + ty;
+  const int col = blockIdx.x * inner - pyramid + tx;
+  const bool on_chip = row >= 0 && row < rows && col >= 0 && col < cols;
+  if (on_chip) {
+    now[ty][tx] = temp_in[row * cols + col];
+    heat[ty][tx] = power[row * cols + col];
+  }
+  __syncthreads();
+
+  // A neighbour off the chip is the cell itself (no heat flows out).
+  const int north = row == 0 ? ty : ty - 1, south = row == rows - 1 ? ty : ty + 1;
+  const int west = col == 0 ? tx : tx - 1, east = col == cols - 1 ? tx : tx + 1;
+  bool computed = false;
+#pragma unroll 1  // at most `pyramid` steps: not worth unrolling
+  for (int s = 0; s < steps; ++s) {
+    // Neighbours inside the tile still hold step s's values.
+    computed = on_chip && north >= s && south <= TILE - 1 - s && west >= s && east <= TILE - 1 - s;
+    if (computed) {
+      const float t = now[ty][tx];
+      float delta = kp * heat[ty][tx];
+      delta = fmaf((now[north][tx] + now[south][tx]) - (t + t), ky, delta);
+      delta = fmaf((now[ty][west] + now[ty][east]) - (t + t), kx, delta);
+      delta = fmaf(ambient - t, kz, delta);
+      next[ty][tx] = t + delta;
+    }
+    __syncthreads();
+    if (computed) now[ty][tx] = next[ty][tx];
+    __syncthreads();
+  }
+  if (computed && tx >= pyramid && tx < TILE - pyramid && ty >= pyramid && ty < TILE - pyramid)
+    temp_out[row * cols + col] = now[ty][tx];
+}

@@ -16,10 +16,15 @@ class Pathfinder : public Workload {
  public:
   WorkloadResult run(platform::GpuDevice& device, Size size, uint64_t seed) override {
     // Small: 5 CTAs x 7 bands; the last band is shorter and the last CTA
-    // partly outside the grid, so both edge paths run.
-    const bool small = size == Size::Small;
-    const int cols = small ? 1000 : 20000;
-    const int rows = small ? 71 : 601;
+    // partly outside the grid, so both edge paths run. Default: 20000
+    // columns x 601 rows, bands of 20 (93 CTAs x 30 launches). Paper: Rodinia's
+    // 100000 columns x 100 rows, pyramid height 20 (seed 004 Table 2: PF
+    // 100000*100*20, 649 M instructions): 463 CTAs of 256 threads x 5
+    // launches, the last of 19 rows (seed 000 Table II: dynproc_kernel 463
+    // TBs; seed 002: PF 5 kernels of 463 CTAs).
+    const bool small = size == Size::Small, paper = size == Size::Paper;
+    const int cols = small ? 1000 : paper ? 100000 : 20000;
+    const int rows = small ? 71 : paper ? 100 : 601;
     const int band = small ? 10 : 20;  // rows per launch (= halo width per side)
     const uint32_t block = 256;
     const int useful = int(block) - 2 * band;  // output columns per CTA

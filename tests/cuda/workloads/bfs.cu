@@ -1,6 +1,7 @@
 // bfs as a CUDA program: the host steps of workloads/bfs/bfs.cpp (a seeded
 // CSR graph, expand + advance launches per level until nothing changes,
-// levels checked against a CPU BFS).
+// levels checked against a CPU BFS). BFS_PAPER_NODES sets the paper size's
+// graph (bfs_1m.cu defines it).
 #include <deque>
 
 #include "tests/cuda/workloads/program_support.h"
@@ -36,9 +37,15 @@ Graph make_graph(int nodes, program::InputRng& rng) {
 
 }  // namespace
 
+#ifndef BFS_PAPER_NODES
+#define BFS_PAPER_NODES 65536
+#define BFS_NAME "bfs"
+#endif
+
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
-  const int nodes = opt.size == program::Size::Small ? 3000 : 400000;
+  const int nodes =
+      opt.size == program::Size::Small ? 3000 : opt.size == program::Size::Paper ? BFS_PAPER_NODES : 400000;
   const unsigned block = 256;
   program::InputRng rng(opt.seed);
   const Graph g = make_graph(nodes, rng);
@@ -89,5 +96,5 @@ int main(int argc, char** argv) {
 
   program::Result r = program::compare_exact(got, want, "level");
   if (r.verified) r.detail += " (" + std::to_string(levels) + " launch pairs)";
-  return program::report("bfs", r);
+  return program::report(BFS_NAME, r);
 }

@@ -13,12 +13,12 @@
 
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
-  const bool small = opt.size == program::Size::Small;
+  const bool small = opt.size == program::Size::Small, paper = opt.size == program::Size::Paper;
   const unsigned block = small ? 128 : 256;
-  const unsigned grid = small ? 8 : 120;
-  const int lanes_per_counter = small ? 4 : 8;
-  const int warps_per_counter = small ? 4 : 8;
-  const int iters = small ? 2 : 4;
+  const unsigned grid = small ? 8 : paper ? 90 : 120;
+  const int lanes_per_counter = small ? 4 : paper ? 32 : 8;
+  const int warps_per_counter = small ? 4 : paper ? 2 : 8;
+  const int iters = small ? 2 : paper ? 1 : 4;
 
   const int threads = int(grid * block);
   const int warps = threads / 32;

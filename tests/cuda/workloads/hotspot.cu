@@ -34,10 +34,11 @@ void cpu_step(const std::vector<float>& in, const std::vector<float>& power, std
 
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
-  const bool small = opt.size == program::Size::Small;
-  const int rows = small ? 60 : 500;
-  const int cols = small ? 72 : 500;
-  const int steps = small ? 3 : 20;
+  const bool small = opt.size == program::Size::Small, paper = opt.size == program::Size::Paper;
+  const int rows = small ? 60 : paper ? 512 : 500;
+  const int cols = small ? 72 : paper ? 512 : 500;
+  const int steps = small ? 3 : paper ? 2 : 20;
+  const int pyramid = 2;  // steps per calculate_temp launch (paper size)
   const Coefficients k;
   const size_t cells = size_t(rows) * cols;
 
@@ -59,13 +60,29 @@ int main(int argc, char** argv) {
   d_temp[0] = program::upload(temp);
   d_temp[1] = program::device_alloc<float>(cells);
   float* d_power = program::upload(power);
-  const unsigned grid_x = (unsigned(cols) + TILE - 1) / TILE, grid_y = (unsigned(rows) + TILE - 1) / TILE;
-  for (int s = 0; s < steps; ++s) {
-    hotspot_step<<<dim3(grid_x, grid_y), dim3(TILE, TILE)>>>(d_temp[s % 2], d_power, d_temp[(s + 1) % 2], rows, cols,
-                                                            k.kx, k.ky, k.kz, k.kp, k.ambient);
-    CUDA_CHECK_LAUNCH();
+  int result = steps % 2;  // the buffer holding the last step
+  if (paper) {
+    // Rodinia's ghost-zone launches: `pyramid` steps per launch.
+    const unsigned inner = TILE - 2 * unsigned(pyramid);
+    const unsigned grid_x = (unsigned(cols) + inner - 1) / inner, grid_y = (unsigned(rows) + inner - 1) / inner;
+    int launches = 0;
+    for (int s = 0; s < steps; s += pyramid, ++launches) {
+      calculate_temp<<<dim3(grid_x, grid_y), dim3(TILE, TILE)>>>(d_temp[launches % 2], d_power,
+                                                                d_temp[(launches + 1) % 2], rows, cols, pyramid,
+                                                                std::min(pyramid, steps - s), k.kx, k.ky, k.kz, k.kp,
+                                                                k.ambient);
+      CUDA_CHECK_LAUNCH();
+    }
+    result = launches % 2;
+  } else {
+    const unsigned grid_x = (unsigned(cols) + TILE - 1) / TILE, grid_y = (unsigned(rows) + TILE - 1) / TILE;
+    for (int s = 0; s < steps; ++s) {
+      hotspot_step<<<dim3(grid_x, grid_y), dim3(TILE, TILE)>>>(d_temp[s % 2], d_power, d_temp[(s + 1) % 2], rows,
+                                                              cols, k.kx, k.ky, k.kz, k.kp, k.ambient);
+      CUDA_CHECK_LAUNCH();
+    }
   }
-  const std::vector<float> got = program::download(d_temp[steps % 2], cells);
+  const std::vector<float> got = program::download(d_temp[result], cells);
 
   std::vector<float> next(cells);
   for (int s = 0; s < steps; ++s) {

@@ -23,8 +23,9 @@ std::vector<float> cpu_product(const std::vector<float>& left, const std::vector
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
   const bool small = opt.size == program::Size::Small;
-  const int ni = small ? 20 : 256, nj = small ? 36 : 256, nk = small ? 28 : 256, nl = small ? 44 : 256,
-            nm = small ? 24 : 256;
+  const int big = opt.size == program::Size::Paper ? 512 : 256;
+  const int ni = small ? 20 : big, nj = small ? 36 : big, nk = small ? 28 : big, nl = small ? 44 : big,
+            nm = small ? 24 : big;
   program::InputRng rng(opt.seed);
   auto random_matrix = [&rng](int rows, int cols) {
     std::vector<float> m(size_t(rows) * cols);

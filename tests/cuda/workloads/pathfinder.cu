@@ -9,9 +9,9 @@
 
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
-  const bool small = opt.size == program::Size::Small;
-  const int cols = small ? 1000 : 20000;
-  const int rows = small ? 71 : 601;
+  const bool small = opt.size == program::Size::Small, paper = opt.size == program::Size::Paper;
+  const int cols = small ? 1000 : paper ? 100000 : 20000;
+  const int rows = small ? 71 : paper ? 100 : 601;
   const int band = small ? 10 : 20;  // rows per launch (= halo width per side)
   const unsigned block = 256;
   const int useful = int(block) - 2 * band;  // output columns per CTA

@@ -6,10 +6,10 @@
 
 int main(int argc, char** argv) {
   const program::Options opt = program::parse_options(argc, argv);
-  const bool small = opt.size == program::Size::Small;
+  const bool small = opt.size == program::Size::Small, paper = opt.size == program::Size::Paper;
   const unsigned block = small ? 128 : 256;
-  const unsigned grid = small ? 16 : 120;
-  const int pairs = small ? 64 : 2048;
+  const unsigned grid = small ? 16 : paper ? 128 : 120;
+  const int pairs = small ? 64 : paper ? 256 : 2048;
   const int n = small ? 1000 : 4096;
   const size_t total = size_t(pairs) * n;
 
