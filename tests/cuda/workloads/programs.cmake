@@ -3,7 +3,7 @@
 # tests/test_cuda_workload_programs.cpp and compared with `tlmgpu run`.
 # -O3: the host reference checks of the default sizes are slow unoptimised.
 set(tlmgpu_workload_programs
-  aes backprop bfs blackscholes btree_search conv3d conv_separable cp estimate_pi global_increment global_increment_ipdom
+  aes asian_option backprop bfs blackscholes btree_search conv3d conv_separable cp estimate_pi global_increment global_increment_ipdom
   hashtable histogram histogram256 histogram64 hotspot imbalanced_blocks kmeans laplace3d latency_chase
   long_short_mix matmul_chain monte_carlo needleman_wunsch nn nqueens pathfinder ray scalar_prod sgemm
   stencil3d sto streamcluster transactions transactions_2k transactions_8k vector_add)
