@@ -12,6 +12,8 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
   static const std::map<std::string, uint32_t> counts = {
       {"GPU_laplace3d", 19},
       {"MonteCarloOneBlockPerOption", 16},
+      {"Pathcalc_Portfolio_KernelGPU", 62},
+      {"Pathcalc_Portfolio_KernelGPU2", 63},
       {"aesEncrypt128", 22},
       {"bfs_advance", 7},
       {"bfs_expand", 22},
