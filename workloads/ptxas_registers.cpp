@@ -30,6 +30,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"convolutionRowsKernel", 48},
       {"epp_computeValue", 21},
       {"epp_initRNG", 26},
+      {"euclid", 12},
       {"executeFirstLayer", 63},
       {"executeFourthLayer", 37},
       {"executeSecondLayer", 34},
