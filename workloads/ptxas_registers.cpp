@@ -52,6 +52,7 @@ const std::map<std::string, uint32_t>& ptxas_registers() {
       {"matmul_naive", 52},
       {"mergeHistogram256Kernel", 16},
       {"mergeHistogram64Kernel", 16},
+      {"mummergpuKernel", 28},
       {"needle_cuda_shared_1", 64},
       {"needle_cuda_shared_2", 64},
       {"pathfinder_band", 24},

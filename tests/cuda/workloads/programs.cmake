@@ -5,7 +5,7 @@
 set(tlmgpu_workload_programs
   aes asian_option backprop bfs blackscholes btree_search conv3d conv_separable cp estimate_pi global_increment global_increment_ipdom
   hashtable histogram histogram256 histogram64 hotspot imbalanced_blocks kmeans laplace3d latency_chase
-  libor long_short_mix matmul_chain monte_carlo nearest_neighbor needleman_wunsch nn nqueens pathfinder ray scalar_prod sgemm
+  libor long_short_mix matmul_chain monte_carlo mummer nearest_neighbor needleman_wunsch nn nqueens pathfinder ray scalar_prod sgemm
   stencil3d sto streamcluster transactions transactions_2k transactions_8k vector_add)
 foreach(name ${tlmgpu_workload_programs})
   tlmgpu_cuda_program(workload_${name} SOURCES tests/cuda/workloads/${name}.cu
