@@ -110,12 +110,12 @@ struct DramConfig {
 /// turn a launch's counts into cycles. Fitted per preset against timing mode
 /// by scripts/calibrate_lt.py (docs/LT_MODE.md); the defaults are gtx480's.
 struct LtConfig {
-  double launch_cycles = 1299;   ///< fixed cycles per launch (start-up and drain)
-  double wave_cycles = 0;        ///< cycles per wave of CTAs on the busiest SM
-  double issue_scale = 0.587;    ///< multiplies the issue-throughput bound
-  double latency_scale = 0.99;   ///< multiplies the one-warp dependence-chain bound
-  double bandwidth_scale = 3.98; ///< multiplies the DRAM / L2-port bandwidth bound
-  double contention_scale = 0.221;  ///< multiplies the bound of atomics serialised on one line
+  double launch_cycles = 778;   ///< fixed cycles per launch (start-up and drain)
+  double wave_cycles = 361;        ///< cycles per wave of CTAs on the busiest SM
+  double issue_scale = 1.23;    ///< multiplies the issue-throughput bound
+  double latency_scale = 1.1;   ///< multiplies the one-warp dependence-chain bound
+  double bandwidth_scale = 3.71; ///< multiplies the DRAM / L2-port bandwidth bound
+  double contention_scale = 0.222;  ///< multiplies the bound of atomics serialised on one line
 };
 
 struct GpuConfig {

@@ -31,9 +31,11 @@ using platform::LtLaunchCounts;
 
 // docs/SOC.md's error (LT mode: calibration and error) of the gtx480 preset's coefficients at the small
 // size: the worst workload's factor between LT and timing cycles and the
-// geometric mean of the factors, each rounded up.
-constexpr double kWorstFactor = 1.8;
-constexpr double kGeomeanFactor = 1.25;
+// geometric mean of the factors, each rounded up. The worst are sto (2.63)
+// and ray (2.07): code larger than the 2 KB L1I and per-thread local arrays,
+// which LT's bounds do not see.
+constexpr double kWorstFactor = 2.7;
+constexpr double kGeomeanFactor = 1.3;
 
 platform::DeviceOptions lt_options(const std::string& preset = "gtx480") {
   platform::DeviceOptions o;
