@@ -713,7 +713,9 @@ const std::vector<Paper>& papers() {
        lfws_plan, lfws_compare},
       {"swas", "SWaS, synchronized fetch and issue (seed 003)", "vortex_1sm", "vortex_1sm",
        {"blackscholes", "hotspot", "sgemm", "stencil3d", "kmeans"},
-       {"blackscholes", "hotspot", "stencil3d", "kmeans", "psort", "sgemm"}, swas_plan, swas_compare},
+       // Seed 003's hotspot (32 x 32 on 32 warps) is not hotspot's paper size
+       // (seed 000's 512 x 512): left out until it is a workload of its own.
+       {"blackscholes", "stencil3d", "kmeans", "psort", "sgemm"}, swas_plan, swas_compare},
   };
   return v;
 }
