@@ -7,6 +7,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
+#include <map>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "experiment_test_support.h"
 #include "scratch_dir.h"
+#include "workloads/workload.h"
 
 namespace {
 
@@ -216,6 +220,56 @@ TEST_F(PaperComparison, RejectedSpecRunsItsFallback) {
   }
   EXPECT_EQ(off, 2u);  // sgemm and the geomean
   EXPECT_EQ(on, 2u);
+}
+
+// --size paper: each paper on the benchmarks of its own tables and its own
+// configuration, every one a registered workload.
+TEST_F(PaperComparison, PaperSizeRunsEachPaperOnItsOwnBenchmarksAndConfiguration) {
+  ASSERT_EQ(run("--size paper --dry-run"), 0) << err_;
+  std::map<std::string, std::set<std::string>> presets_of;  // workload -> presets it runs on
+  std::istringstream lines(out_);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    std::string workload, preset, size;
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+      if (w[i] == "--workload") workload = w[i + 1];
+      if (w[i] == "--preset") preset = w[i + 1];
+      if (w[i] == "--size") size = w[i + 1];
+    }
+    ASSERT_FALSE(workload.empty()) << line;
+    EXPECT_EQ(size, "paper") << line;
+    presets_of[workload].insert(preset);
+  }
+  for (const auto& [workload, presets] : presets_of)
+    EXPECT_NE(tlmgpu::workloads::find_workload(workload), nullptr) << workload << " is not a workload";
+  // Seed 000's AES on its Table I GPU (14 SMs), seed 003's psort on one
+  // Vortex SM, seed 002's MRI-q on the TITAN X, seed 004's BFS_2 on gtx480.
+  EXPECT_EQ(presets_of["aes"], (std::set<std::string>{"gtx480_14sm", "gtx480"}));  // PRO and LFWS
+  EXPECT_EQ(presets_of["psort"], std::set<std::string>{"vortex_1sm"});
+  EXPECT_EQ(presets_of["mri_q"], std::set<std::string>{"titanx_pascal"});
+  EXPECT_EQ(presets_of["bfs_1m"], std::set<std::string>{"gtx480"});
+  EXPECT_EQ(presets_of.count("imbalanced_blocks"), 0u);  // ours, in no paper's table
+  EXPECT_GE(presets_of.size(), 40u);
+  // The smaller sizes keep the common lists and presets.
+  ASSERT_EQ(run("--paper pro --size small --dry-run"), 0) << err_;
+  EXPECT_EQ(out_.find("--workload aes"), std::string::npos);
+  EXPECT_EQ(out_.find("gtx480_14sm"), std::string::npos);
+}
+
+// A benchmark the paper gives its own number for carries that number, not
+// the paper's average: seed 002's hotspot gain over LRR and its last-CTA row.
+TEST_F(PaperComparison, PerBenchmarkPaperNumbers) {
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("--paper kaws --size small --workloads hotspot --jobs 2 --no-report --out '" + out.string() + "'"),
+            0) << out_ << err_;
+  std::map<std::string, std::string> paper_value;  // metric (first KAWS subject) -> paper value
+  for (const auto& r : read_csv(out / "kaws.csv"))
+    if (r.size() == kHeader.size() && r[column("workload")] == "hotspot" && !paper_value.count(r[column("metric")]))
+      paper_value[r[column("metric")]] = r[kPaperValue];
+  EXPECT_EQ(paper_value["speedup_over_lrr"], "1.1964");
+  EXPECT_EQ(paper_value["last_cta_time_vs_gto"], "0.8535");
+  EXPECT_EQ(paper_value["speedup_over_gto"], "1.0326");  // no per-benchmark number: the average
 }
 
 TEST_F(PaperComparison, BadUsage) {
