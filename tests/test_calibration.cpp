@@ -147,7 +147,9 @@ TEST_P(CalibrationGtx480Default, AgainstTheHardwareOrGpgpuSimAsDocumented) {
     const OurRun ours = run_ours(workload, ref.scheduler, dir.path(), "default");
     ASSERT_TRUE(ours.verified) << workload << " under " << ref.scheduler << " did not run and verify";
     ++runs;
-    if (workload != "transactions") EXPECT_EQ(ours.warp_insts, ref.warp_insts) << workload << " " << ref.scheduler;
+    if (workload != "transactions") {
+      EXPECT_EQ(ours.warp_insts, ref.warp_insts) << workload << " " << ref.scheduler;
+    }
     if (bandwidth_bound(workload)) {
       const double gbps = ours.dram_bytes / (double(ours.cycles) / core_mhz) / 1000.0;
       EXPECT_LE(gbps, kGtx480PeakGBps) << workload << ": " << gbps << " GB/s";

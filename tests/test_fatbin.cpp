@@ -33,7 +33,12 @@ void put32(Bytes& b, size_t at, uint32_t v) {
 void put64(Bytes& b, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) b[at + i] = uint8_t(v >> (8 * i));
 }
-void append(Bytes& b, const Bytes& more) { b.insert(b.end(), more.begin(), more.end()); }
+// An element at a time: GCC 12 under LTO warns (-Wstringop-overread) about
+// the inlined memcpy of a range insert it cannot size.
+void append(Bytes& b, const Bytes& more) {
+  b.reserve(b.size() + more.size());
+  for (uint8_t byte : more) b.push_back(byte);
+}
 void pad8(Bytes& b) { b.resize((b.size() + 7) / 8 * 8, 0); }
 Bytes text_bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
