@@ -41,8 +41,6 @@ def ours(workload, scheduler):
     l2_hits = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".hits"))
     l2_miss = sum(v for k, v in m.items() if k.startswith("gpu.l2_") and k.endswith(".misses"))
     dram_util = [v for k, v in m.items() if k.startswith("gpu.dram") and k.endswith(".bus_utilization")]
-    dram_bytes = total(".bytes_moved")
-    core_mhz = 700.0  # gtx480
     stalls = {c: total("." + c) for c in ("issued", "idle", "scoreboard", "pipeline")}
     sched_cycles = sum(stalls.values()) or 1
     return {
@@ -53,7 +51,7 @@ def ours(workload, scheduler):
         "dram_util": sum(dram_util) / len(dram_util) if dram_util else 0.0,
         "issued": stalls["issued"] / sched_cycles,
         "scoreboard": stalls["scoreboard"] / sched_cycles,
-        "gbps": dram_bytes / (j["sim_cycles"] / core_mhz) / 1000.0,
+        "gbps": total(".bandwidth_gbps"),
     }
 
 
