@@ -243,10 +243,11 @@ TEST_F(PaperComparison, PaperSizeRunsEachPaperOnItsOwnBenchmarksAndConfiguration
   }
   for (const auto& [workload, presets] : presets_of)
     EXPECT_NE(tlmgpu::workloads::find_workload(workload), nullptr) << workload << " is not a workload";
-  // Seed 000's AES on its Table I GPU (14 SMs), seed 003's psort on one
-  // Vortex SM, seed 002's MRI-q on the TITAN X, seed 004's BFS_2 on gtx480.
+  // Seed 000's AES on its Table I GPU (14 SMs), seed 003's psort and
+  // hotspot on one Vortex SM, seed 002's MRI-q on the TITAN X, seed 004's BFS_2 on gtx480.
   EXPECT_EQ(presets_of["aes"], (std::set<std::string>{"gtx480_14sm", "gtx480"}));  // PRO and LFWS
   EXPECT_EQ(presets_of["psort"], std::set<std::string>{"vortex_1sm"});
+  EXPECT_EQ(presets_of["hotspot_32x32"], std::set<std::string>{"vortex_1sm"});  // seed 003's hotspot shape
   EXPECT_EQ(presets_of["mri_q"], std::set<std::string>{"titanx_pascal"});
   EXPECT_EQ(presets_of["bfs_1m"], std::set<std::string>{"gtx480"});
   EXPECT_EQ(presets_of.count("imbalanced_blocks"), 0u);  // ours, in no paper's table

@@ -4,7 +4,7 @@
 # -O3: the host reference checks of the default sizes are slow unoptimised.
 set(tlmgpu_workload_programs
   aes asian_option backprop bfs bfs_1m blackscholes btree_search conv3d conv_separable cp estimate_pi
-  global_increment global_increment_ipdom hashtable histogram histogram256 histogram64 hotspot
+  global_increment global_increment_ipdom hashtable histogram histogram256 histogram64 hotspot hotspot_32x32
   imbalanced_blocks kmeans laplace3d latency_chase libor long_short_mix matmul_chain monte_carlo mri_q mummer
   nearest_neighbor needleman_wunsch nn nqueens pathfinder psort quasirandom ray resnet scalar_prod sgemm
   stencil3d sto streamcluster transactions transactions_2k transactions_8k vector_add)
