@@ -97,8 +97,11 @@ class ReportScripts : public ::testing::Test {
     fs::copy(kFixtures / name, to, fs::copy_options::recursive);
     return to;
   }
-  Result script(const std::string& name, const std::string& arg) {
-    return run(shell_quoted(python_) + " " + shell_quoted((kScripts / name).string()) + " " + shell_quoted(arg), dir_.path());
+  Result script(const std::string& name, const std::string& arg) { return script(name, std::vector<std::string>{arg}); }
+  Result script(const std::string& name, const std::vector<std::string>& args) {
+    std::string command = shell_quoted(python_) + " " + shell_quoted((kScripts / name).string());
+    for (const std::string& a : args) command += " " + shell_quoted(a);
+    return run(command, dir_.path());
   }
 
   std::string python_;
@@ -181,6 +184,22 @@ TEST_F(ReportScripts, PapersMarkdownTablesCarryTheCsvsNumbers) {
   const Result none = script("papers_markdown.py", (dir_.path() / "nothing").string());
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no paper CSV"), std::string::npos) << none.err;
+}
+
+// The evidence table: every policy run on the paper's workload, found
+// through the runs' meta keys (the baselines have no CSV row of their own),
+// its stall classes as shares of scheduler-cycles and the SMs' busy share.
+TEST_F(ReportScripts, PaperMechanismsTableHasEveryPolicysEvidence) {
+  const fs::path out = fixture("papers");
+  const Result r = script("paper_mechanisms.py", {out.string(), "--paper", "pro"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("**hotspot** (gtx480, 15 SMs): `hotspot_step` x 3: 20 CTAs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| lrr | 6998 | 20.0 | 48.6 | 31.3 | 0.0 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| two_level | 7013 |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| pro | 6846 | 20.4 | 46.1 | 33.4 | 0.0 |  |  |  | 96.7 |"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("global_increment"), std::string::npos);  // --paper pro only
+  EXPECT_EQ(script("paper_mechanisms.py", {out.string(), "--paper", "nonsense"}).code, 2);
+  EXPECT_EQ(script("paper_mechanisms.py", (dir_.path() / "nothing").string()).code, 2);
 }
 
 TEST_F(ReportScripts, SweepPageHasEachFigureAndTheRunsOfEveryNumber) {

@@ -5,7 +5,8 @@ results") from a `tlmgpu_papers --out OUT_DIR` run, as Markdown on stdout.
 Reads OUT_DIR/<paper>.csv (columns by header name; a paper without a CSV is
 left out) and prints, per paper, our numbers per workload, the aggregate the
 paper reports (geomean or mean), the paper's number and whether our direction
-agrees. Every number, aggregates included, is the CSV's as tlmgpu_papers
+agrees; where the paper gives a number for one benchmark, it follows ours in
+brackets. Every number, aggregates included, is the CSV's as tlmgpu_papers
 wrote it, rounded to three decimals (error rates to two): the script only
 arranges them.
 
@@ -59,8 +60,7 @@ def pivot(rows, columns):
         cells = [w]
         for _, pred in columns:
             match = [r for r in rows if r["workload"] == w and pred(r)]
-            cells.append(num(match[0]["ours"]) if match and match[0]["status"] == "ok" else
-                         (match[0]["status"] if match else ""))
+            cells.append(cell_with_own_paper_number(match[0], aggregate_of(rows, pred)) if match else "")
         body.append(cells)
     agg, paper, agrees = [], ["paper"], ["agrees"]
     label = "aggregate"
@@ -79,6 +79,23 @@ def pivot(rows, columns):
     body.append(paper)
     body.append(agrees)
     return table(["workload"] + [c for c, _ in columns], body)
+
+
+def aggregate_of(rows, pred):
+    match = [r for r in rows if is_aggregate(r) and pred(r)]
+    return match[0] if match else None
+
+
+def cell_with_own_paper_number(row, aggregate):
+    """Ours, and in brackets the paper's number for this benchmark where the
+    paper gives one (its source differs from the aggregate's)."""
+    if row["status"] != "ok":
+        return row["status"]
+    cell = num(row["ours"])
+    own = row.get("paper_source") and (aggregate is None or row["paper_source"] != aggregate.get("paper_source"))
+    if own and row["paper"]:
+        cell += f" ({num(row['paper'])})"
+    return cell
 
 
 def metric_is(metric, scheduler=None, baseline=None):
@@ -170,6 +187,11 @@ def swas(rows):
         if is_aggregate(r) and r["metric"] == "ipc_ratio_swas_over_baseline":
             body.append([r["scheduler"], r["baseline"], num(r["ours"]), r["paper"], r["agrees"]])
     print(table(["swas", "baseline (issue --fetch-scheduler fetch)", "IPC ratio", "paper", "agrees"], body))
+    pair = metric_is("ipc_ratio_swas_over_baseline", "swas:policy=gtlrr", "gtlrr --fetch-scheduler lrr")
+    if any(pair(r) and not is_aggregate(r) for r in rows):
+        print("\nPer benchmark, Table II's pair (SWaS GTLRR over fetch LRR, issue GTLRR), the paper's value in "
+              "brackets:\n")
+        print(pivot(rows, [("IPC ratio", pair)]))
 
 
 PAPERS = [("pro", pro), ("spin_backoff", spin_backoff), ("kaws", kaws), ("lfws", lfws), ("swas", swas)]
