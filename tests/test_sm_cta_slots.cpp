@@ -118,7 +118,7 @@ TEST(SmCtaSlots, WarpsTakeTheLowestFreeSlotsWithIncreasingAges) {
   const CtaSlots::Slot& c = f.slots.slot(1);
   EXPECT_TRUE(c.valid);
   EXPECT_EQ(c.cta_id, 11u);
-  EXPECT_EQ(c.first_warp, 2u);
+  EXPECT_EQ(c.warp_slots, (std::vector<uint32_t>{2, 3}));
   EXPECT_EQ(c.start_cycle, 6u);
   for (uint32_t s = 0; s < 4; ++s) {
     EXPECT_TRUE(f.warps[s].active);
@@ -133,7 +133,7 @@ TEST(SmCtaSlots, WarpsTakeTheLowestFreeSlotsWithIncreasingAges) {
   f.slots.retire_warp(f.warps[1], 7);
   EXPECT_EQ(f.start(12, 8), (std::vector<uint32_t>{1, 4}));
   EXPECT_EQ(f.last_cta_slot, 2u);
-  EXPECT_EQ(f.slots.slot(2).first_warp, 1u);
+  EXPECT_EQ(f.slots.slot(2).warp_slots, (std::vector<uint32_t>{1, 4}));
   EXPECT_EQ(f.warps[1].age, 4u);
   EXPECT_EQ(f.warps[4].age, 5u);
 }

@@ -131,6 +131,39 @@ TEST(SmIssueStage, AnUnchangedSchedulerIsNotEvaluatedAndKeepsItsLastStallClass) 
   EXPECT_EQ(f.cycles(0, StallClass::Issued), 2.0);
 }
 
+// A finished warp frees its slot before its CTA ends, so the next CTA's
+// warps need not be contiguous: each CTA's counts are over its own warps,
+// and its retired warps still count (their slots hold other warps now).
+TEST(SmIssueStage, CtaViewCountsEachCtasOwnWarpsWhereverTheySit) {
+  platform::GpuConfig gpu = small_gpu(1, 1, 1);
+  gpu.sm.max_warps = 6;
+  gpu.sm.max_ctas = 3;
+  Fixture f(gpu, 2, {sp(), sp()});
+  f.start_cta(0);  // CTA slot 0: warp slots 0, 1
+  f.start_cta(0);  // CTA slot 1: warp slots 2, 3
+  f.warps[0].progress = 10, f.warps[0].insts_issued = 1;
+  f.warps[1].progress = 20, f.warps[1].insts_issued = 2;
+  f.warps[2].progress = 100, f.warps[3].progress = 200;
+  f.ctas.retire_warp(f.warps[1], 5);
+  f.start_cta(6);  // CTA slot 2: warp slots 1 and 4
+  ASSERT_EQ(f.ctas.slot(2).warp_slots, (std::vector<uint32_t>{1, 4}));
+  f.warps[1].progress = 7, f.warps[1].insts_issued = 3;
+  f.warps[4].progress = 5, f.warps[4].insts_issued = 4;
+
+  schedulers::SchedulerView view;
+  f.issue.build_cta_view(view);
+  ASSERT_EQ(view.ctas.size(), 3u);
+  EXPECT_EQ(view.ctas[0].progress, 30u);  // its retired warp's 20 still counts, not slot 1's new 7
+  EXPECT_EQ(view.ctas[0].insts_issued, 3u);
+  EXPECT_EQ(view.ctas[0].warps_finished, 1u);
+  EXPECT_EQ(view.ctas[1].progress, 300u);
+  EXPECT_EQ(view.ctas[1].warps_finished, 0u);
+  EXPECT_EQ(view.ctas[2].progress, 12u);  // slots 1 and 4, not 1 and 2
+  EXPECT_EQ(view.ctas[2].insts_issued, 7u);
+  EXPECT_EQ(view.ctas[2].warps_finished, 0u);
+  EXPECT_EQ(view.ctas[2].warps, 2u);
+}
+
 TEST(SmIssueStage, SkippedCyclesGoToTheLastStallClassAtTheLaunchsEnd) {
   Fixture f(small_gpu(1, 1, 1), 1, {sp(1), sfu_reading(1), sp()});
   f.start_cta(0);

@@ -30,6 +30,8 @@ bool CtaSlots::can_accept() const {
 bool CtaSlots::retire_warp(WarpSlot& w, uint64_t now) {
   w.active = false;
   Slot& c = slots_[w.cta_slot];
+  c.retired_progress += w.progress;
+  c.retired_insts += w.insts_issued;
   if (++c.warps_done < launch_.warps_per_cta) return false;
   c.valid = false;
   --live_ctas_;

@@ -39,8 +39,13 @@ class CtaSlots {
   struct Slot {
     std::unique_ptr<CtaInstructionSource> cta;
     uint64_t cta_id = 0;
-    uint32_t first_warp = 0;
+    /// The warp slot of each of its warps, in warp order. Not contiguous in
+    /// general: a finished warp frees its slot before its CTA ends, and the
+    /// next CTA's warps take the lowest free slots.
+    std::vector<uint32_t> warp_slots;
     uint32_t warps_done = 0;
+    /// What its retired warps issued (their slots may hold other CTAs' warps now).
+    uint64_t retired_progress = 0, retired_insts = 0;
     uint64_t start_cycle = 0;
     bool valid = false;
   };
@@ -99,6 +104,8 @@ uint32_t CtaSlots::start(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle, std:
   c.cta_id = cta_id;
   c.valid = true;
   c.warps_done = 0;
+  c.retired_progress = c.retired_insts = 0;
+  c.warp_slots.clear();
   c.start_cycle = cycle;
   // Warps take the lowest free slots, contiguous when possible.
   const uint32_t n = launch_.warps_per_cta;
@@ -107,7 +114,7 @@ uint32_t CtaSlots::start(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle, std:
   for (uint32_t s = 0; s < warps.size() && placed < n; ++s) {
     WarpSlot& w = warps[s];
     if (w.active) continue;
-    if (placed == 0) c.first_warp = s;
+    c.warp_slots.push_back(s);
     w = WarpSlot{};
     w.warp = &c.cta->warp(placed);
     w.cta_slot = cs;

@@ -188,8 +188,14 @@ void IssueStage::build_cta_view(schedulers::SchedulerView& view) const {
       cv.cta_id = c.cta_id;
       cv.warps = warps_per_cta;
       cv.start_cycle = c.start_cycle - epoch_;
-      for (uint32_t k = 0; k < warps_per_cta; ++k) {
-        const WarpSlot& w = warps_[c.first_warp + k];
+      // Retired warps' slots may hold another CTA's warps by now: they count
+      // through the CTA's own totals.
+      cv.warps_finished = c.warps_done;
+      cv.progress = c.retired_progress;
+      cv.insts_issued = c.retired_insts;
+      for (const uint32_t ws : c.warp_slots) {
+        const WarpSlot& w = warps_[ws];
+        if (!w.active || w.cta_slot != cs) continue;
         cv.warps_at_barrier += w.warp->at_barrier();
         cv.warps_finished += w.warp->finished();
         cv.progress += w.progress;

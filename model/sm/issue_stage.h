@@ -171,6 +171,10 @@ class IssueStage {
   /// SWaS NOPs issued (not in warp_insts), in all and by warp slot.
   uint64_t nops_issued() const { return nops_issued_; }
   uint64_t nops_issued(uint32_t slot) const { return slot_nops_[slot]; }
+  /// Fills `view.ctas` for a policy that orders by CTA (PRO, KAWS): each
+  /// resident CTA's warps at a barrier, finished warps, progress and
+  /// instructions issued, over its own warps wherever they sit.
+  void build_cta_view(schedulers::SchedulerView& view) const;
 
  private:
   static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
@@ -182,8 +186,6 @@ class IssueStage {
   bool issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now);
   /// sm.issue_width > 1: scheduler `s` picks again from `view`.
   void issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
-  /// Fills `view.ctas` for a policy that orders by CTA.
-  void build_cta_view(schedulers::SchedulerView& view) const;
   /// Reads what the view needs of warp `w`'s executor into its slot after an execute.
   void sync_executor_state(WarpSlot& w, uint64_t now);
   /// Warp `w`'s buffered instructions are not where it goes: refetch.
