@@ -198,6 +198,17 @@ TEST_F(ReportScripts, PaperMechanismsTableHasEveryPolicysEvidence) {
   EXPECT_NE(r.out.find("| two_level | 7013 |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| pro | 6846 | 20.4 | 46.1 | 33.4 | 0.0 |  |  |  | 96.7 |"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("global_increment"), std::string::npos);  // --paper pro only
+  // --differences: the aggregates against the paper's direction, and a
+  // benchmark's own paper number (0.5) against ours (0) beyond a factor of two.
+  const Result d = script("paper_mechanisms.py", {out.string(), "--differences"});
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_NE(d.out.find("| geomean(1) | pro | speedup_over_gto | gto | 1.006 | 1.02 | direction |"), std::string::npos)
+      << d.out;
+  EXPECT_EQ(d.out.find("speedup_over_lrr"), std::string::npos) << d.out;  // agrees with the paper
+  EXPECT_NE(d.out.find("| global_increment | spin_backoff:base=gto,detector=history,backoff=best | "
+                       "best_cycle_reduction | gto | 0.000 | 0.5 | factor > 2 |"),
+            std::string::npos)
+      << d.out;
   EXPECT_EQ(script("paper_mechanisms.py", {out.string(), "--paper", "nonsense"}).code, 2);
   EXPECT_EQ(script("paper_mechanisms.py", (dir_.path() / "nothing").string()).code, 2);
 }

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""paper_mechanisms.py OUT_DIR [--paper P] [--workloads A,B]: the evidence
-behind a `tlmgpu_papers --out OUT_DIR` comparison, as Markdown on stdout.
+"""paper_mechanisms.py OUT_DIR [--paper P] [--workloads A,B] [--differences]:
+the evidence behind a `tlmgpu_papers --out OUT_DIR` comparison, as Markdown
+on stdout. With --differences, the rows that need it instead: aggregates
+whose direction disagrees with the paper's, and benchmarks whose own paper
+number differs from ours in direction or by more than a factor of two in
+the gain.
 
 For every workload of a paper's CSV it reads the statistics of every policy
 run on it (OUT_DIR/runs/*.json, found through the runs' meta files by
@@ -185,12 +189,66 @@ def paper_tables(paper, rows, index, only):
         print("\n".join(lines))
 
 
+def to_float(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def differences(paper, rows):
+    """The rows to explain: aggregates whose direction disagrees with the
+    paper's, and benchmarks whose own paper number differs from ours in
+    direction or by more than a factor of two in the gain (value - 1, or the
+    value itself for a metric whose neutral point is 0)."""
+    aggregates = {(r["scheduler"], r["options"], r["metric"], r["baseline"]): r for r in rows if is_aggregate(r)}
+    out = []
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        if is_aggregate(r):
+            if r["agrees"] == "no":
+                out.append((r, "direction"))
+            continue
+        agg = aggregates.get((r["scheduler"], r["options"], r["metric"], r["baseline"]))
+        if not r["paper"] or (agg is not None and r["paper"] == agg["paper"]):
+            continue  # no number of the paper's own for this benchmark
+        ours, theirs = to_float(r["ours"]), to_float(r["paper"])
+        if ours is None or theirs is None:  # a direction or a range: the CSV's verdict
+            if r["agrees"] == "no":
+                out.append((r, "direction"))
+            continue
+        neutral = 0.0 if r["metric"] in ("cycle_reduction", "best_cycle_reduction", "error_rate_pct") else 1.0
+        g_ours, g_paper = ours - neutral, theirs - neutral
+        if abs(g_paper) < 0.01:  # the paper: no change
+            if abs(g_ours) >= 0.02:
+                out.append((r, "paper: no change"))
+        elif g_ours * g_paper < 0 and abs(g_ours) >= 0.01:
+            out.append((r, "direction"))
+        elif min(abs(g_ours), abs(g_paper)) * 2 < max(abs(g_ours), abs(g_paper)):
+            out.append((r, "factor > 2"))
+    if not out:
+        return
+    print(f"### {paper}: rows to explain\n")
+    print("| workload | policy | metric | baseline | ours | paper | why listed |")
+    print("|---|---|---|---|---:|---:|---|")
+    for r, why in out:
+        policy = (r["scheduler"] + " " + r["options"]).strip()
+        print(f"| {r['workload']} | {policy} | {r['metric']} | {r['baseline']} | {to_float(r['ours']):.3f} | "
+              f"{r['paper']} | {why} |")
+    print()
+
+
 def main(argv):
     args = argv[1:]
-    out_dir, paper, only = None, None, set()
+    out_dir, paper, only, list_differences = None, None, set(), False
     i = 0
     while i < len(args):
         a = args[i]
+        if a == "--differences":
+            list_differences = True
+            i += 1
+            continue
         if a in ("--paper", "--workloads") and i + 1 < len(args):
             if a == "--paper":
                 paper = args[i + 1]
@@ -204,7 +262,8 @@ def main(argv):
             out_dir = None
             break
     if out_dir is None or (paper is not None and paper not in PAPERS):
-        print("usage: paper_mechanisms.py OUT_DIR [--paper pro|spin_backoff|kaws|lfws|swas] [--workloads A,B]",
+        print("usage: paper_mechanisms.py OUT_DIR [--paper pro|spin_backoff|kaws|lfws|swas] [--workloads A,B] "
+              "[--differences]",
               file=sys.stderr)
         return 2
     index = run_index(out_dir)
@@ -215,7 +274,10 @@ def main(argv):
         path = os.path.join(out_dir, name + ".csv")
         if os.path.exists(path):
             found = True
-            paper_tables(name, read_csv(path), index, only)
+            if list_differences:
+                differences(name, read_csv(path))
+            else:
+                paper_tables(name, read_csv(path), index, only)
     if not found:
         print(f"paper_mechanisms.py: no paper CSV in {out_dir}", file=sys.stderr)
         return 2

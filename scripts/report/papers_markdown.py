@@ -88,12 +88,11 @@ def aggregate_of(rows, pred):
 
 def cell_with_own_paper_number(row, aggregate):
     """Ours, and in brackets the paper's number for this benchmark where the
-    paper gives one (its source differs from the aggregate's)."""
+    paper gives one (it differs from the aggregate's)."""
     if row["status"] != "ok":
         return row["status"]
     cell = num(row["ours"])
-    own = row.get("paper_source") and (aggregate is None or row["paper_source"] != aggregate.get("paper_source"))
-    if own and row["paper"]:
+    if row["paper"] and (aggregate is None or row["paper"] != aggregate["paper"]):
         cell += f" ({num(row['paper'])})"
     return cell
 
@@ -118,6 +117,12 @@ def pro(rows):
             cells.append(f"{num(m[0]['ours'])} ({m[0]['paper']}, {m[0]['agrees']})" if m else "")
         body.append(cells)
     print(table(["baseline", "idle (paper, agrees)", "scoreboard", "pipeline", "total"], body))
+    total = [(name, metric_is(f"total_stall_ratio_over_{base}"))
+             for base, name in (("lrr", "LRR"), ("two_level", "TL"), ("gto", "GTO"))]
+    if any(r["paper"] != aggregate_of(rows, pred)["paper"] for _, pred in total for r in rows
+           if pred(r) and not is_aggregate(r) and aggregate_of(rows, pred)):
+        print("\nTotal stalls of the baseline over PRO's per benchmark, Table III's value in brackets:\n")
+        print(pivot(rows, total))
 
 
 def kaws(rows):
