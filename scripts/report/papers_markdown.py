@@ -176,6 +176,13 @@ def lfws(rows):
         if is_aggregate(r) and r["metric"] in ("ipc_lfws_over", "ipc_over_two_level"):
             body.append([f"{r['scheduler']} / {r['baseline']}", num(r["ours"]), r["paper"] or "", r["agrees"]])
     print(table(["ratio", "ours", "paper", "agrees"], body))
+    over_lrr = metric_is("ipc_lfws_over", "lfws", "lrr")
+    agg = aggregate_of(rows, over_lrr)
+    if agg and any(over_lrr(r) and not is_aggregate(r) and r["paper"] != agg["paper"] for r in rows):
+        print("\nLFWS over LRR on the benchmarks section 3.2 names, the paper's statement in brackets:\n")
+        body = [[r["workload"], cell_with_own_paper_number(r, agg)] for r in rows
+                if over_lrr(r) and not is_aggregate(r) and r["paper"] != agg["paper"]]
+        print(table(["workload", "IPC lfws / lrr"], body))
 
 
 def swas(rows):
