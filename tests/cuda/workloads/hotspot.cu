@@ -1,6 +1,7 @@
 // hotspot (and hotspot_32x32) as a CUDA program: the host steps of
-// workloads/hotspot/hotspot.cpp (one launch per time step, temperature buffers ping-ponged, checked
-// against a CPU model in nvcc's order and fusion).
+// workloads/hotspot/hotspot.cpp (one launch per time step, temperature
+// buffers ping-ponged, checked against a CPU model in nvcc's order and
+// fusion).
 #include <algorithm>
 #include <utility>
 
