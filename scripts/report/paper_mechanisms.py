@@ -26,23 +26,15 @@ Every number is computed from the run's statistics; nothing is estimated.
 Exit codes: 0 written; 2 bad usage, or OUT_DIR holds no paper CSV.
 """
 
-import csv
 import glob
 import json
 import os
 import re
 import sys
 
-PAPERS = ("pro", "spin_backoff", "kaws", "lfws", "swas")
+from papers_markdown import PAPERS as MARKDOWN_PAPERS, is_aggregate, read_csv  # the script beside this one
 
-
-def read_csv(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
-def is_aggregate(row):
-    return row["workload"].startswith(("geomean(", "mean("))
+PAPERS = tuple(name for name, _ in MARKDOWN_PAPERS)
 
 
 def option_value(words, name):
