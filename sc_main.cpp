@@ -196,6 +196,9 @@ Command run_command() {
        "warp scheduler policy with parameters, e.g. gto or two_level:group=8 (= --set gpu.scheduler=SPEC)")
       ("fetch-scheduler", po::value<std::string>()->value_name("POLICY"),
        "the fetch stage's policy: lrr, gtlrr or gtlo (= --set sm.fetch_policy=POLICY)")
+      ("threads", po::value<std::string>()->value_name("N"),
+       "timing mode: host threads that evaluate the SMs of each cycle (= --set host.threads=N; default: 1); "
+       "the statistics are the same for every N")
       ("dump-config", "print the effective configuration as INI and exit")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: write a VCD trace for GTKWave")
       ("timeline", po::value<std::string>()->value_name("FILE"),
@@ -485,6 +488,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
     if (vm.count("scheduler")) sets.push_back("gpu.scheduler=" + vm["scheduler"].as<std::string>());
     if (vm.count("fetch-scheduler")) sets.push_back("sm.fetch_policy=" + vm["fetch-scheduler"].as<std::string>());
+    if (vm.count("threads")) sets.push_back("host.threads=" + vm["threads"].as<std::string>());
     rs.device.config = tlmgpu::platform::resolve_config(preset, files, sets);
     // The policy name and its parameters are checked before anything runs.
     tlmgpu::schedulers::make_policy(rs.device.config.scheduler, tlmgpu::schedulers::PolicyContext{});
@@ -500,6 +504,7 @@ int cmd_run(const std::vector<std::string>& args) {
     throw UsageError("--timeline-interval applies to --timeline only");
   if (rs.device.mode != tlmgpu::platform::SimulationMode::Timing) {
     if (vm.count("vcd")) throw UsageError("--vcd applies to --mode timing only");
+    if (vm.count("threads")) throw UsageError("--threads applies to --mode timing only");
     if (vm.count("timeline")) throw UsageError("--timeline applies to --mode timing only");
     if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt && vm.count("regs-per-thread"))
       throw UsageError("--regs-per-thread applies to --mode timing and lt only");
@@ -557,6 +562,8 @@ Command exec_command() {
        "override one configuration key (repeatable)")
       ("scheduler", po::value<std::string>()->value_name("SPEC"), "warp scheduler policy, e.g. gto")
       ("fetch-scheduler", po::value<std::string>()->value_name("POLICY"), "the fetch stage's policy")
+      ("threads", po::value<std::string>()->value_name("N"),
+       "timing mode: host threads that evaluate the SMs of each cycle (= --set host.threads=N)")
       ("divergence", po::value<std::string>()->value_name("MODE"), "ipdom or its (default: its)")
       ("vcd", po::value<std::string>()->value_name("FILE"), "timing mode: a VCD trace of every launch")
       ("timeline", po::value<std::string>()->value_name("FILE"), "timing mode: a timeline of every launch")
@@ -643,7 +650,7 @@ int cmd_exec(const std::vector<std::string>& args) {
   if (mode != "functional" && mode != "timing" && mode != "lt")
     throw UsageError(allowed_error("mode", mode, "functional, timing, lt"));
   if (mode != "timing") {
-    for (const char* o : {"vcd", "timeline", "timeline-interval", "starvation"})
+    for (const char* o : {"vcd", "timeline", "timeline-interval", "starvation", "threads"})
       if (vm.count(o)) throw UsageError(std::string("--") + o + " applies to --mode timing only");
   }
   if (mode == "functional" && vm.count("regs-per-thread"))
@@ -653,6 +660,7 @@ int cmd_exec(const std::vector<std::string>& args) {
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   for (const std::string& s : sets)
     if (s.find(';') != std::string::npos) throw UsageError("--set '" + s + "': a value cannot contain ';'");
+  if (vm.count("threads")) sets.push_back("host.threads=" + vm["threads"].as<std::string>());
   for (const std::string& f : files)
     if (f.find(':') != std::string::npos) throw UsageError("--config '" + f + "': a path cannot contain ':'");
   std::vector<std::string> all_sets = sets;

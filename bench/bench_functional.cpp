@@ -2,7 +2,8 @@
 // divergence mode, in functional, timing or LT mode, at the workloads' default
 // size. Prints a Markdown table for docs/PERFORMANCE.md.
 //
-//   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [workload...]
+//   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N]
+//                      [--threads N] [workload...]
 //
 // Timing mode runs the gtx480 preset under lrr (SystemC elaborates one GPU
 // per process, so every workload and repeat shares it); LT mode estimates
@@ -10,7 +11,8 @@
 // that the two rates compare. Repeats must give the
 // same warp instructions and cycles; the best host time counts, since the
 // host's own speed drifts. The first line names the host: figures from
-// different processors are not comparable.
+// different processors are not comparable. --threads N: timing mode's SMs
+// evaluated on N host threads (host.threads).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +33,8 @@ using namespace tlmgpu;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [workload...]";
+    "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [--threads N] "
+    "[workload...]";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "tlmgpu_bench: %s\n%s\n", what.c_str(), kUsage);
@@ -54,6 +57,7 @@ std::string host_processor() {
 int sc_main(int argc, char* argv[]) {
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
+  uint32_t threads = 1;
   platform::SimulationMode sim_mode = platform::SimulationMode::Functional;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
@@ -61,11 +65,17 @@ int sc_main(int argc, char* argv[]) {
     if (a == "--help") {
       std::puts(kUsage);
       return 0;
-    } else if (a == "--size" || a == "--repeat" || a == "--mode") {
+    } else if (a == "--size" || a == "--repeat" || a == "--mode" || a == "--threads") {
       if (i + 1 == argc) return usage_error(a + " needs a value");
       const std::string v = argv[++i];
       if (a == "--size") {
         if (!workloads::parse_size(v, size)) return usage_error("--size " + v + ": allowed are small, default, paper");
+      } else if (a == "--threads") {
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 256)
+          return usage_error("--threads " + v + ": allowed is a whole number from 1 to 256");
+        threads = uint32_t(n);
       } else if (a == "--mode") {
         if (v != "functional" && v != "timing" && v != "lt")
           return usage_error("--mode " + v + ": allowed are functional, timing, lt");
@@ -95,8 +105,10 @@ int sc_main(int argc, char* argv[]) {
                    : std::vector<std::string>{"vector_add", "transactions", "sgemm", "hotspot", "bfs", "blackscholes"};
   }
 
-  std::printf("Host: %s, %u CPUs; one used. %s mode, best of %d.\n\n", host_processor().c_str(),
-              std::thread::hardware_concurrency(), mode_name, repeat);
+  if (threads > 1 && sim_mode != platform::SimulationMode::Timing)
+    return usage_error("--threads applies to --mode timing only");
+  std::printf("Host: %s, %u CPUs; %u used. %s mode, best of %d.\n\n", host_processor().c_str(),
+              std::thread::hardware_concurrency(), threads, mode_name, repeat);
   std::printf("| workload | divergence | warp insts | %sbest host s in kernels | warp insts / s |\n",
               timed ? "cycles | " : "");
   std::printf("|---|---|---:|%s---:|---:|\n", timed ? "---:|" : "");
@@ -117,6 +129,7 @@ int sc_main(int argc, char* argv[]) {
         if (timed) {
           options.mode = sim_mode;
           options.config = platform::preset_config("gtx480");
+          options.config.host_threads = threads;
         }
         platform::GpuDevice device(options);
         auto w = info->make();

@@ -126,6 +126,9 @@ struct GpuConfig {
   uint32_t num_sms = 15;
   /// Device malloc heap (cudaLimitMallocHeapSize; CUDA's default is 8 MiB).
   uint32_t malloc_heap_bytes = 8u << 20;
+  /// Host threads that evaluate the SMs of a cycle (host.threads). A setting
+  /// of the host, not of the GPU: the results are the same for every value.
+  uint32_t host_threads = 1;
   SmConfig sm;
   CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
   CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};

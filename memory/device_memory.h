@@ -33,6 +33,10 @@ class GlobalMemoryIf {
   /// the address, when the memory refused a write.
   virtual bool commit_staged(uint64_t* failed_address);
   virtual void discard_staged() { has_staged_ = false; }
+  /// Whether translate() may hand out staged copies (one set for whoever
+  /// calls): such a memory is accessed by one SM's instruction at a time, so
+  /// the GPU then evaluates its SMs on one host thread.
+  virtual bool may_stage() const { return false; }
 
   /// Host-side copies (module variables, a driver's data): false when some
   /// byte of the range is not accessible.

@@ -50,8 +50,20 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   // The request reaches the interconnect in the next cycle (tag check).
   const uint64_t now = this->now();
   sc_core::sc_time delay = cycle + 1 > now + 1 ? cycles_delay(cycle + 1 - now, period_) : period_;
+  if (outbox_) {
+    outbox_->pending_.push_back({this, &p, delay});
+    return;
+  }
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   socket->nb_transport_fw(p, phase, delay);
+}
+
+void L1RequestOutbox::deliver() {
+  for (Request& r : pending_) {
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    r.cache->socket->nb_transport_fw(*r.payload, phase, r.delay);
+  }
+  pending_.clear();
 }
 
 uint64_t L1Cache::data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const {

@@ -18,6 +18,28 @@
 
 namespace tlmgpu::memory {
 
+class L1Cache;
+
+/// Requests the L1s of one SM sent in a cycle, delivered to the interconnect
+/// when the cycle commits, in the order they were sent (the order in which
+/// the SM's evaluation made them; the GPU commits the SMs in index order).
+/// The SMs of a cycle may then be evaluated on several host threads: none
+/// touches the crossbar, which all share.
+class L1RequestOutbox {
+ public:
+  void deliver();
+  bool empty() const { return pending_.empty(); }
+
+ private:
+  friend class L1Cache;
+  struct Request {
+    L1Cache* cache;
+    tlm::tlm_generic_payload* payload;
+    sc_core::sc_time delay;
+  };
+  std::vector<Request> pending_;
+};
+
 /// The SM offers accesses through `access_export` from its clocked process;
 /// completions go to `response_port`, always for a cycle later than the
 /// current one, called from try_access (hits) or when the answer from below
@@ -48,6 +70,9 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     tags_.invalidate_all();
     ++version_;
   }
+  /// From now on requests wait in `outbox` until its deliver() (the GPU's
+  /// commit of the cycle) instead of going down at once.
+  void send_through(L1RequestOutbox* outbox) { outbox_ = outbox; }
   /// From now on the cache reads the current cycle from `calendar`, whose
   /// driver runs every process that calls the cache (the SMs and the modules
   /// below), instead of dividing SystemC's time on each request and answer.
@@ -95,6 +120,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   };
   using Mshrs = MshrTable<Waiter>;
 
+  friend class L1RequestOutbox;
   Transaction& new_transaction();
   void send(Transaction& tx, AccessKind kind, uint64_t cycle);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -122,6 +148,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   sc_core::sc_time period_;
   FixedDivisor period_div_;  ///< cycles of a delay annotation
   const CycleCalendar* calendar_ = nullptr;
+  L1RequestOutbox* outbox_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
   std::vector<std::unique_ptr<Transaction>> transactions_;

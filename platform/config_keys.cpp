@@ -262,6 +262,11 @@ std::vector<KeySpec> build_key_table() {
                "SoC's memory (only inside a SoC, through the GPU peripheral)",
                "", top(&GpuConfig::soc_memory), Rule::kChoice, 0, 0, {"internal", "soc"}});
 
+  // Host settings: how the simulation runs, never what it computes.
+  t.push_back(range("host.threads", "", 1, 256, top(&GpuConfig::host_threads),
+                    "host threads that evaluate the SMs of a cycle in timing mode (the statistics are the same "
+                    "for every value; --threads N)"));
+
   // LT mode's cost model (docs/LT_MODE.md): fitted against timing mode.
   const auto lt = [](double LtConfig::*member) { return at(&GpuConfig::lt, member); };
   t.push_back({"lt.launch_cycles", "LT mode: fixed cycles per launch (start-up and drain)", "cycles",
@@ -696,6 +701,9 @@ std::string dump_config(const GpuConfig& config) {
   for (const KeySpec& k : key_table()) {
     const size_t dot = k.key.find('.');
     const std::string this_section = k.key.substr(0, dot);
+    // The dump names the GPU that was simulated: how many host threads
+    // simulated it changes no result (and no configuration hash).
+    if (this_section == "host") continue;
     if (this_section != section) {
       section = this_section;
       out << "\n[" << section << "]\n";

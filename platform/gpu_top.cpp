@@ -1,12 +1,21 @@
 #include "platform/gpu_top.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "core/issue_order_gate.h"
 #include "memory/l1_cache.h"
 #include "model/sm/ptx_instruction_source.h"
 #include "platform/gpu_device.h"
+#include "platform/host_thread_pool.h"
 #include "platform/memory_system.h"
 #include "schedulers/warp_scheduler.h"
 
@@ -19,6 +28,15 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // Cycles without a single issued instruction before the run is declared stuck
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
+
+// The host's time-stamp counter (TLMGPU_PROFILE_PHASES): a few cycles to read.
+inline uint64_t host_ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
 
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
@@ -101,6 +119,45 @@ void CtaDispatcher::report_stats(stats::StatMap& out) const {
 
 // ------------------------------------------------------------------ GPU top
 
+namespace {
+
+/// One awake SM's evaluation of a cycle (a task of the host thread pool).
+struct SmEvaluation {
+  sm::StreamingMultiprocessor* sm = nullptr;
+  bool busy = false;
+  uint64_t wake = 0;
+  std::exception_ptr failure;
+  uint64_t ticks = 0;  // host time-stamp ticks its evaluation took (TLMGPU_PROFILE_PHASES)
+};
+
+}  // namespace
+
+struct GpuTop::CycleTasks {
+  uint64_t now = 0;
+  core::IssueOrderGate* gate = nullptr;  // several threads: the order of shared functional state
+  bool profile = false;
+  std::vector<SmEvaluation> sms;
+
+  static void evaluate(void* self, uint32_t task) {
+    CycleTasks& tasks = *static_cast<CycleTasks*>(self);
+    SmEvaluation& e = tasks.sms[task];
+    core::IssueOrderTicket ticket{tasks.gate, task};
+    if (tasks.gate) core::current_issue_order_ticket = &ticket;
+    const uint64_t t0 = tasks.profile ? host_ticks() : 0;
+    try {
+      e.busy = e.sm->cycle(tasks.now);
+      e.wake = e.busy ? 0 : e.sm->next_event_cycle();
+    } catch (...) {
+      // The SMs after it still finish the cycle (at any thread count alike),
+      // and wait at the gate for this one's turn to end.
+      e.failure = std::current_exception();
+    }
+    core::publish_issue_order();
+    core::current_issue_order_ticket = nullptr;
+    if (tasks.profile) e.ticks = host_ticks() - t0;
+  }
+};
+
 memory::SocMemoryPort* GpuTop::soc_memory_port() { return memory_->soc_memory_port(); }
 
 void GpuTop::end_of_elaboration() {
@@ -155,6 +212,14 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i], &sm_wake_[i]);
   wake_any_ |= wake_;
   wake_any_ |= calendar_.event();
+  // A measurement of where host time goes (docs/PERFORMANCE.md, "Parallel
+  // SMs"): printed to stderr when the GPU is destroyed.
+  if (const char* p = std::getenv("TLMGPU_PROFILE_PHASES"); p && *p && std::string(p) != "0")
+    profile_ = std::make_unique<PhaseProfile>();
+  tasks_ = std::make_unique<CycleTasks>();
+  tasks_->sms.reserve(sms_.size());
+  if (config_.host_threads > 1 && sms_.size() > 1)
+    pool_ = std::make_unique<HostThreadPool>(std::min<uint32_t>(config_.host_threads, uint32_t(sms_.size())));
 
   SC_HAS_PROCESS(GpuTop);
   SC_METHOD(tick);
@@ -162,6 +227,8 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
 }
 
 GpuTop::~GpuTop() {
+  pool_.reset();
+  if (profile_) print_phase_profile();
   if (vcd_) sc_core::sc_close_vcd_trace_file(vcd_);
 }
 
@@ -220,7 +287,9 @@ void GpuTop::tick() {
   // sleeping SM makes it run in this cycle, as when the memory modules had
   // their own processes and woke the GPU with an event.
   calendar_.hold();
+  const uint64_t t0 = profile_ ? host_ticks() : 0;
   calendar_.run(now);
+  if (profile_) profile_->memory += host_ticks() - t0;
   if (asleep_) {
     // A response the memory modules delivered may have moved an SM's wake-up cycle earlier.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -246,22 +315,18 @@ void GpuTop::tick() {
       std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
       for (auto& sm : sms_) sm->dispatcher_signals_changed();
     }
+    const uint64_t t1 = profile_ ? host_ticks() : 0;
     const sm::KernelPhase before = dispatcher_->phase();
     active = dispatcher_->cycle(now);
+    if (profile_) profile_->dispatch += host_ticks() - t1;
     if (dispatcher_->phase() != before) {
       phase_visible_at_ = now + 1;
       active = true;
     }
-    // An SM that is only waiting sleeps until its next known event or until
-    // something arrives for it; it accounts the cycles it slept itself.
-    for (size_t i = 0; i < sms_.size(); ++i) {
-      auto& sm = *sms_[i];
-      if (now < sm_wake_[i] && !sm_woken_[i]) continue;
-      const bool busy = sm.cycle(now);
-      sm_wake_[i] = busy ? 0 : sm.next_event_cycle();
-      active |= busy;
-    }
+    active |= evaluate_sms(now);
+    const uint64_t t3 = profile_ ? host_ticks() : 0;
     watchdog(now);
+    if (profile_) profile_->rest += host_ticks() - t3;
   } catch (...) {
     failure_ = std::current_exception();
     running_ = false;
@@ -308,6 +373,72 @@ void GpuTop::tick() {
   asleep_ = true;
   sleep_until_ = std::max(next, now + 1);
   sleep(now, sleep_until_);
+}
+
+bool GpuTop::evaluate_sms(uint64_t now) {
+  // An SM that is only waiting sleeps until its next known event or until
+  // something arrives for it; it accounts the cycles it slept itself.
+  CycleTasks& tasks = *tasks_;
+  tasks.now = now;
+  tasks.sms.clear();
+  for (size_t i = 0; i < sms_.size(); ++i)
+    if (now >= sm_wake_[i] || sm_woken_[i]) tasks.sms.push_back(SmEvaluation{sms_[i].get(), false, 0, nullptr, 0});
+  const uint32_t count = uint32_t(tasks.sms.size());
+  const bool parallel = pool_ && count > 1 && parallel_launch_;
+  tasks.gate = parallel ? &gate_ : nullptr;
+  tasks.profile = profile_ != nullptr;
+  const uint64_t t0 = profile_ ? host_ticks() : 0;
+  if (parallel) {
+    gate_.begin_round(count);
+    pool_->run(count, &CycleTasks::evaluate, &tasks);
+  } else {
+    for (uint32_t t = 0; t < count; ++t) CycleTasks::evaluate(&tasks, t);
+  }
+  const uint64_t t1 = profile_ ? host_ticks() : 0;
+  // The commit, in SM index order: what the SMs send out reaches the
+  // interconnect and the dispatcher as if they had run one after another.
+  bool active = false;
+  std::exception_ptr failure;
+  for (SmEvaluation& e : tasks.sms) {
+    e.sm->commit();
+    sm_wake_[e.sm->index()] = e.wake;
+    active |= e.busy;
+    if (e.failure && !failure) failure = e.failure;
+  }
+  if (profile_) {
+    PhaseProfile& p = *profile_;
+    p.evaluate += t1 - t0;
+    p.commit += host_ticks() - t1;
+    ++p.cycles;
+    p.sm_evaluations += count;
+    uint64_t busiest = 0;
+    for (const SmEvaluation& e : tasks.sms) {
+      p.sm_work += e.ticks;
+      busiest = std::max(busiest, e.ticks);
+    }
+    p.busiest_sm += busiest;
+  }
+  if (failure) std::rethrow_exception(failure);
+  return active;
+}
+
+void GpuTop::print_phase_profile() const {
+  const PhaseProfile& p = *profile_;
+  const double total = double(p.memory + p.dispatch + p.evaluate + p.commit + p.rest);
+  if (total == 0) return;
+  auto share = [&](uint64_t v) { return 100.0 * double(v) / total; };
+  std::fprintf(stderr,
+               "%s: host time-stamp ticks per phase over %llu evaluated cycles, %llu SM evaluations, %u host "
+               "thread(s):\n"
+               "  memory modules %.1f %%, dispatcher %.1f %%, SM evaluation %.1f %%, commit %.1f %%, watchdog "
+               "and rest %.1f %%\n"
+               "  SM work %.1f %% of the total (sum over SMs), busiest SM per cycle %.1f %%; %.0f ticks per "
+               "evaluated cycle, %.0f per SM evaluation\n",
+               name(), static_cast<unsigned long long>(p.cycles), static_cast<unsigned long long>(p.sm_evaluations),
+               pool_ ? unsigned(config_.host_threads) : 1u, share(p.memory), share(p.dispatch), share(p.evaluate),
+               share(p.commit), share(p.rest), share(p.sm_work), share(p.busiest_sm),
+               total / double(std::max<uint64_t>(p.cycles, 1)),
+               double(p.sm_work) / double(std::max<uint64_t>(p.sm_evaluations, 1)));
 }
 
 std::string GpuTop::describe_all_warps() const {
@@ -384,6 +515,8 @@ void GpuTop::start(const exec::KernelContext& ctx, const std::vector<sm::Instruc
   ptx_source_ = std::make_unique<sm::PtxKernelSource>(clocked_ctx_, timing);
   start_source(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, *ptx_source_,
                regs_per_thread, regs_source, limits);
+  // A memory that stages copies keeps one instruction's staging for all SMs.
+  parallel_launch_ = !(ctx.global && ctx.global->may_stage());
 }
 
 TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
@@ -399,6 +532,7 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
                           uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
   // Throws LaunchError when not even one CTA fits.
   occupancy_ = compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
+  parallel_launch_ = true;
   sm::SmLaunch launch;
   launch.source = &source;
   launch.timing = &source.timing();

@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include "core/issue_order_gate.h"
 #include "core/stats_provider.h"
 #include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
@@ -84,6 +85,8 @@ class LaunchObserver {
   /// After its last cycle, with what GpuTop::launches() records for it.
   virtual void launch_finished(const TimingLaunchRecord& record) = 0;
 };
+
+class HostThreadPool;
 
 class GpuTop : public sc_core::sc_module {
  public:
@@ -169,6 +172,10 @@ class GpuTop : public sc_core::sc_module {
   /// Waits for cycle min(until, the memory modules' next), or an event.
   void sleep(uint64_t now, uint64_t until);
   void watchdog(uint64_t now);
+  /// Evaluates the SMs that are awake (on the host thread pool when
+  /// host.threads > 1), then commits them in index order; true when one of
+  /// them did something. Rethrows the lowest-numbered SM's fault.
+  bool evaluate_sms(uint64_t now);
   /// Every SM's live warps, PC and state (describe_warps), for fault reports.
   std::string describe_all_warps() const;
   uint64_t now_cycle() const;
@@ -189,6 +196,20 @@ class GpuTop : public sc_core::sc_module {
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
   std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)
   std::vector<uint8_t> sm_woken_;  // each SM's wake-up flag (SM::set_wake_flag): something arrived for it
+  struct CycleTasks;
+  std::unique_ptr<CycleTasks> tasks_;     // the awake SMs of the cycle being evaluated
+  std::unique_ptr<HostThreadPool> pool_;  // host.threads > 1
+  core::IssueOrderGate gate_;
+  bool parallel_launch_ = true;  // the launch's global memory allows parallel SMs (GlobalMemoryIf::may_stage)
+  /// Host time per phase of the cycle (TLMGPU_PROFILE_PHASES=1), in time-stamp ticks.
+  struct PhaseProfile {
+    uint64_t memory = 0, dispatch = 0, evaluate = 0, commit = 0, rest = 0;
+    uint64_t sm_work = 0;     ///< sum of the SMs' own evaluation times
+    uint64_t busiest_sm = 0;  ///< sum over cycles of the longest SM evaluation
+    uint64_t cycles = 0, sm_evaluations = 0;
+  };
+  std::unique_ptr<PhaseProfile> profile_;
+  void print_phase_profile() const;
   uint64_t last_tick_cycle_ = 0;
   uint64_t phase_visible_at_ = ~0ull;  // the cycle the SMs read the dispatcher's last change
   std::exception_ptr failure_;

@@ -6,6 +6,9 @@
 #   scripts/bench_ab.sh OLD_BENCH NEW_BENCH [ROUNDS] [WORKLOAD...]
 #
 # ROUNDS defaults to 5, the workloads to vector_add transactions sgemm.
+# OLD_ARGS / NEW_ARGS (environment) are extra options for each side, e.g.
+#   OLD_ARGS="--threads 1" NEW_ARGS="--threads 2" scripts/bench_ab.sh B B 5 sgemm
+# compares one binary's speed on one and on two host threads.
 # Prints, per workload, each binary's range and median of warp instructions
 # per host second and the new binary's median change.
 set -eu
@@ -27,10 +30,11 @@ trap 'rm -f "$results"' EXIT
 for r in $(seq "$rounds"); do
   for side in old new; do
     bin=$old
-    [ $side = new ] && bin=$new
+    args=${OLD_ARGS:-}
+    [ $side = new ] && bin=$new && args=${NEW_ARGS:-}
     # Table rows: | workload | divergence | warp insts | cycles | host s | M/s |
     # shellcheck disable=SC2086
-    "$bin" --mode timing --repeat 1 $workloads | awk -F'|' -v side=$side \
+    "$bin" --mode timing --repeat 1 $args $workloads | awk -F'|' -v side=$side \
       '$2 ~ /^ [a-z_0-9]+ $/ && $7 ~ /M/ { gsub(/ /, "", $2); split($7, v, " "); print side, $2, v[1] }' >>"$results"
   done
   echo "round $r of $rounds done" >&2

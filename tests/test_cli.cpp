@@ -516,6 +516,40 @@ TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
   }
 }
 
+// --threads: the SMs of a cycle on several host threads give the statistics
+// of one, a faulting launch's too (the SMs other than the faulting one
+// finish its cycle at every thread count); timing mode only; bad counts name
+// the key.
+TEST_F(Cli, HostThreadsChangeNoStatisticAndAreCheckedFirst) {
+  const std::string file = write("oob_wide.json", R"({
+  "ptx": ")" + std::string(TLMGPU_SOURCE_DIR) + R"(/tests/launch/kernels.ptx",
+  "buffers": [{"name": "p", "type": "s32", "count": 1920}],
+  "launches": [{"kernel": "store_oob", "grid": 30, "block": 64, "args": [{"buffer": "p"}, {"type": "s32", "value": 1920}],
+                "expect_fault": {"kind": "out_of_bounds", "message_contains": "store_oob"}}]
+})");
+  std::string first;
+  for (const char* threads : {"1", "2", "4"}) {
+    CliRun r = run("run --mode timing --launch '" + file + "' --threads " + threads + " --stats " + tmp("f.json"));
+    ASSERT_EQ(r.status, 0) << r.all();
+    auto j = nlohmann::json::parse(read_text(tmp("f.json")));
+    for (const char* host : {"host_seconds", "warp_insts_per_host_second"}) j.erase(host);
+    EXPECT_EQ(j["faults_as_expected"].size(), 1u);
+    if (first.empty())
+      first = j.dump();
+    else
+      EXPECT_EQ(j.dump(), first) << threads << " threads";
+  }
+  CliRun bad = run("run --workload vector_add --mode timing --threads 0");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("host.threads"), std::string::npos) << bad.all();
+  CliRun functional = run("run --workload vector_add --threads 2");
+  EXPECT_EQ(functional.status, 2);
+  EXPECT_NE(functional.err.find("--threads applies to --mode timing only"), std::string::npos) << functional.all();
+  CliRun exec = run("exec --threads 2 -- /bin/true");
+  EXPECT_EQ(exec.status, 2);
+  EXPECT_NE(exec.err.find("--threads applies to --mode timing only"), std::string::npos) << exec.all();
+}
+
 // `run --workload all` runs every workload on its own device in one process,
 // on the one GPU model SystemC lets a process build. Each device must see the
 // GPU as a freshly built one: nothing in flight, empty caches, arbiters and

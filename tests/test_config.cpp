@@ -474,7 +474,21 @@ TEST(ConfigDump, IsIniWithSectionsAndACommentPerKey) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);)
     if (!line.empty() && line[0] != '#' && line[0] != '[') ++assignments;
-  EXPECT_EQ(assignments, config_keys().size());
+  // Every key but the host settings, which change no result.
+  size_t host_keys = 0;
+  for (const auto& k : config_keys()) host_keys += k.key.rfind("host.", 0) == 0;
+  EXPECT_EQ(host_keys, 1u);
+  EXPECT_EQ(assignments, config_keys().size() - host_keys);
+}
+
+TEST(ConfigDump, HostThreadsAreASettingNotPartOfTheConfiguration) {
+  GpuConfig c = preset_config("gtx480");
+  apply_config_assignment(c, "host.threads=4");
+  EXPECT_EQ(c.host_threads, 4u);
+  // The dump (and with it the configuration hash runs resume by) is that of one thread.
+  EXPECT_EQ(dump_config(c), dump_config(preset_config("gtx480")));
+  EXPECT_FALSE(contains(dump_config(c), "[host]"));
+  EXPECT_TRUE(contains(config_error([&] { apply_config_assignment(c, "host.threads=0"); }), "host.threads"));
 }
 
 // ---------------------------------------------------------------------------

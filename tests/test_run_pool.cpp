@@ -138,6 +138,29 @@ TEST_F(RunPool, CommandColumnReproducesTheRunAndItsHash) {
   EXPECT_EQ(row[hash], experiment::fnv1a64_hex(config));
 }
 
+// --threads N goes to each simulation the pool starts, after the
+// subcommand, but not into its command (the run's identity): the same runs
+// on another number of threads are reused, and the CSV is the same.
+TEST_F(RunPool, HostThreadsGoToTheProcessNotToTheRunsIdentity) {
+  const std::string logging = write_script(
+      dir_ / "tlmgpu_logging", "case \"$*\" in *--dump-config*) ;; *) echo \"$*\" >>'" + (dir_ / "argv").string() +
+                                   "';; esac\nexec '" + std::string(TLMGPU_CLI) + "' \"$@\"\n");
+  const std::string common = "--paper pro --size small --workloads histogram --jobs 1 --tlmgpu '" + logging +
+                             "' --out '" + out_.string() + "'";
+  ASSERT_EQ(run_papers(dir_, common + " --threads 2", out_text_, err_), 0) << err_;
+  const std::string argv = read_text(dir_ / "argv");
+  EXPECT_EQ(count_of(argv, "\n"), kRuns) << argv;
+  EXPECT_EQ(count_of(argv, "run --threads 2 --workload histogram"), kRuns) << argv;
+  const std::string first = csv();
+  EXPECT_EQ(first.find("--threads"), std::string::npos) << first;
+
+  ASSERT_EQ(run_papers(dir_, common + " --threads 1", out_text_, err_), 0) << err_;
+  EXPECT_EQ(count_of(read_text(dir_ / "argv"), "\n"), kRuns) << "the runs of two threads were not reused";
+  EXPECT_EQ(csv(), first);
+  EXPECT_NE(run_papers(dir_, common + " --threads 0", out_text_, err_), 0);
+  EXPECT_NE(err_.find("--threads '0'"), std::string::npos) << err_;
+}
+
 // A run that fell back to another scheduler is reused as such: its row still
 // says what ran, with that run's command.
 TEST_F(RunPool, ResumedFallbackRunKeepsWhatRan) {

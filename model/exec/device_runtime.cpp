@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/issue_order_gate.h"
 #include "model/exec/cta.h"
 #include "model/exec/warp.h"
 
@@ -231,6 +232,8 @@ uint32_t linear_thread(const Warp& warp, unsigned lane) {
 }  // namespace
 
 void execute_builtin_call(const ptx::CallSite& site, uint32_t mask, Warp& warp) {
+  // The heap and the printf records are the device's, shared by the SMs.
+  core::await_issue_order();
   const KernelContext& ctx = warp.context();
   for (uint32_t m = mask; m; m &= m - 1) {
     const unsigned lane = unsigned(__builtin_ctz(m));

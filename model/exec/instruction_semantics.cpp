@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "core/int_ops.h"
+#include "core/issue_order_gate.h"
 #include "memory/device_memory.h"
 #include "model/exec/cta.h"
 #include "model/exec/texture_unit.h"
@@ -1536,6 +1537,7 @@ uint8_t* range_base(Warp& w, StateSpace space, uint64_t lo, uint64_t end, StateS
   const KernelContext& ctx = w.context();
   switch (space) {
     case StateSpace::Global:
+      core::await_issue_order();  // other SMs' stores of this cycle first
       return ctx.global->translate(lo, end - lo);
     case StateSpace::Shared: {
       auto& shared = w.cta().shared_memory();
@@ -1833,6 +1835,8 @@ void fragment_set(Warp& w, const Operand& frag, unsigned lane, unsigned e, unsig
   const Operand& address = store ? in.dst : in.src[0];
   const Operand& frag = store ? in.src[0] : in.dst;
   if (address.kind != OperandKind::Address) unsupported(in, mask, w, "memory operand is not an address");
+  if (store && (in.space == StateSpace::Param || in.space == StateSpace::Const || in.space == StateSpace::Generic))
+    core::await_issue_order();  // as exec_st
   const uint64_t* base_reg = address.reg == ptx::kNoReg ? nullptr : w.reg(address.reg);
   alignas(64) Scratch stride_scratch;
   const unsigned natural = s.row_major ? cols : rows;
@@ -1950,6 +1954,10 @@ bool store_lanes(const LanePtrs& lp, const uint64_t* addr, uint32_t mask, unsign
   const unsigned total = es * n;
   alignas(64) uint64_t local_addr[kLanes];
   uint64_t* addr = address_buffer(w, local_addr);
+  // A store into the kernel's parameters or constant bank (PTX has none,
+  // but the model accepts them) writes buffers every SM reads.
+  if (in.space == StateSpace::Param || in.space == StateSpace::Const || in.space == StateSpace::Generic)
+    core::await_issue_order();
   LanePtrs lp;
   resolve_lanes(in, in.dst, mask, w, total, addr, lp);
   record(w, lp.space, mask, total, true, false);

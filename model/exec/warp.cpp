@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/int_ops.h"
+#include "core/issue_order_gate.h"
 #include "model/exec/cta.h"
 #include "model/exec/device_runtime.h"
 
@@ -118,6 +119,7 @@ StepStatus Warp::step() {
     refresh_next();
     return status;
   } catch (...) {
+    core::await_issue_order();
     if (*global_staged_) ctx_.global->discard_staged();  // the faulting instruction's writes do not land
     refresh_next();  // a fault may leave the stack or groups half-updated; pc() must still tell
     throw;
@@ -700,6 +702,7 @@ uint8_t* Warp::resolve(StateSpace space, uint64_t addr, unsigned bytes, unsigned
   uint8_t* p = nullptr;
   switch (space) {
     case StateSpace::Global:
+      core::await_issue_order();  // other SMs' stores of this cycle first
       p = ctx_.global->translate(addr, bytes);
       break;
     case StateSpace::Shared: {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/issue_order_gate.h"
 #include "memory/l1_cache.h"
 #include "schedulers/warp_scheduler.h"
 
@@ -42,6 +43,8 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   tex_cache_->response_port.bind(*this);
   tex_access_.bind(tex_cache_->access_export);
   tex_cache_->clk.bind(clk);
+  for (memory::L1Cache* cache : {l1i_cache_.get(), l1d_cache_.get(), tex_cache_.get()})
+    cache->send_through(&l1_requests_);
 
   issue_.create_schedulers();
   warps_.resize(smc_.max_warps);
@@ -80,7 +83,8 @@ void StreamingMultiprocessor::begin_device(uint64_t first_cycle) {
 }
 
 void StreamingMultiprocessor::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher) {
-  ctas_.begin_launch(launch, dispatcher);
+  finished_ctas_.set_dispatcher(dispatcher);
+  ctas_.begin_launch(launch, &finished_ctas_);
   for (WarpSlot& w : warps_) {
     w = WarpSlot{};
   }
@@ -123,12 +127,20 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   read_operands_and_dispatch(now);
   send_lines(now);
   if (issue_.issue(now)) active_ = true;
+  // Shared functional state (global memory, the device heap) is touched only
+  // at issue: the SMs after this one may now touch it (core/issue_order_gate.h).
+  core::publish_issue_order();
   // (Under SWaS the issue stage fetched for the warps it selected.)
   if (!issue_.fetches_with_issue() && fetch_.fetch(now)) active_ = true;
   finish_warps(now);
   if (issue_.evaluates_every_cycle() && ctas_.used_warps() != 0) active_ = true;  // evaluated every cycle
   ++run_cycles_;
   return active_;
+}
+
+void StreamingMultiprocessor::commit() {
+  l1_requests_.deliver();
+  finished_ctas_.deliver();
 }
 
 uint64_t StreamingMultiprocessor::next_event_cycle() const {

@@ -22,6 +22,7 @@
 #include "core/bit_ops.h"
 #include "core/gpu_config.h"
 #include "core/stats_provider.h"
+#include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
 #include "model/sm/cta_slots.h"
@@ -36,9 +37,6 @@
 #include "model/sm/writeback_stage.h"
 #include "schedulers/warp_scheduler_policy.h"
 
-namespace tlmgpu::memory {
-class L1Cache;
-}
 namespace tlmgpu::schedulers {
 class WarpScheduler;
 }
@@ -69,11 +67,18 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   void start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle);
   bool busy() const { return ctas_.live_ctas() != 0; }
 
-  // --- clocking (called by the GPU top in SM index order) ---
-  /// Runs one core cycle. Returns true when the SM did or may do something
-  /// next cycle; false when it only waits for an event (a completion at
-  /// next_event_cycle(), or a memory response).
+  // --- clocking ---
+  /// Evaluates one core cycle. Returns true when the SM did or may do
+  /// something next cycle; false when it only waits for an event (a
+  /// completion at next_event_cycle(), or a memory response). What leaves
+  /// the SM (requests to the interconnect, finished CTAs) waits for commit():
+  /// the SMs of a cycle may be evaluated on several host threads
+  /// (docs/ARCHITECTURE.md, "Parallel SMs").
   bool cycle(uint64_t now);
+  /// Hands on what cycle() produced: the L1s' requests in the order they
+  /// were made, then the finished CTAs. The GPU top commits the SMs in index
+  /// order after all have been evaluated.
+  void commit();
   /// The launch ended at `last_cycle`: accounts the cycles slept since the last cycle().
   void end_launch(uint64_t last_cycle);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
@@ -131,6 +136,27 @@ class StreamingMultiprocessor : public sc_core::sc_module,
     uint64_t cycle;
   };
 
+  /// Finished CTAs of the cycle, reported to the dispatcher at commit().
+  class CtaCompletionOutbox : public CtaCompletionIf {
+   public:
+    void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) override {
+      finished_.push_back({sm, cta_id, cycle});
+    }
+    void deliver() {
+      for (const Finished& f : finished_) dispatcher_->cta_finished(f.sm, f.cta_id, f.cycle);
+      finished_.clear();
+    }
+    void set_dispatcher(CtaCompletionIf* dispatcher) { dispatcher_ = dispatcher; }
+
+   private:
+    struct Finished {
+      uint32_t sm;
+      uint64_t cta_id, cycle;
+    };
+    std::vector<Finished> finished_;
+    CtaCompletionIf* dispatcher_ = nullptr;
+  };
+
   void writeback(uint64_t now);
   void handle_responses(uint64_t now);
   void read_operands_and_dispatch(uint64_t now);
@@ -175,6 +201,9 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   std::vector<WarpSlot> warps_;
   // The resident CTAs, their occupancy and the launch they belong to.
   CtaSlots ctas_;
+  // What the cycle sends out, held until commit().
+  memory::L1RequestOutbox l1_requests_;
+  CtaCompletionOutbox finished_ctas_;
 
   // The pipeline's stages (docs/ARCHITECTURE.md, "The SM's stages"): fetch
   // into the instruction buffers, the operand collectors over the register

@@ -35,6 +35,9 @@ class TlmGlobalMemory : public memory::GlobalMemoryIf {
   uint8_t* translate(uint64_t addr, uint64_t bytes) override;
   bool commit_staged(uint64_t* failed_address) override;
   void discard_staged() override;
+  /// Staged copies, and DMI requests and debug transports into the SoC's
+  /// models: the GPU evaluates its SMs on the SystemC thread alone.
+  bool may_stage() const override { return true; }
   bool read(uint64_t addr, void* dst, uint64_t bytes) override;
   bool write(uint64_t addr, const void* src, uint64_t bytes) override;
   std::string describe(uint64_t addr) const override;

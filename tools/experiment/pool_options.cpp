@@ -9,6 +9,9 @@ namespace experiment {
 const char* const kPoolOptionsHelp =
     "  --jobs N            simulations at a time (default: number of cores; with\n"
     "                      --launcher slurm: array elements at a time, default no limit)\n"
+    "  --threads N         host threads per run (tlmgpu --threads; the statistics are\n"
+    "                      the same for every N; default: the cores left to each of\n"
+    "                      --jobs runs, at most 4; with --launcher slurm: 1)\n"
     "  --force             rerun every run, also those an earlier invocation with\n"
     "                      this --out finished (default: resume, reusing them)\n"
     "  --launcher L        local (default) or slurm: one sbatch job array, waited for\n"
@@ -41,6 +44,16 @@ bool take_pool_option(int argc, char** argv, int& i, PoolOptions& o) {
       o.jobs_given = true;
     } catch (const std::exception&) {
       throw UsageError("--jobs '" + v + "': expected a number 1..1024");
+    }
+  } else if (a == "--threads") {
+    const std::string v = value();
+    try {
+      std::size_t used = 0;
+      const long n = std::stol(v, &used);
+      if (used != v.size() || n < 1 || n > 256) throw std::invalid_argument(v);
+      o.threads = static_cast<unsigned>(n);
+    } catch (const std::exception&) {
+      throw UsageError("--threads '" + v + "': expected a number 1..256");
     }
   } else if (a == "--tlmgpu") {
     o.tlmgpu = value();
@@ -75,7 +88,14 @@ bool take_pool_option(int argc, char** argv, int& i, PoolOptions& o) {
 void finish_pool_options(PoolOptions& o, const char* argv0) {
   if (!o.slurm_option.empty() && o.launcher != "slurm") throw UsageError(o.slurm_option + " needs --launcher slurm");
   if (o.launcher == "slurm" && o.jobs_given) o.slurm.array_limit = o.jobs;
-  if (o.jobs == 0) o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (o.jobs == 0) o.jobs = cores;
+  // Runs in parallel use the cores better than threads inside one run (whose
+  // cycles synchronise the threads); threads take the cores the runs leave,
+  // up to the point where more stop paying (docs/PERFORMANCE.md, "Parallel SMs").
+  constexpr unsigned kMaxDefaultThreads = 4;
+  if (o.threads == 0) o.threads = o.launcher == "slurm" ? 1 : std::clamp(cores / o.jobs, 1u, kMaxDefaultThreads);
+  o.slurm.cpus_per_task = o.threads;
   if (o.tlmgpu.empty()) {
     // The build puts every program in one directory.
     namespace fs = std::filesystem;

@@ -17,6 +17,7 @@ struct UsageError : std::runtime_error {
 struct PoolOptions {
   unsigned jobs = 0;  // 0 until finish_pool_options: the number of cores
   bool jobs_given = false;
+  unsigned threads = 0;  // host threads per run (tlmgpu --threads); 0 until finish_pool_options
   std::string tlmgpu;  // default: tlmgpu beside this program
   bool force = false, dry_run = false, verbose = false;
   std::string launcher = "local";  // local | slurm

@@ -299,6 +299,10 @@ class Pool {
       std::vector<std::string> argv = {binary_};
       const std::vector<std::string> args = paper_cmp::run_arguments(p->effective, opt_.size, r.stats_path);
       argv.insert(argv.end(), args.begin(), args.end());
+      // Host threads change no statistic: they are not in the run's command
+      // (its identity), only in the process started.
+      // (After the subcommand: exec's program and its arguments come last.)
+      if (opt_.threads > 1) argv.insert(argv.begin() + 2, {"--threads", std::to_string(opt_.threads)});
       tasks.push_back({argv, r.log_path, "", p->effective.cwd});
     }
     std::vector<PoolRun*> again;

@@ -125,6 +125,7 @@ void launch_slurm(const std::vector<LaunchTask>& tasks, const SlurmOptions& opt,
   if (!opt.partition.empty()) sbatch.push_back("--partition=" + opt.partition);
   if (!opt.time.empty()) sbatch.push_back("--time=" + opt.time);
   if (!opt.mem.empty()) sbatch.push_back("--mem=" + opt.mem);
+  if (opt.cpus_per_task > 1) sbatch.push_back("--cpus-per-task=" + std::to_string(opt.cpus_per_task));
   if (!opt.account.empty()) sbatch.push_back("--account=" + opt.account);
   sbatch.push_back(script.string());
 

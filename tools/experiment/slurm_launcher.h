@@ -16,6 +16,7 @@ struct SlurmOptions {
   std::string time;          // sbatch --time, per array element (one run)
   std::string mem;           // sbatch --mem, per array element
   std::string account;       // sbatch --account
+  unsigned cpus_per_task = 1;  // sbatch --cpus-per-task: the host threads of one run (> 1 only)
   unsigned array_limit = 0;  // at most this many elements at once (--array=...%N); 0: no limit
   unsigned poll_ms = 1000;   // squeue interval
   std::string sbatch = "sbatch", squeue = "squeue", scancel = "scancel";

@@ -236,6 +236,7 @@ void run_all(const std::vector<RunSpec>& specs, const RunnerOptions& opt,
 RunnerOptions runner_options(const experiment::PoolOptions& pool, const std::string& size, const std::string& out) {
   RunnerOptions r(pool.tlmgpu, size, out, pool.jobs, pool.verbose);
   r.force = pool.force;
+  r.threads = std::max(1u, pool.threads);
   r.launcher = pool.launcher;
   r.slurm = pool.slurm;
   return r;

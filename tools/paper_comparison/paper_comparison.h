@@ -171,6 +171,7 @@ struct RunnerOptions {
   std::string size;     // small | default
   std::string out_dir;  // stats and logs go into OUT/runs
   unsigned jobs = 1;
+  unsigned threads = 1;  // host threads per run (tlmgpu --threads): not part of a run's identity
   bool verbose = false;
   bool force = false;              // rerun runs an earlier invocation finished (no resume)
   std::string launcher = "local";  // local | slurm
