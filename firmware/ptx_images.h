@@ -9,6 +9,7 @@ PTX_IMAGE(vector_add)
 PTX_IMAGE(sgemm)
 PTX_IMAGE(histogram)
 PTX_IMAGE(transactions)
+PTX_IMAGE(spin_until_flag) /* firmware/spin_until_flag.ptx */
 #undef PTX_IMAGE
 
 #define PTX_BYTES(name) ((uint32_t)(ptx_##name##_end - ptx_##name##_start))

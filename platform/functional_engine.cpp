@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "memory/coalescer.h"
@@ -207,6 +208,7 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
   std::vector<std::unique_ptr<exec::Cta>> spare;  // finished CTAs, reused for the next ones
   uint64_t next_cta = 0;
   uint64_t since_progress = 0;  // warp instructions since the last forward progress
+  uint64_t launch_insts = 0;    // warp instructions of the launch so far (the pacer's measure)
 
   try {
     while (next_cta < num_ctas || !resident.empty()) {
@@ -250,6 +252,7 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
           const uint64_t ran = warp.instructions() - insts_before;
           stepped |= ran != 0;
           since_progress += ran;
+          launch_insts += ran;
           progressed |= warp.progress_events() != progress_before;
         }
         progressed |= cta->barrier_releases() != releases;
@@ -286,6 +289,11 @@ FunctionalEngine::Totals FunctionalEngine::run_ctas() {
                                     warp_states(resident));
       }
       resident.resize(kept);
+      // Between rounds no warp is inside an instruction: the launch may stop
+      // here (its memory writes so far stay) and its owner may let time pass.
+      if (pacer_ && !pacer_->keep_running(launch_insts))
+        throw LaunchAborted("launch of kernel " + ctx_.kernel->name + " aborted after " + std::to_string(launch_insts) +
+                            " warp instructions");
       if (progressed) {
         since_progress = 0;
       } else if (since_progress > options_.watchdog_instructions) {

@@ -19,12 +19,14 @@ class FunctionalEngine {
 
   /// With `lt_counts`, also counts what LT mode's cost model needs
   /// (instructions by pipeline, coalesced lines and sectors under
-  /// options.config, shared-memory bank cycles) into it.
+  /// options.config, shared-memory bank cycles) into it. With `pacer`, tells
+  /// it the warp instructions so far after each round of warp slices.
   FunctionalEngine(const exec::KernelContext& ctx, const DeviceOptions& options,
-                   LtLaunchCounts* lt_counts = nullptr)
-      : ctx_(ctx), options_(options), lt_counts_(lt_counts) {}
+                   LtLaunchCounts* lt_counts = nullptr, LaunchPacer* pacer = nullptr)
+      : ctx_(ctx), options_(options), lt_counts_(lt_counts), pacer_(pacer) {}
   /// Runs every CTA to completion. Throws exec::DeviceFault on a fault, a
-  /// barrier deadlock, or when the watchdog sees no forward progress.
+  /// barrier deadlock, or when the watchdog sees no forward progress, and
+  /// LaunchAborted when the pacer stops the launch.
   Totals run();
 
  private:
@@ -35,6 +37,7 @@ class FunctionalEngine {
   const exec::KernelContext& ctx_;
   const DeviceOptions& options_;
   LtLaunchCounts* lt_counts_;
+  LaunchPacer* pacer_;
 };
 
 }  // namespace tlmgpu::platform

@@ -409,6 +409,10 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
     stats_.sim_cycles += fault.executed_cycles();
     stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     throw;
+  } catch (const LaunchAborted&) {
+    // Whatever the aborted launch printed is gone with it, not left for the next one.
+    runtime_->take_launch_output();
+    throw;
   }
   printf_output_ += runtime_->take_launch_output();
   stats_.kernel_host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -489,7 +493,7 @@ void GpuDevice::ensure_device_heap(const ptx::Module& mod) {
 
 void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uint32_t regs_per_thread) {
   if (options_.mode == SimulationMode::Functional) {
-    FunctionalEngine engine(ctx, options_);
+    FunctionalEngine engine(ctx, options_, nullptr, pacer_);
     const FunctionalEngine::Totals t = engine.run();
     stats_.warp_insts += t.warp_insts;
     stats_.thread_insts += t.thread_insts;
@@ -497,7 +501,7 @@ void GpuDevice::run_engine(LoadedModule& lm, const exec::KernelContext& ctx, uin
     FunctionalEngine::Totals t;
     LtLaunchRecord record;
     try {
-      run_lt_launch(options_, ctx, regs_per_thread, t, record);
+      run_lt_launch(options_, ctx, regs_per_thread, t, record, pacer_);
     } catch (const exec::DeviceFault& fault) {
       last_launch_cycles_ = fault.executed_cycles();
       lt_launches_.push_back(std::move(record));

@@ -28,6 +28,25 @@ class LaunchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A launch its owner stopped before it ended (a SoC peripheral's reset
+/// input): neither a fault of the kernel nor bad input.
+class LaunchAborted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Told how a functional or LT launch advances, between rounds of warp
+/// slices: lets the launch's owner pass simulated time meanwhile (a SoC
+/// peripheral, so that the rest of the SoC runs while a long launch does)
+/// and stop it.
+class LaunchPacer {
+ public:
+  virtual ~LaunchPacer() = default;
+  /// `warp_insts`: the launch's warp instructions so far. False ends the
+  /// launch with LaunchAborted.
+  virtual bool keep_running(uint64_t warp_insts) = 0;
+};
+
 /// Kernel arguments in declaration order; each is checked against the
 /// kernel's .param list (count and size) at launch.
 class KernelArgs {
@@ -188,8 +207,9 @@ class GpuDevice {
   const exec::TextureTable& textures() const { return textures_; }
 
   // --- launch ---
-  /// Runs the kernel to completion. Throws LaunchError for a bad launch and
-  /// exec::DeviceFault for a fault, deadlock or no forward progress.
+  /// Runs the kernel to completion. Throws LaunchError for a bad launch,
+  /// exec::DeviceFault for a fault, deadlock or no forward progress, and
+  /// LaunchAborted when the launch pacer (or a timing backend) stops it.
   /// Timing mode: `regs_per_thread` (0: the kernel's recorded count, else
   /// the PTX estimate) sets this launch's registers per thread for
   /// occupancy; DeviceOptions::regs_per_thread overrides it.
@@ -216,6 +236,9 @@ class GpuDevice {
   /// Timing-mode launches run on `backend` instead of the process-wide GPU
   /// (nullptr: that GPU again). The backend must outlive its use.
   void set_timing_backend(TimingBackend* backend) { timing_backend_ = backend; }
+  /// Functional and LT launches report their progress to `pacer` (nullptr:
+  /// nobody), which may stop them. The pacer must outlive its use.
+  void set_launch_pacer(LaunchPacer* pacer) { pacer_ = pacer; }
 
   const DeviceStats& stats() const { return stats_; }
   /// Core cycles of the last launch (timing mode: simulated; LT mode: the
@@ -265,6 +288,7 @@ class GpuDevice {
   memory::GlobalMemoryIf* global_;
   uint64_t heap_next_ = 0, heap_end_ = 0;  // external memory: the .global variables' heap
   TimingBackend* timing_backend_ = nullptr;
+  LaunchPacer* pacer_ = nullptr;
   std::vector<std::unique_ptr<LoadedModule>> modules_;
   std::unique_ptr<exec::DeviceRuntime> runtime_;
   bool cooperative_launch_ = false;   // set by launch_cooperative for its launch

@@ -638,6 +638,16 @@ void GpuTop::reset_for_device() {
   new_device_ = true;
 }
 
+void GpuTop::abort_launch() {
+  if (!running_) return;
+  running_ = false;
+  end_cycle_ = now_cycle();
+  const uint64_t ran = end_cycle_ >= start_cycle_ ? end_cycle_ - start_cycle_ : 0;
+  failure_ = std::make_exception_ptr(
+      LaunchAborted("launch of kernel " + kernel_name_ + " aborted at cycle " + std::to_string(ran)));
+  done();
+}
+
 void GpuTop::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   memory_->fill_l2_from_host_copy(address, bytes);
 }

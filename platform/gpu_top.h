@@ -159,6 +159,11 @@ class GpuTop : public sc_core::sc_module {
   void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
   /// The last launch ended in a device fault (its traffic may still be in flight).
   bool last_launch_failed() const { return failure_ != nullptr; }
+  /// Inside a running simulation: ends the running launch now (nothing when
+  /// none runs), as a fault would end it: finished_event() is notified,
+  /// finish() throws LaunchAborted, and what the launch left in flight
+  /// drains when the next device context begins (start_drain).
+  void abort_launch();
 
  private:
   void end_of_elaboration() override;

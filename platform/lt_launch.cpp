@@ -6,7 +6,7 @@
 namespace tlmgpu::platform {
 
 void run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx, uint32_t launch_regs_per_thread,
-                   FunctionalEngine::Totals& totals, LtLaunchRecord& record) {
+                   FunctionalEngine::Totals& totals, LtLaunchRecord& record, LaunchPacer* pacer) {
   // The same registers per thread as timing mode (platform/timing_gpu.cpp),
   // so that both see the same occupancy.
   uint32_t regs = std::clamp(ctx.kernel->regs_per_thread, 1u, options.config.sm.max_regs_per_thread);
@@ -26,7 +26,7 @@ void run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
   // CTA i runs on SM i mod gpu.num_sms, as the cost model and the L1D tag arrays assume.
   exec::KernelContext on_config = ctx;
   on_config.num_sms = options.config.num_sms;
-  FunctionalEngine engine(on_config, options, &record.counts);
+  FunctionalEngine engine(on_config, options, &record.counts, pacer);
   // The per-CTA counts serve the estimate; a device keeps every launch's
   // record, so they are not kept (16 bytes a CTA).
   auto estimate = [&] {

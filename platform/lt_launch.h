@@ -18,8 +18,8 @@ namespace tlmgpu::platform {
 /// sm.max_regs_per_thread. LaunchError when no CTA fits an SM. A device fault
 /// is rethrown (as functional mode) after `record` has been filled with the
 /// estimate of what ran before it (faulted set; the fault's executed_cycles
-/// that estimate).
+/// that estimate). `pacer` as FunctionalEngine's.
 void run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx, uint32_t launch_regs_per_thread,
-                   FunctionalEngine::Totals& totals, LtLaunchRecord& record);
+                   FunctionalEngine::Totals& totals, LtLaunchRecord& record, LaunchPacer* pacer = nullptr);
 
 }  // namespace tlmgpu::platform

@@ -33,9 +33,11 @@ class SocMemory : public sc_core::sc_module {
   std::vector<std::pair<uint64_t, uint64_t>> error_ranges;  // [start, end) answered with an error
   std::vector<std::pair<uint64_t, uint64_t>> read_only_ranges;  // [start, end): writes answered with an error
   uint64_t dmi_grants = 0, dmi_refusals = 0, debug_accesses = 0, transport_accesses = 0;
-  /// b_transport only: the latency it annotates, and ranges it refuses
-  /// while DMI and debug transport still serve them.
+  /// b_transport only: the latency it annotates (or waits, with
+  /// wait_in_transport), and ranges it refuses while DMI and debug
+  /// transport still serve them.
   sc_core::sc_time latency = sc_core::SC_ZERO_TIME;
+  bool wait_in_transport = false;
   std::vector<std::pair<uint64_t, uint64_t>> timed_error_ranges;
   uint64_t timed_reads = 0, timed_writes = 0;
 
@@ -78,7 +80,10 @@ class SocMemory : public sc_core::sc_module {
       t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
-    delay += latency;
+    if (wait_in_transport)
+      sc_core::wait(latency);
+    else
+      delay += latency;
     copy(t);
     t.set_dmi_allowed(grant_dmi);
     t.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -208,15 +213,20 @@ constexpr uint64_t kPtxBase = 0x10000;        // PTX images, 256 KiB each
 constexpr uint64_t kDataBase = 0x100000;      // kernel data
 
 /// A SoC: memory, driver, the GPU; with helpers that queue launches.
+/// `prefix` starts every object's name (several in one simulation).
 struct Soc {
-  SocMemory memory{"memory", kMemoryBytes};
-  MmioDriver cpu{"cpu"};
+  SocMemory memory;
+  MmioDriver cpu;
   tlmgpu::GpuPeripheral gpu;
-  sc_core::sc_signal<bool> irq{"irq"};
+  sc_core::sc_signal<bool> irq;
   uint32_t next_descriptor = 0;  // ring slot of the next queued launch
 
-  explicit Soc(const tlmgpu::platform::GpuConfig& config, const tlmgpu::GpuPeripheralOptions& options = {})
-      : gpu("gpu", config, options) {
+  explicit Soc(const tlmgpu::platform::GpuConfig& config, const tlmgpu::GpuPeripheralOptions& options = {},
+               const std::string& prefix = "")
+      : memory((prefix + "memory").c_str(), kMemoryBytes),
+        cpu((prefix + "cpu").c_str()),
+        gpu((prefix + "gpu").c_str(), config, options),
+        irq((prefix + "irq").c_str()) {
     cpu.socket.bind(gpu.mmio);
     gpu.mem.bind(memory.socket);
     gpu.irq(irq);

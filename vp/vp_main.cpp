@@ -5,8 +5,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <boost/program_options.hpp>
 #include <systemc>
@@ -35,7 +38,9 @@ struct Options {
   std::string firmware;
   std::string gpu_mode = "lt";
   std::string preset = "gtx480";
+  std::string gpu1_preset; // "": no second GPU
   std::string scheduler;
+  std::optional<std::string> watchdog; // none: the peripheral's default
   std::string divergence = "its";
   std::string vcd;
   uint64_t max_instructions = 0;
@@ -54,7 +59,12 @@ Options parse(int argc, char* argv[]) {
       ("firmware", po::value(&o.firmware), "RISC-V ELF executable to run (required)")
       ("gpu-mode", po::value(&o.gpu_mode)->default_value("lt"), "the GPU peripheral's mode: lt, timing or none")
       ("preset", po::value(&o.preset)->default_value("gtx480"), "GPU configuration preset (tlmgpu list presets)")
+      ("gpu1-preset", po::value(&o.gpu1_preset),
+       "add a second GPU of this preset at 0x20010000 (same mode and divergence; its preset's scheduler)")
       ("scheduler", po::value(&o.scheduler), "warp scheduler policy with parameters (default: the preset's)")
+      ("watchdog", po::value<std::string>()->value_name("N|off"),
+       "warp instructions without forward progress before a launch ends with the watchdog error (default: "
+       "20000000; off: never)")
       ("divergence", po::value(&o.divergence)->default_value("its"), "the GPU's divergence model: ipdom or its")
       ("vcd", po::value(&o.vcd), "write a VCD trace: the interrupt line, the GPU's doorbell and STATUS, and in "
                                  "timing mode the GPU's own signals (docs/VP.md)")
@@ -84,17 +94,37 @@ Options parse(int argc, char* argv[]) {
   if (!(o.cpu_mhz > 0) || !(o.quantum_us > 0)) {
     throw po::error("--cpu-mhz and --quantum-us must be positive");
   }
+  if (!o.gpu1_preset.empty() && o.gpu_mode == "none") {
+    throw po::error("--gpu1-preset needs a first GPU: --gpu-mode lt or timing");
+  }
+  if (vm.count("watchdog")) {
+    const std::string value = vm["watchdog"].as<std::string>();
+    // Digits only: stoull would take "-1" and "12abc".
+    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if (value != "off" && (!digits || value.size() > 19 || std::stoull(value) == 0)) {
+      throw po::error("--watchdog must be a positive number of warp instructions or off, not '" + value + "'");
+    }
+    o.watchdog = value;
+  }
   return o;
 }
 
-// A 64-bit GPU counter (LO/HI registers), read by debug transport.
-uint64_t gpu_counter(tlmgpu::vp::VirtualPlatform& soc, uint32_t lo_offset) {
+// The --watchdog value as the peripheral's option.
+uint64_t watchdog_instructions(const Options& o, uint64_t default_value) {
+  if (!o.watchdog) {
+    return default_value;
+  }
+  return *o.watchdog == "off" ? std::numeric_limits<uint64_t>::max() : std::stoull(*o.watchdog);
+}
+
+// A 64-bit counter (LO/HI registers) of the GPU at `base`, read by debug transport.
+uint64_t gpu_counter(tlmgpu::vp::VirtualPlatform& soc, uint64_t base, uint32_t lo_offset) {
   uint64_t value = 0;
   tlm::tlm_generic_payload read;
   read.set_command(tlm::TLM_READ_COMMAND);
   read.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
   for (uint32_t half = 0; half < 2; ++half) {
-    read.set_address(VP_GPU_BASE + lo_offset + 4 * half);
+    read.set_address(base + lo_offset + 4 * half);
     read.set_data_ptr(reinterpret_cast<unsigned char*>(&value) + 4 * half);
     read.set_data_length(4);
     read.set_streaming_width(4);
@@ -123,12 +153,15 @@ sc_core::sc_trace_file* open_vcd(const std::string& path, tlmgpu::vp::VirtualPla
   }
   sc_core::sc_trace_file* vcd = sc_core::sc_create_vcd_trace_file(base.c_str());
   sc_core::sc_trace(vcd, soc.interrupt_line, soc.interrupt_line.name());
-  if (soc.gpu_probe) {
-    sc_core::sc_trace(vcd, soc.gpu_probe->doorbell, soc.gpu_probe->doorbell.name());
-    sc_core::sc_trace(vcd, soc.gpu_probe->status, soc.gpu_probe->status.name());
-  }
-  if (soc.gpu) {
-    const std::string core_name = std::string(soc.gpu->name()) + ".core";
+  const std::pair<tlmgpu::vp::GpuRegisterProbe*, tlmgpu::GpuPeripheral*> gpus[] = {
+      {soc.gpu_probe.get(), soc.gpu.get()}, {soc.gpu1_probe.get(), soc.gpu1.get()}};
+  for (const auto& [probe, gpu] : gpus) {
+    if (gpu == nullptr) {
+      continue;
+    }
+    sc_core::sc_trace(vcd, probe->doorbell, probe->doorbell.name());
+    sc_core::sc_trace(vcd, probe->status, probe->status.name());
+    const std::string core_name = std::string(gpu->name()) + ".core";
     if (auto* top = dynamic_cast<tlmgpu::platform::GpuTop*>(sc_core::sc_find_object(core_name.c_str()))) {
       sc_core::sc_trace(vcd, top->dispatcher().ctas_waiting, top->dispatcher().ctas_waiting.name());
       sc_core::sc_trace(vcd, top->dispatcher().last_cta_dispatched, top->dispatcher().last_cta_dispatched.name());
@@ -136,6 +169,16 @@ sc_core::sc_trace_file* open_vcd(const std::string& path, tlmgpu::vp::VirtualPla
         sm->trace(vcd);
       }
       trace_dram_channels(vcd, *top);
+    }
+  }
+  if (soc.gpu1) {
+    sc_core::sc_trace(vcd, soc.gpu_irq, soc.gpu_irq.name());
+    sc_core::sc_trace(vcd, soc.gpu1_irq, soc.gpu1_irq.name());
+  }
+  if (soc.reset_controller) {
+    sc_core::sc_trace(vcd, soc.gpu_reset, soc.gpu_reset.name());
+    if (soc.gpu1) {
+      sc_core::sc_trace(vcd, soc.gpu1_reset, soc.gpu1_reset.name());
     }
   }
   return vcd;
@@ -170,7 +213,14 @@ int sc_main(int argc, char* argv[]) {
       tlmgpu::schedulers::make_policy(gpu.config.scheduler, tlmgpu::schedulers::PolicyContext{});
       gpu.options.mode = options.gpu_mode == "timing" ? tlmgpu::GpuPeripheralMode::Timing : tlmgpu::GpuPeripheralMode::Lt;
       gpu.options.divergence = *tlmgpu::platform::cli::parse_divergence(options.divergence);
+      gpu.options.watchdog_instructions = watchdog_instructions(options, gpu.options.watchdog_instructions);
       config.gpu = gpu;
+      if (!options.gpu1_preset.empty()) {
+        tlmgpu::vp::VirtualPlatform::GpuSetup gpu1;
+        gpu1.config = tlmgpu::platform::preset_config(options.gpu1_preset);
+        gpu1.options = gpu.options;
+        config.gpu1 = gpu1;
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "tlmgpu_vp: " << e.what() << "\n";
@@ -227,11 +277,17 @@ int sc_main(int argc, char* argv[]) {
                  "%llu interrupts\n",
                  instructions, sc_core::sc_time_stamp().to_seconds() * 1e6, wall_seconds, instructions / wall_seconds / 1e6,
                  static_cast<unsigned long long>(soc.cpu.interrupts_taken()));
-    if (soc.gpu) {
-      const double warp_insts = static_cast<double>(gpu_counter(soc, TLMGPU_REG_WARP_INSTS_LO));
-      std::fprintf(stderr, "vp: gpu (%s) %.0f warp instructions, %.0f cycles, %.1f thousand warp instructions/s\n",
-                   options.gpu_mode.c_str(), warp_insts, static_cast<double>(gpu_counter(soc, TLMGPU_REG_CYCLES_LO)),
-                   warp_insts / wall_seconds / 1e3);
+    const std::pair<const tlmgpu::GpuPeripheral*, uint64_t> gpus[] = {{soc.gpu.get(), VP_GPU_BASE},
+                                                                         {soc.gpu1.get(), VP_GPU1_BASE}};
+    for (const auto& [gpu, base] : gpus) {
+      if (gpu == nullptr) {
+        continue;
+      }
+      const double warp_insts = static_cast<double>(gpu_counter(soc, base, TLMGPU_REG_WARP_INSTS_LO));
+      std::fprintf(stderr,
+                   "vp: %s (%s, %s) %.0f warp instructions, %.0f cycles, %.1f thousand warp instructions/s\n",
+                   gpu->basename(), gpu->config().preset.c_str(), options.gpu_mode.c_str(), warp_insts,
+                   static_cast<double>(gpu_counter(soc, base, TLMGPU_REG_CYCLES_LO)), warp_insts / wall_seconds / 1e3);
     }
   }
   return exit_code;

@@ -35,16 +35,25 @@ uint64_t with_hi(uint64_t v, uint32_t hi) { return (v & 0xffffffffull) | (uint64
 /// start, then the queue thread sleeps until the GPU says the launch ended.
 class GpuPeripheral::TimingRunner : public TimingBackend {
  public:
-  explicit TimingRunner(GpuTop& top) : top_(top) {}
+  TimingRunner(GpuTop& top, const GpuPeripheral& owner) : top_(top), owner_(owner) {}
   TimingLaunchStats run_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
                                std::shared_ptr<void>& module_cache, uint64_t, const std::vector<HostCopy>&,
                                uint32_t launch_regs_per_thread) override {
-    // After a faulted launch the GPU starts afresh, as a GPU context is
-    // recreated after a fault: what the launch left in flight drains first.
+    // After a faulted (or aborted) launch the GPU starts afresh, as a GPU
+    // context is recreated after a fault: what the launch left in flight
+    // drains first.
     if (top_.last_launch_failed()) {
+      // The GPU runs its memory modules at its clock edges, and a drain
+      // begun between two edges would stay between them: begin it at one
+      // (the driver's doorbell, after a reset, comes at any time).
+      sc_core::wait(top_.clk.posedge_event());
       if (top_.start_drain()) sc_core::wait(top_.finished_event());
       top_.reset_for_device();
+      // Error answers to that traffic arrived while it drained: they belong
+      // to the old launch, not to this one.
+      if (memory::SocMemoryPort* port = top_.soc_memory_port()) port->clear_failure();
     }
+    if (owner_.launch_aborted()) throw LaunchAborted("launch aborted by a reset before it started");
     const TimingLaunchSetup setup = prepare_timing_launch(options, ctx, module_cache, launch_regs_per_thread);
     top_.start(ctx, *setup.timing, setup.regs_per_thread, setup.regs_source,
                {options.watchdog_instructions, options.starvation_cycles});
@@ -54,6 +63,7 @@ class GpuPeripheral::TimingRunner : public TimingBackend {
 
  private:
   GpuTop& top_;
+  const GpuPeripheral& owner_;
 };
 
 GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, PeripheralMode mode)
@@ -66,6 +76,7 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
       mem("mem"),
       irq("irq"),
       clk("clk"),
+      rst("rst"),
       config_(config),
       options_(options),
       global_(mem),
@@ -80,6 +91,7 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
   device.divergence = options_.divergence;
   device.watchdog_instructions = options_.watchdog_instructions;
   device_ = std::make_unique<GpuDevice>(device, global_);
+  if (options_.mode == PeripheralMode::Lt) device_->set_launch_pacer(this);
 
   if (options_.mode == PeripheralMode::Timing) {
     top_ = std::make_unique<GpuTop>("core", config_);
@@ -93,13 +105,14 @@ GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& conf
       // The SoC binds `clk`; the GPU's port follows it.
       top_->clk.sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>::bind(clk);
     }
-    runner_ = std::make_unique<TimingRunner>(*top_);
+    runner_ = std::make_unique<TimingRunner>(*top_, *this);
     device_->set_timing_backend(runner_.get());
     if (memory::SocMemoryPort* port = top_->soc_memory_port()) port->connect(this);
   }
 
   SC_HAS_PROCESS(GpuPeripheral);
   SC_THREAD(queue_thread);
+  SC_THREAD(reset_thread);
   SC_METHOD(update_irq);
   sensitive << irq_event_;
 }
@@ -241,6 +254,21 @@ bool GpuPeripheral::read_register(uint32_t offset, uint32_t& value) const {
 tlm::tlm_response_status GpuPeripheral::write_register(uint32_t offset, uint32_t value) {
   constexpr uint32_t kIrqBits = TLMGPU_IRQ_LAUNCH_DONE | TLMGPU_IRQ_QUEUE_EMPTY | TLMGPU_IRQ_ERROR;
   const bool busy = status_ == TLMGPU_STATUS_BUSY;
+  if (in_reset_) {
+    // Held in reset: the access is answered as at any other time, but
+    // changes nothing (the registers keep their power-on values).
+    switch (offset) {
+      case TLMGPU_REG_HEAP_BASE_LO: case TLMGPU_REG_HEAP_BASE_HI: case TLMGPU_REG_HEAP_SIZE:
+      case TLMGPU_REG_QUEUE_BASE_LO: case TLMGPU_REG_QUEUE_BASE_HI: case TLMGPU_REG_QUEUE_SIZE:
+      case TLMGPU_REG_QUEUE_TAIL: case TLMGPU_REG_DOORBELL: case TLMGPU_REG_IRQ_ENABLE:
+      case TLMGPU_REG_IRQ_STATUS: case TLMGPU_REG_RESET:
+        return tlm::TLM_OK_RESPONSE;
+      default: {
+        uint32_t ignored = 0;
+        return read_register(offset, ignored) ? tlm::TLM_COMMAND_ERROR_RESPONSE : tlm::TLM_ADDRESS_ERROR_RESPONSE;
+      }
+    }
+  }
   switch (offset) {
     case TLMGPU_REG_HEAP_BASE_LO: heap_base_ = with_lo(heap_base_, value); return tlm::TLM_OK_RESPONSE;
     case TLMGPU_REG_HEAP_BASE_HI: heap_base_ = with_hi(heap_base_, value); return tlm::TLM_OK_RESPONSE;
@@ -294,6 +322,51 @@ void GpuPeripheral::soft_reset() {
   irq_event_.notify(delay_);
 }
 
+void GpuPeripheral::reset_thread() {
+  if (rst.bind_count() == 0) return;  // nothing drives a reset
+  for (;;) {
+    const bool high = rst->read();
+    if (high && !in_reset_) power_on_reset();
+    in_reset_ = high;
+    sc_core::wait(rst->value_changed_event());
+  }
+}
+
+void GpuPeripheral::power_on_reset() {
+  in_reset_ = true;
+  ++power_on_resets_;  // the running launch (LT, or timing before it starts) sees it and stops
+  delay_ = sc_core::SC_ZERO_TIME;  // not a register access: now
+  soft_reset();        // queue, status, errors, IRQ_STATUS; the queue thread forgets its launch
+  heap_base_ = 0;
+  heap_size_ = 0;
+  queue_base_ = 0;
+  queue_size_ = 0;
+  irq_enable_ = 0;
+  cycles_ = 0;
+  warp_insts_ = 0;
+  launches_done_ = 0;
+  // Timing mode: the GPU stops at this cycle. Its transactions still in
+  // flight in the SoC cannot be recalled: their answers drain inside the GPU
+  // before its next launch, which starts on a fresh device context.
+  if (top_) top_->abort_launch();
+}
+
+bool GpuPeripheral::keep_running(uint64_t warp_insts) {
+  // The instructions so far at the GPU's peak issue rate: a lower bound of
+  // the cost model's cycles for the whole launch (whose rest is added when
+  // it ends), so the SoC runs on, in quanta, while a long launch runs.
+  const SmConfig& sm = config_.sm;
+  const uint64_t issue_per_cycle =
+      std::max<uint64_t>(uint64_t(config_.num_sms) * sm.num_schedulers * sm.issue_width, 1);
+  const uint64_t cycles = warp_insts / issue_per_cycle;
+  if (cycles > paced_cycles_) {
+    quantum_.inc(cycle_ * double(cycles - paced_cycles_));
+    paced_cycles_ = cycles;
+  }
+  if (quantum_.need_sync()) quantum_.sync();
+  return !launch_aborted();
+}
+
 void GpuPeripheral::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) {
   global_.invalidate_direct_mem_ptr(start, end);
 }
@@ -319,7 +392,10 @@ void GpuPeripheral::queue_thread() {
     doorbell_ = false;
     delay_ = sc_core::SC_ZERO_TIME;
     if (status_ == TLMGPU_STATUS_ERROR) continue;  // stopped until a soft reset
+    const uint64_t epoch = reset_epoch_;
     run_queue();
+    // A reset made the GPU forget the launch: the time it had not synchronised yet goes with it.
+    if (reset_epoch_ != epoch) quantum_.reset();
   }
 }
 
@@ -499,6 +575,8 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
   if (memory::SocMemoryPort* port = top_ ? top_->soc_memory_port() : nullptr)
     port->set_code_image(d.ptx_address, text.size());
   const DeviceStats before = device_->stats();
+  launch_resets_ = power_on_resets_;
+  paced_cycles_ = 0;
   try {
     device_->launch_with_param_buffer(image.handle, name, {d.grid[0], d.grid[1], d.grid[2]},
                                       {d.block[0], d.block[1], d.block[2]}, d.dynamic_shared_bytes, params);
@@ -513,6 +591,11 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
       error.thread = site.thread;
     }
     error.message = f.what();
+    return false;
+  } catch (const LaunchAborted& e) {
+    // The reset input stopped it; the reset already cleared the registers.
+    ++aborted_launches_;
+    error.message = e.what();
     return false;
   } catch (const LaunchError& e) {
     error.code = TLMGPU_ERROR_BAD_LAUNCH;
@@ -539,9 +622,10 @@ bool GpuPeripheral::run_descriptor(uint32_t index, QueueError& error, bool& irq_
   const DeviceStats& after = device_->stats();
   warp_insts_ += after.warp_insts - before.warp_insts;
   const uint64_t cycles = device_->last_launch_cycles();
-  // LT: the cost model's cycles become the launch's SoC time (timing mode
-  // spent them on the GPU's clock already).
-  if (options_.mode == PeripheralMode::Lt) quantum_.inc(cycle_ * double(cycles));
+  // LT: the cost model's cycles become the launch's SoC time, less those
+  // that passed while it ran (keep_running); timing mode spent them on the
+  // GPU's clock already.
+  if (options_.mode == PeripheralMode::Lt) quantum_.inc(cycle_ * double(cycles - std::min(cycles, paced_cycles_)));
   cycles_ += cycles;
   return true;
 }

@@ -1,6 +1,6 @@
 // The GPU as a TLM-2.0 peripheral of a SoC: registers on `mmio`, an
-// interrupt line, and every global-memory access on the `mem` initiator
-// socket. The register map is platform/soc/gpu_registers.h; docs/SOC.md
+// interrupt line, a reset input, and every global-memory access on the `mem`
+// initiator socket. The register map is platform/soc/gpu_registers.h; docs/SOC.md
 // describes it and shows how to instantiate the peripheral.
 #pragma once
 
@@ -52,7 +52,7 @@ struct GpuPeripheralOptions {
   uint64_t watchdog_instructions = 20'000'000;
 };
 
-class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
+class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf, private LaunchPacer {
  public:
   /// Registers (TLMGPU_REG_*): 4-byte aligned 4-byte accesses at offsets
   /// below TLMGPU_MMIO_BYTES. b_transport and transport_dbg; nb_transport_fw
@@ -65,6 +65,11 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
   sc_core::sc_out<bool> irq;
   /// ClockSource::Soc only: the GPU's clock (leave unbound otherwise).
   sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> clk;
+  /// Reset input, active high (a SoC's reset controller drives it); unbound:
+  /// never reset. Its rising edge aborts the running launch, empties the
+  /// queue and sets every register to its power-on value, raising no
+  /// interrupt; while it is high, register writes have no effect.
+  sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> rst;
 
   GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, const GpuPeripheralOptions& options = {});
   GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, PeripheralMode mode);
@@ -78,6 +83,10 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
   const TlmGlobalMemory& global_memory() const { return global_; }
   /// The last error as text (what ERROR_MESSAGE holds, untruncated).
   const std::string& error_message() const { return error_message_; }
+  /// The reset input holds the GPU in reset.
+  bool in_reset() const { return in_reset_; }
+  /// Launches the reset input aborted.
+  uint64_t aborted_launches() const { return aborted_launches_; }
 
  private:
   class TimingRunner;
@@ -104,6 +113,15 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
   /// Writes register `offset`; the response (address error: none; command error: read-only).
   tlm::tlm_response_status write_register(uint32_t offset, uint32_t value);
   void soft_reset();
+  /// The reset input: follows `rst` (when bound).
+  void reset_thread();
+  /// Its rising edge: stop what runs, every register to its power-on value.
+  void power_on_reset();
+  /// The running launch was started before the last rising edge of `rst`.
+  bool launch_aborted() const { return launch_resets_ != power_on_resets_; }
+  // LT mode: a launch's instructions become SoC time while it runs, and a
+  // reset stops it (LaunchPacer).
+  bool keep_running(uint64_t warp_insts) override;
   // soc.memory = soc (timing mode): the GPU's L2 misses and write-backs as
   // timed transactions on `mem` (memory::SocMemoryPort).
   void soc_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
@@ -151,6 +169,11 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf {
   sc_core::sc_time delay_;     // the current register access's annotated delay
   bool doorbell_ = false;      // rung since the queue thread last looked
   uint64_t reset_epoch_ = 0;   // soft resets so far: a launch that outlives one is forgotten
+  bool in_reset_ = false;      // `rst` is high
+  uint64_t power_on_resets_ = 0;  // rising edges of `rst` so far
+  uint64_t launch_resets_ = 0;    // power_on_resets_ when the running launch started
+  uint64_t aborted_launches_ = 0;
+  uint64_t paced_cycles_ = 0;     // LT: cycles of the running launch already added to the quantum keeper
   sc_core::sc_event doorbell_event_, irq_event_;
 
   std::map<std::string, LoadedImage> images_;  // by PTX text
