@@ -13,11 +13,25 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
 namespace tlmgpu::core {
+
+/// The host's time-stamp counter, for profiles: a few cycles to read.
+inline uint64_t host_time_stamp() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
 
 class IssueOrderGate {
  public:
@@ -54,6 +68,8 @@ struct IssueOrderTicket {
   uint32_t task = 0;
   bool passed = false;
   bool published = false;
+  bool profile = false;  ///< count the host time-stamp ticks spent waiting
+  uint64_t waited = 0;
 };
 
 inline thread_local IssueOrderTicket* current_issue_order_ticket = nullptr;
@@ -63,7 +79,9 @@ inline thread_local IssueOrderTicket* current_issue_order_ticket = nullptr;
 inline void await_issue_order() {
   IssueOrderTicket* ticket = current_issue_order_ticket;
   if (ticket == nullptr || ticket->passed) return;
+  const uint64_t t0 = ticket->profile ? host_time_stamp() : 0;
   ticket->gate->wait_for_lower(ticket->task);
+  if (ticket->profile) ticket->waited += host_time_stamp() - t0;
   ticket->passed = true;
 }
 

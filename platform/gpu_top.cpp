@@ -1,15 +1,10 @@
 #include "platform/gpu_top.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <limits>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include "core/issue_order_gate.h"
 #include "memory/l1_cache.h"
@@ -29,14 +24,8 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
 
-// The host's time-stamp counter (TLMGPU_PROFILE_PHASES): a few cycles to read.
-inline uint64_t host_ticks() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#else
-  return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-#endif
-}
+// TLMGPU_PROFILE_PHASES: time-stamp ticks.
+inline uint64_t host_ticks() { return core::host_time_stamp(); }
 
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
@@ -127,7 +116,8 @@ struct SmEvaluation {
   bool busy = false;
   uint64_t wake = 0;
   std::exception_ptr failure;
-  uint64_t ticks = 0;  // host time-stamp ticks its evaluation took (TLMGPU_PROFILE_PHASES)
+  uint64_t ticks = 0;      // host time-stamp ticks its evaluation took (TLMGPU_PROFILE_PHASES)
+  uint64_t gate_wait = 0;  // of which it waited at the issue-order gate
 };
 
 }  // namespace
@@ -142,6 +132,7 @@ struct GpuTop::CycleTasks {
     CycleTasks& tasks = *static_cast<CycleTasks*>(self);
     SmEvaluation& e = tasks.sms[task];
     core::IssueOrderTicket ticket{tasks.gate, task};
+    ticket.profile = tasks.profile;
     if (tasks.gate) core::current_issue_order_ticket = &ticket;
     const uint64_t t0 = tasks.profile ? host_ticks() : 0;
     try {
@@ -154,7 +145,10 @@ struct GpuTop::CycleTasks {
     }
     core::publish_issue_order();
     core::current_issue_order_ticket = nullptr;
-    if (tasks.profile) e.ticks = host_ticks() - t0;
+    if (tasks.profile) {
+      e.ticks = host_ticks() - t0;
+      e.gate_wait = ticket.waited;
+    }
   }
 };
 
@@ -253,7 +247,10 @@ void GpuTop::sleep(uint64_t now, uint64_t until) {
   if (at == kNever)
     next_trigger(wake_any_);
   else
-    next_trigger(period_ * double(std::max(at, now + 1) - now), wake_any_);
+    // To the edge of that cycle: woken between edges (a SoC's start_drain),
+    // `at` cycles from now would fall between edges again, where the
+    // memory modules do not run.
+    next_trigger(period_ * double(std::max(at, now + 1)) - sc_core::sc_time_stamp(), wake_any_);
 }
 
 void GpuTop::tick() {
@@ -382,7 +379,7 @@ bool GpuTop::evaluate_sms(uint64_t now) {
   tasks.now = now;
   tasks.sms.clear();
   for (size_t i = 0; i < sms_.size(); ++i)
-    if (now >= sm_wake_[i] || sm_woken_[i]) tasks.sms.push_back(SmEvaluation{sms_[i].get(), false, 0, nullptr, 0});
+    if (now >= sm_wake_[i] || sm_woken_[i]) tasks.sms.push_back(SmEvaluation{sms_[i].get(), false, 0, nullptr, 0, 0});
   const uint32_t count = uint32_t(tasks.sms.size());
   const bool parallel = pool_ && count > 1 && parallel_launch_;
   tasks.gate = parallel ? &gate_ : nullptr;
@@ -414,6 +411,7 @@ bool GpuTop::evaluate_sms(uint64_t now) {
     uint64_t busiest = 0;
     for (const SmEvaluation& e : tasks.sms) {
       p.sm_work += e.ticks;
+      p.gate_wait += e.gate_wait;
       busiest = std::max(busiest, e.ticks);
     }
     p.busiest_sm += busiest;
@@ -432,11 +430,11 @@ void GpuTop::print_phase_profile() const {
                "thread(s):\n"
                "  memory modules %.1f %%, dispatcher %.1f %%, SM evaluation %.1f %%, commit %.1f %%, watchdog "
                "and rest %.1f %%\n"
-               "  SM work %.1f %% of the total (sum over SMs), busiest SM per cycle %.1f %%; %.0f ticks per "
-               "evaluated cycle, %.0f per SM evaluation\n",
+               "  SM work %.1f %% of the total (sum over SMs; waiting at the issue-order gate %.1f %%), busiest "
+               "SM per cycle %.1f %%; %.0f ticks per evaluated cycle, %.0f per SM evaluation\n",
                name(), static_cast<unsigned long long>(p.cycles), static_cast<unsigned long long>(p.sm_evaluations),
                pool_ ? unsigned(config_.host_threads) : 1u, share(p.memory), share(p.dispatch), share(p.evaluate),
-               share(p.commit), share(p.rest), share(p.sm_work), share(p.busiest_sm),
+               share(p.commit), share(p.rest), share(p.sm_work), share(p.gate_wait), share(p.busiest_sm),
                total / double(std::max<uint64_t>(p.cycles, 1)),
                double(p.sm_work) / double(std::max<uint64_t>(p.sm_evaluations, 1)));
 }

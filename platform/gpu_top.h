@@ -210,6 +210,7 @@ class GpuTop : public sc_core::sc_module {
   struct PhaseProfile {
     uint64_t memory = 0, dispatch = 0, evaluate = 0, commit = 0, rest = 0;
     uint64_t sm_work = 0;     ///< sum of the SMs' own evaluation times
+    uint64_t gate_wait = 0;   ///< of which spent waiting at the issue-order gate
     uint64_t busiest_sm = 0;  ///< sum over cycles of the longest SM evaluation
     uint64_t cycles = 0, sm_evaluations = 0;
   };

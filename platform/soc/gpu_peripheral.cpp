@@ -43,10 +43,6 @@ class GpuPeripheral::TimingRunner : public TimingBackend {
     // context is recreated after a fault: what the launch left in flight
     // drains first.
     if (top_.last_launch_failed()) {
-      // The GPU runs its memory modules at its clock edges, and a drain
-      // begun between two edges would stay between them: begin it at one
-      // (the driver's doorbell, after a reset, comes at any time).
-      sc_core::wait(top_.clk.posedge_event());
       if (top_.start_drain()) sc_core::wait(top_.finished_event());
       top_.reset_for_device();
       // Error answers to that traffic arrived while it drained: they belong
