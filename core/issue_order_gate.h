@@ -47,8 +47,19 @@ class IssueOrderGate {
   void publish(uint32_t task) { flags_[task].done.store(stamp_, std::memory_order_release); }
   /// Waits until every task below `task` has published in this round.
   void wait_for_lower(uint32_t task) const {
+    uint32_t spins = 0;
     for (uint32_t t = task; t-- > 0;)
-      while (flags_[t].done.load(std::memory_order_acquire) != stamp_) std::this_thread::yield();
+      while (flags_[t].done.load(std::memory_order_acquire) != stamp_) {
+        // Spin briefly (the SM before is usually well into its issue stage),
+        // then yield, in case it waits for this thread's core.
+        if (++spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+          _mm_pause();
+#endif
+        } else {
+          std::this_thread::yield();
+        }
+      }
   }
 
  private:

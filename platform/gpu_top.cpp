@@ -110,8 +110,9 @@ void CtaDispatcher::report_stats(stats::StatMap& out) const {
 
 namespace {
 
-/// One awake SM's evaluation of a cycle (a task of the host thread pool).
-struct SmEvaluation {
+/// One awake SM's evaluation of a cycle (a task of the host thread pool):
+/// a cache line each, as each is written by the thread that evaluates it.
+struct alignas(64) SmEvaluation {
   sm::StreamingMultiprocessor* sm = nullptr;
   bool busy = false;
   uint64_t wake = 0;

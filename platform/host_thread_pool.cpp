@@ -16,10 +16,21 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins a worker makes before it parks: about 100 µs on current x86 cores
-// (a pause is 10-140 cycles), far longer than the serial part of a cycle
-// (the memory modules, the dispatcher, the commit) and far shorter than a
-// GPU idling between launches.
+// Spins after which a waiting thread also yields its core: when the thread
+// it waits for shares that core (more threads than free cores, or the host
+// put both on one), spinning alone would wait for the kernel's time slice.
+constexpr uint32_t kSpinsBeforeYield = 1u << 10;
+
+inline void wait_a_little(uint32_t spins) {
+  if (spins < kSpinsBeforeYield)
+    cpu_relax();
+  else
+    std::this_thread::yield();
+}
+
+// Waits (spins, then yields) a worker makes before it parks: milliseconds,
+// far longer than the serial part of a cycle (the memory modules, the
+// dispatcher, the commit) and far shorter than a GPU idling between launches.
 constexpr uint32_t kSpinsBeforePark = 1u << 14;
 
 // A ticket no round has: run() writes the next round's fields behind it.
@@ -76,7 +87,7 @@ void HostThreadPool::run(uint32_t count, Task task, void* context) {
     park_cv_.notify_all();
   }
   work_on_round(round);
-  while (unfinished_.load(std::memory_order_acquire) != 0) cpu_relax();
+  for (uint32_t spins = 0; unfinished_.load(std::memory_order_acquire) != 0; ++spins) wait_a_little(spins);
 }
 
 void HostThreadPool::worker_loop() {
@@ -89,7 +100,7 @@ void HostThreadPool::worker_loop() {
     while (now == seen) {
       if (stop_.load(std::memory_order_acquire)) return;
       if (++spins < kSpinsBeforePark) {
-        cpu_relax();
+        wait_a_little(spins);
       } else {
         std::unique_lock<std::mutex> lock(park_mutex_);
         parked_.fetch_add(1);

@@ -120,7 +120,9 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   if (ticked_ && now > last_cycle_ + 1) issue_.skip_cycles(now - last_cycle_ - 1);
   ticked_ = true;
   last_cycle_ = now;
-  *wake_ = 0;
+  // Written only when raised: the flags of all SMs share a cache line, and
+  // SMs evaluated on other host threads read theirs in the same cycle.
+  if (*wake_) *wake_ = 0;
   active_ = false;
   handle_responses(now);
   writeback(now);
