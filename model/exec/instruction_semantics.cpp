@@ -400,8 +400,10 @@ void half_lanes(const Instruction& in, uint32_t mask, Warp& w, Op op) {
 }
 
 // Fused multiply-add over full warps without a libm call per lane when the
-// host has FMA (the hottest float instruction of real kernels).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// host has FMA (the hottest float instruction of real kernels). Not under
+// ThreadSanitizer: the clones' resolver runs at load time, before its
+// runtime is ready, and crashes the program.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define TLMGPU_FMA_CLONES __attribute__((target_clones("fma", "default")))
 #else
 #define TLMGPU_FMA_CLONES
