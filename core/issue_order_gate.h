@@ -13,25 +13,12 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
-#include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include "core/host_wait.h"
 
 namespace tlmgpu::core {
-
-/// The host's time-stamp counter, for profiles: a few cycles to read.
-inline uint64_t host_time_stamp() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#else
-  return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-#endif
-}
 
 class IssueOrderGate {
  public:
@@ -47,19 +34,10 @@ class IssueOrderGate {
   void publish(uint32_t task) { flags_[task].done.store(stamp_, std::memory_order_release); }
   /// Waits until every task below `task` has published in this round.
   void wait_for_lower(uint32_t task) const {
+    // A short spin: the SM before is usually well into its issue stage.
     uint32_t spins = 0;
     for (uint32_t t = task; t-- > 0;)
-      while (flags_[t].done.load(std::memory_order_acquire) != stamp_) {
-        // Spin briefly (the SM before is usually well into its issue stage),
-        // then yield, in case it waits for this thread's core.
-        if (++spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-          _mm_pause();
-#endif
-        } else {
-          std::this_thread::yield();
-        }
-      }
+      while (flags_[t].done.load(std::memory_order_acquire) != stamp_) wait_step(spins, 256);
   }
 
  private:

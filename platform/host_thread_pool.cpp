@@ -1,32 +1,13 @@
 #include "platform/host_thread_pool.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "core/host_wait.h"
 
 namespace tlmgpu::platform {
 
 namespace {
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
-
-// Spins after which a waiting thread also yields its core: when the thread
-// it waits for shares that core (more threads than free cores, or the host
-// put both on one), spinning alone would wait for the kernel's time slice.
+// Spins before a waiting thread yields its core (core::wait_step).
 constexpr uint32_t kSpinsBeforeYield = 1u << 10;
-
-inline void wait_a_little(uint32_t spins) {
-  if (spins < kSpinsBeforeYield)
-    cpu_relax();
-  else
-    std::this_thread::yield();
-}
 
 // Waits (spins, then yields) a worker makes before it parks: milliseconds,
 // far longer than the serial part of a cycle (the memory modules, the
@@ -87,7 +68,8 @@ void HostThreadPool::run(uint32_t count, Task task, void* context) {
     park_cv_.notify_all();
   }
   work_on_round(round);
-  for (uint32_t spins = 0; unfinished_.load(std::memory_order_acquire) != 0; ++spins) wait_a_little(spins);
+  uint32_t spins = 0;
+  while (unfinished_.load(std::memory_order_acquire) != 0) core::wait_step(spins, kSpinsBeforeYield);
 }
 
 void HostThreadPool::worker_loop() {
@@ -99,8 +81,8 @@ void HostThreadPool::worker_loop() {
     uint64_t now = round_.load(std::memory_order_acquire);
     while (now == seen) {
       if (stop_.load(std::memory_order_acquire)) return;
-      if (++spins < kSpinsBeforePark) {
-        wait_a_little(spins);
+      if (spins < kSpinsBeforePark) {
+        core::wait_step(spins, kSpinsBeforeYield);
       } else {
         std::unique_lock<std::mutex> lock(park_mutex_);
         parked_.fetch_add(1);
