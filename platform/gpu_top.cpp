@@ -24,9 +24,6 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
 
-// TLMGPU_PROFILE_PHASES: time-stamp ticks.
-inline uint64_t host_ticks() { return core::host_time_stamp(); }
-
 void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
     stats::StatMap mine;
@@ -135,7 +132,7 @@ struct GpuTop::CycleTasks {
     core::IssueOrderTicket ticket{tasks.gate, task};
     ticket.profile = tasks.profile;
     if (tasks.gate) core::current_issue_order_ticket = &ticket;
-    const uint64_t t0 = tasks.profile ? host_ticks() : 0;
+    const uint64_t t0 = tasks.profile ? core::host_time_stamp() : 0;
     try {
       e.busy = e.sm->cycle(tasks.now);
       e.wake = e.busy ? 0 : e.sm->next_event_cycle();
@@ -147,7 +144,7 @@ struct GpuTop::CycleTasks {
     core::publish_issue_order();
     core::current_issue_order_ticket = nullptr;
     if (tasks.profile) {
-      e.ticks = host_ticks() - t0;
+      e.ticks = core::host_time_stamp() - t0;
       e.gate_wait = ticket.waited;
     }
   }
@@ -285,9 +282,9 @@ void GpuTop::tick() {
   // sleeping SM makes it run in this cycle, as when the memory modules had
   // their own processes and woke the GPU with an event.
   calendar_.hold();
-  const uint64_t t0 = profile_ ? host_ticks() : 0;
+  const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
   calendar_.run(now);
-  if (profile_) profile_->memory += host_ticks() - t0;
+  if (profile_) profile_->memory += core::host_time_stamp() - t0;
   if (asleep_) {
     // A response the memory modules delivered may have moved an SM's wake-up cycle earlier.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -313,18 +310,18 @@ void GpuTop::tick() {
       std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
       for (auto& sm : sms_) sm->dispatcher_signals_changed();
     }
-    const uint64_t t1 = profile_ ? host_ticks() : 0;
+    const uint64_t t1 = profile_ ? core::host_time_stamp() : 0;
     const sm::KernelPhase before = dispatcher_->phase();
     active = dispatcher_->cycle(now);
-    if (profile_) profile_->dispatch += host_ticks() - t1;
+    if (profile_) profile_->dispatch += core::host_time_stamp() - t1;
     if (dispatcher_->phase() != before) {
       phase_visible_at_ = now + 1;
       active = true;
     }
     active |= evaluate_sms(now);
-    const uint64_t t3 = profile_ ? host_ticks() : 0;
+    const uint64_t t3 = profile_ ? core::host_time_stamp() : 0;
     watchdog(now);
-    if (profile_) profile_->rest += host_ticks() - t3;
+    if (profile_) profile_->rest += core::host_time_stamp() - t3;
   } catch (...) {
     failure_ = std::current_exception();
     running_ = false;
@@ -385,14 +382,14 @@ bool GpuTop::evaluate_sms(uint64_t now) {
   const bool parallel = pool_ && count > 1 && parallel_launch_;
   tasks.gate = parallel ? &gate_ : nullptr;
   tasks.profile = profile_ != nullptr;
-  const uint64_t t0 = profile_ ? host_ticks() : 0;
+  const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
   if (parallel) {
     gate_.begin_round(count);
     pool_->run(count, &CycleTasks::evaluate, &tasks);
   } else {
     for (uint32_t t = 0; t < count; ++t) CycleTasks::evaluate(&tasks, t);
   }
-  const uint64_t t1 = profile_ ? host_ticks() : 0;
+  const uint64_t t1 = profile_ ? core::host_time_stamp() : 0;
   // The commit, in SM index order: what the SMs send out reaches the
   // interconnect and the dispatcher as if they had run one after another.
   bool active = false;
@@ -406,7 +403,7 @@ bool GpuTop::evaluate_sms(uint64_t now) {
   if (profile_) {
     PhaseProfile& p = *profile_;
     p.evaluate += t1 - t0;
-    p.commit += host_ticks() - t1;
+    p.commit += core::host_time_stamp() - t1;
     ++p.cycles;
     p.sm_evaluations += count;
     uint64_t busiest = 0;
