@@ -1,13 +1,14 @@
 // What one warp memory instruction accessed, lane by lane: the executor
 // records it (exec::Warp::last_access) and the coalescer turns it into line
 // requests. Here, below the executor, so that the memory system needs
-// nothing of it; it is expressed in the PTX IR's state spaces and warp size.
+// nothing of it; it is expressed in the PTX state spaces and warp size
+// (model/ptx/ptx_types.h, not the whole IR).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
-#include "model/ptx/ptx_ir.h"
+#include "model/ptx/ptx_types.h"
 
 namespace tlmgpu::memory {
 

@@ -47,7 +47,7 @@ reuse="-DTLMGPU_CUDA_PROGRAMS_FROM="
 [ -d build/cuda_programs ] && [ -d build/cuda_fatbin ] && reuse="-DTLMGPU_CUDA_PROGRAMS_FROM=$PWD/build"
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DTLMGPU_LTO=OFF -DTLMGPU_NATIVE=OFF -DTLMGPU_SANITIZE=ON $reuse >/dev/null
-cmake --build build-sanitize -j"$(nproc)" --target tlmgpu_tests tlmgpu_vp_tests
+cmake --build build-sanitize -j"$(nproc)" --target tlmgpu_tests
 left_out='GpuPeripheral\.TimingModeDeviceFaultThenRecovery|Programs/FirmwareOnGpu\.PassesItsCpuCheck/errors_timing|Package\.ConsumerBuildsAgainstInstalledPackage|RuntimePrograms\.DirectRun(WithEnvironment|PresetFromEnvironment)'
 if [ "${1:-}" = --ci ]; then
   shift

@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "model/ptx/ptx_types.h"
+
 namespace tlmgpu::ptx {
 
 constexpr uint32_t kNoReg = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kNoPc = std::numeric_limits<uint32_t>::max();
-constexpr int kWarpSize = 32;
 
 enum class Opcode : uint8_t {
   // data movement and conversion
@@ -85,10 +86,6 @@ inline constexpr bool type_is_half(DataType t) {
   return t == DataType::F16 || t == DataType::BF16 || t == DataType::F16x2 || t == DataType::BF16x2;
 }
 inline constexpr bool type_is_packed_half(DataType t) { return t == DataType::F16x2 || t == DataType::BF16x2; }
-
-enum class StateSpace : uint8_t {
-  Generic, Global, Shared, Local, Param /* kernel parameters */, Const, Reg,
-};
 
 enum class CmpOp : uint8_t {
   Eq, Ne, Lt, Le, Gt, Ge,          // ordered (and the integer ones)
