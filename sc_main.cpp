@@ -214,6 +214,7 @@ Command run_command() {
        "timing mode: stop when a warp has been ready for N cycles without being chosen "
        "(default: 10000000; 0: never)")
       ("stats", po::value<std::string>()->value_name("FILE"), "write statistics as JSON to FILE")
+      ("stats-describe", "timing mode: after the run, print what each statistic counts (unit and description)")
       ("output-dir", po::value<std::string>()->value_name("DIR"),
        "launch files: where relative dump paths go (default: the file's directory)")
       ("help,h", "show this help");
@@ -225,6 +226,7 @@ struct RunSettings {
   std::optional<DivergenceMode> divergence;
   uint64_t watchdog = 0;
   std::string stats_file;
+  bool describe_stats = false;  ///< --stats-describe
   std::string timeline_file;  ///< --timeline: written with the statistics
   /// Mode, GPU configuration, VCD: everything but the divergence mode.
   tlmgpu::platform::DeviceOptions device;
@@ -239,6 +241,10 @@ int finish_run(const RunSettings& rs, tlmgpu::platform::RunStatistics& stats, bo
   stats.add("verified", verified).json_only();
   if (!fault.empty()) stats.add("fault", fault).json_only();
   cli::print_rows(std::cout, stats.table_rows());
+  if (rs.describe_stats) {
+    std::cout << "\nstatistics (--stats JSON keys; N: an index):\n";
+    tlmgpu::platform::print_statistics_descriptions(std::cout);
+  }
   std::cout.flush();
   if (!rs.stats_file.empty()) {
     cli::write_json_file(rs.stats_file, stats.to_json());
@@ -506,6 +512,7 @@ int cmd_run(const std::vector<std::string>& args) {
     if (vm.count("vcd")) throw UsageError("--vcd applies to --mode timing only");
     if (vm.count("threads")) throw UsageError("--threads applies to --mode timing only");
     if (vm.count("timeline")) throw UsageError("--timeline applies to --mode timing only");
+    if (vm.count("stats-describe")) throw UsageError("--stats-describe applies to --mode timing only");
     if (rs.device.mode != tlmgpu::platform::SimulationMode::Lt && vm.count("regs-per-thread"))
       throw UsageError("--regs-per-thread applies to --mode timing and lt only");
   }
@@ -519,6 +526,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("starvation"))
     rs.device.starvation_cycles = parse_u64("starvation", vm["starvation"].as<std::string>(), 0);
   if (vm.count("stats")) rs.stats_file = vm["stats"].as<std::string>();
+  rs.describe_stats = vm.count("stats-describe") > 0;
   if (vm.count("timeline")) {
     const uint64_t interval =
         vm.count("timeline-interval") ? parse_u64("timeline-interval", vm["timeline-interval"].as<std::string>(), 1)

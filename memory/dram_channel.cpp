@@ -311,31 +311,40 @@ void DramChannel::channel_process() {
   if (next != kNever) waker_.wake_at(core_at_or_after(next), now);
 }
 
-void DramChannel::report_stats(stats::StatMap& out) const {
-  out["row_hits"] = double(row_hits_);
-  out["row_misses"] = double(row_misses_);
-  out["row_hit_rate"] = row_hits_ + row_misses_ ? double(row_hits_) / double(row_hits_ + row_misses_) : 0.0;
-  out["reads"] = double(reads_);
-  out["writes"] = double(writes_);
-  out["activates"] = double(activates_);
-  out["precharges"] = double(precharges_);
-  out["avg_queue_depth"] = queue_cycles_ ? double(queue_area_) / double(queue_cycles_) : 0.0;
-  out["bank_parallelism"] = any_busy_cycles_ ? double(bank_busy_cycles_) / double(any_busy_cycles_) : 0.0;
-  out["busy_cycles"] = double(any_busy_cycles_);
-  out["bus_busy_cycles"] = double(bus_busy_cycles_);
+void DramChannel::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("row_hits", row_hits_, Unit::Count, "column commands to a row already open in their bank");
+  out.add("row_misses", row_misses_, Unit::Count, "requests that had to open their row (activate, after a precharge if another was open)");
+  out.add("row_hit_rate", stats::StatReport::ratio(row_hits_, row_hits_ + row_misses_), Unit::Ratio,
+          "row_hits / (row_hits + row_misses)");
+  out.add("reads", reads_, Unit::Count, "read requests served (each one or more bursts)");
+  out.add("writes", writes_, Unit::Count, "write requests served (L2 write-backs)");
+  out.add("activates", activates_, Unit::Count, "ACT commands");
+  out.add("precharges", precharges_, Unit::Count, "PRE commands");
+  out.add("avg_queue_depth", stats::StatReport::ratio(queue_area_, queue_cycles_), Unit::Average,
+          "requests waiting in the scheduler queue, averaged over the DRAM cycles it was not empty");
+  out.add("bank_parallelism", stats::StatReport::ratio(bank_busy_cycles_, any_busy_cycles_), Unit::Average,
+          "banks busy at once, averaged over the DRAM cycles at least one was");
+  out.add("busy_cycles", any_busy_cycles_, Unit::DramCycles, "DRAM cycles with at least one bank busy");
+  out.add("bus_busy_cycles", bus_busy_cycles_, Unit::DramCycles, "DRAM cycles the data bus carried a burst");
   const uint64_t served = reads_ + writes_;
-  out["avg_latency"] = served ? double(latency_sum_) / double(served) : 0.0;
-  out["bytes_moved"] = double(bytes_moved_);
-  out["bytes_requested"] = double(bytes_requested_);
+  out.add("avg_latency", stats::StatReport::ratio(latency_sum_, served), Unit::Average,
+          "core cycles from a request's arrival at the channel to its data, averaged over reads and writes");
+  out.add("bytes_moved", bytes_moved_, Unit::Bytes, "bytes the data bus carried (whole bursts)");
+  out.add("bytes_requested", bytes_requested_, Unit::Bytes, "bytes the requests asked for (their sectors)");
   // Over the whole run so far: the DRAM cycles up to now.
   const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(waker_.now(), epoch_));
-  out["dram_cycles"] = double(cycles);
-  out["bus_utilization"] = cycles ? double(bus_busy_cycles_) / double(cycles) : 0.0;
+  out.add("dram_cycles", cycles, Unit::DramCycles, "DRAM command-clock cycles of the run so far");
+  out.add("bus_utilization", stats::StatReport::ratio(bus_busy_cycles_, cycles), Unit::Ratio,
+          "bus_busy_cycles / dram_cycles");
   // bytes / (cycles / (MHz * 1e6)) / 1e9
-  out["bandwidth_gbps"] = cycles ? double(bytes_moved_) * config_.clock_mhz / double(cycles) / 1000.0 : 0.0;
-  out["ccdl_delays"] = double(ccdl_delays_);
-  out["turnaround_delays"] = double(turnaround_delays_);
-  out["rrd_delays"] = double(rrd_delays_);
+  out.add("bandwidth_gbps", cycles ? double(bytes_moved_) * config_.clock_mhz / double(cycles) / 1000.0 : 0.0,
+          Unit::GigabytesPerSecond, "bytes_moved over the run's DRAM time");
+  out.add("ccdl_delays", ccdl_delays_, Unit::Count,
+          "column commands delayed by tCCDL alone (same bank group as the last column command)");
+  out.add("turnaround_delays", turnaround_delays_, Unit::Count,
+          "column commands delayed by the bus turnaround alone (read after write, write after read)");
+  out.add("rrd_delays", rrd_delays_, Unit::Count, "activates delayed by tRRD alone (the last activate of the channel)");
 }
 
 }  // namespace tlmgpu::memory

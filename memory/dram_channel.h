@@ -74,7 +74,7 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   /// A timeline's listener for the queue depth, told before each change and each time the channel runs (nullptr: none).
   void set_depth_sink(trace::QueueDepthSink* sink) { depth_sink_ = sink; }
 
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
   /// A new device context: every row closed (precharge all) and the DRAM
   /// clock restarted in phase with the core's next cycle, as on a freshly
   /// built GPU, so results do not depend on when the device starts. Call only

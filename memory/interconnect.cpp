@@ -405,19 +405,27 @@ void Interconnect::reset_arbitration() {
   for (Direction* dir : {&request_dir_, &response_dir_}) dir->last_src.assign(dir->dsts, dir->srcs - 1);
 }
 
-void Interconnect::report_stats(stats::StatMap& out) const {
-  out["stalls"] = double(request_dir_.stall_cycles + response_dir_.stall_cycles);
-  out["request_stalls"] = double(request_dir_.stall_cycles);
-  out["response_stalls"] = double(response_dir_.stall_cycles);
-  out["request_packets"] = double(request_dir_.packets);
-  out["response_packets"] = double(response_dir_.packets);
+void Interconnect::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("stalls", request_dir_.stall_cycles + response_dir_.stall_cycles, Unit::Cycles,
+          "request_stalls + response_stalls");
+  out.add("request_stalls", request_dir_.stall_cycles, Unit::Cycles,
+          "cycles request packets waited for an output link another packet held");
+  out.add("response_stalls", response_dir_.stall_cycles, Unit::Cycles,
+          "cycles response packets waited for an output link another packet held");
+  out.add("request_packets", request_dir_.packets, Unit::Count, "packets from the L1s to the L2 slices");
+  out.add("response_packets", response_dir_.packets, Unit::Count, "packets from the L2 slices to the L1s");
   for (uint32_t p = 0; p < request_dir_.srcs; ++p) {
-    out["up" + std::to_string(p) + "_request_bytes"] = double(request_dir_.src_bytes[p]);
-    out["up" + std::to_string(p) + "_response_bytes"] = double(response_dir_.dst_bytes[p]);
+    out.add("up" + std::to_string(p) + "_request_bytes", request_dir_.src_bytes[p], Unit::Bytes,
+            "bytes of requests from upstream port N (2 SM: L1D, 2 SM + 1: L1I, then texture caches)");
+    out.add("up" + std::to_string(p) + "_response_bytes", response_dir_.dst_bytes[p], Unit::Bytes,
+            "bytes of responses to upstream port N");
   }
   for (uint32_t s = 0; s < request_dir_.dsts; ++s) {
-    out["down" + std::to_string(s) + "_request_bytes"] = double(request_dir_.dst_bytes[s]);
-    out["down" + std::to_string(s) + "_response_bytes"] = double(response_dir_.src_bytes[s]);
+    out.add("down" + std::to_string(s) + "_request_bytes", request_dir_.dst_bytes[s], Unit::Bytes,
+            "bytes of requests to L2 slice N");
+    out.add("down" + std::to_string(s) + "_response_bytes", response_dir_.src_bytes[s], Unit::Bytes,
+            "bytes of responses from L2 slice N");
   }
 }
 

@@ -91,7 +91,7 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   /// is a model error (SC_REPORT_ERROR, which throws).
   void expect_in_order(uint32_t port) { in_order_.at(port).expected = true; }
 
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
   /// A new device context (nothing in flight): round-robin arbitration
   /// starts again as in a freshly built crossbar.
   void reset_arbitration();

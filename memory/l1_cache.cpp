@@ -219,19 +219,21 @@ void L1Cache::apply(Transaction& tx) {
   free_.push_back(&tx);
 }
 
-void L1Cache::report_stats(stats::StatMap& out) const {
+void L1Cache::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
   // Fills that arrived by now count even if no access has looked since.
   const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
-  out["accesses"] = double(accesses_);
-  out["hits"] = double(hits_);
-  out["misses"] = double(misses_);
-  out["mshr_merges"] = double(mshr_merges_);
-  out["reservation_fails"] = double(reservation_fails_);
-  out["writes"] = double(writes_);
-  out["write_evicts"] = double(write_evicts_);
-  out["bypasses"] = double(bypasses_);
-  out["evictions"] = double(evictions_);
-  out["fills"] = double(fills_);
+  out.add("accesses", accesses_, Unit::Count, "line accesses the cache took (coalesced transactions)");
+  out.add("hits", hits_, Unit::Count, "accesses whose sectors were all valid");
+  out.add("misses", misses_, Unit::Count, "accesses that sent a request below");
+  out.add("mshr_merges", mshr_merges_, Unit::Count, "misses merged into an MSHR already waiting for their line");
+  out.add("reservation_fails", reservation_fails_, Unit::Count,
+          "accesses refused for a cycle (MSHRs or miss queue full, line reserved): retried");
+  out.add("writes", writes_, Unit::Count, "store accesses (written through to the L2)");
+  out.add("write_evicts", write_evicts_, Unit::Count, "stores that invalidated the line they hit (write-evict)");
+  out.add("bypasses", bypasses_, Unit::Count, "accesses sent to the L2 uncached (ld.cg, volatile, atomics)");
+  out.add("evictions", evictions_, Unit::Count, "lines replaced by a fill");
+  out.add("fills", fills_, Unit::Count, "lines filled from below");
 }
 
 }  // namespace tlmgpu::memory

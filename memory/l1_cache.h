@@ -60,7 +60,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   ~L1Cache() override;
 
   bool try_access(const LineAccess& access, uint64_t cycle) override;
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
   /// Drops every line (between kernels, as GPUs do with the non-coherent L1).
   /// Call only when nothing is in flight.
   void invalidate_all() {

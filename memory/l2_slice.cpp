@@ -303,25 +303,29 @@ void L2Slice::slice_process() {
   reschedule(now);
 }
 
-void L2Slice::report_stats(stats::StatMap& out) const {
-  out["accesses"] = double(accesses_);
-  out["hits"] = double(hits_);
-  out["misses"] = double(misses_);
-  out["mshr_merges"] = double(mshr_merges_);
-  out["reservation_fails"] = double(reservation_fails_);
-  out["writes"] = double(writes_);
-  out["atomics"] = double(atomics_);
-  out["atomic_serialisation_cycles"] = double(atomic_serialisation_cycles_);
-  out["writebacks"] = double(writebacks_);
-  out["writeback_sectors"] = double(writeback_sectors_);
-  out["written_sectors"] = double(written_sectors_);
-  out["evictions"] = double(evictions_);
-  out["dram_reads"] = double(dram_reads_);
-  out["host_copy_fills"] = double(host_copy_fills_);
-  out["queued_requests"] = double(requests_.size());
-  out["blocked"] = blocked_ ? 1.0 : 0.0;
-  out["mshr_entries"] = double(mshrs_.size());
-  out["dram_outstanding"] = double(dram_outstanding_);
+void L2Slice::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("accesses", accesses_, Unit::Count, "requests the slice looked up (loads, stores, atomics)");
+  out.add("hits", hits_, Unit::Count, "accesses whose sectors were all valid in the slice");
+  out.add("misses", misses_, Unit::Count, "accesses that sent a read to DRAM");
+  out.add("mshr_merges", mshr_merges_, Unit::Count, "misses merged into an MSHR already waiting for their line");
+  out.add("reservation_fails", reservation_fails_, Unit::Count,
+          "lookups refused for a cycle (no MSHR, no line to allocate): retried");
+  out.add("writes", writes_, Unit::Count, "store requests");
+  out.add("atomics", atomics_, Unit::Count, "atomic requests (done in the slice's atomic unit)");
+  out.add("atomic_serialisation_cycles", atomic_serialisation_cycles_, Unit::Cycles,
+          "cycles atomics to one address waited for each other in the atomic unit");
+  out.add("writebacks", writebacks_, Unit::Count, "dirty lines written back to DRAM");
+  out.add("writeback_sectors", writeback_sectors_, Unit::Sectors, "dirty sectors those write-backs carried");
+  out.add("written_sectors", written_sectors_, Unit::Sectors, "sectors stores wrote into the slice");
+  out.add("evictions", evictions_, Unit::Count, "lines replaced to make room");
+  out.add("dram_reads", dram_reads_, Unit::Count, "reads sent to DRAM");
+  out.add("host_copy_fills", host_copy_fills_, Unit::Sectors,
+          "sectors a host-to-device copy left valid and dirty in the slice");
+  out.add("queued_requests", double(requests_.size()), Unit::Entries, "requests waiting in the slice's input queue");
+  out.add("blocked", blocked_ ? 1.0 : 0.0, Unit::Flag, "the slice waits for room to take its next request");
+  out.add("mshr_entries", double(mshrs_.size()), Unit::Entries, "MSHRs in use");
+  out.add("dram_outstanding", dram_outstanding_, Unit::Entries, "requests sent to DRAM and not yet answered");
 }
 
 }  // namespace tlmgpu::memory

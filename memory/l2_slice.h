@@ -59,7 +59,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// used, as a write would leave them, without any timing (the copy ran
   /// before the kernel). Call only when nothing is in flight.
   void fill_from_host_copy(uint64_t local, uint32_t units);
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
   /// Lets `calendar`'s driver run the slice instead of its own event.
   void drive_from(CycleCalendar& calendar) {
     calendar.add(waker_, this, [](void* m) { static_cast<L2Slice*>(m)->slice_process(); });

@@ -127,15 +127,17 @@ void SocMemoryPort::deliver() {
 
 void SocMemoryPort::own_process() { deliver(); }
 
-void SocMemoryPort::report_stats(stats::StatMap& out) const {
-  out["reads"] = double(reads_);
-  out["writes"] = double(writes_);
-  out["bytes"] = double(bytes_);
-  out["error_responses"] = double(errors_);
-  out["code_reads"] = double(code_reads_);
+void SocMemoryPort::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("reads", reads_, Unit::Count, "reads sent to the SoC's memory");
+  out.add("writes", writes_, Unit::Count, "writes sent to the SoC's memory");
+  out.add("bytes", bytes_, Unit::Bytes, "bytes read and written");
+  out.add("error_responses", errors_, Unit::Count, "transactions the SoC answered with an error response");
+  out.add("code_reads", code_reads_, Unit::Count, "instruction fetches answered by the port itself (no SoC access)");
   const uint64_t done = reads_ + writes_;
-  out["avg_latency"] = done ? double(latency_sum_) / double(done) : 0.0;
-  out["max_latency"] = double(latency_max_);
+  out.add("avg_latency", stats::StatReport::ratio(latency_sum_, done), Unit::Average,
+          "core cycles from sending a transaction to its answer, averaged");
+  out.add("max_latency", latency_max_, Unit::Cycles, "the longest of those latencies");
 }
 
 }  // namespace tlmgpu::memory

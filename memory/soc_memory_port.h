@@ -80,7 +80,7 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   std::string failed_response() const { return failed_response_; }
   void clear_failure() { failed_ = false; }
 
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
 
  private:
   SC_HAS_PROCESS(SocMemoryPort);

@@ -24,14 +24,18 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
 
-void walk(const sc_core::sc_object* obj, stats::StatMap& out) {
+void walk(const sc_core::sc_object* obj, stats::StatMap& out, stats::StatDescriptions* descriptions) {
   if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
     stats::StatMap mine;
-    p->report_stats(mine);
+    stats::StatDescriptions my_descriptions;
+    stats::StatReport report(mine, descriptions ? &my_descriptions : nullptr);
+    p->report_stats(report);
     const std::string prefix = std::string(obj->name()) + ".";
     for (const auto& [k, v] : mine) out[prefix + k] = v;
+    if (descriptions)
+      for (auto& [k, d] : my_descriptions) (*descriptions)[prefix + k] = std::move(d);
   }
-  for (const sc_core::sc_object* child : obj->get_child_objects()) walk(child, out);
+  for (const sc_core::sc_object* child : obj->get_child_objects()) walk(child, out, descriptions);
 }
 }  // namespace
 
@@ -95,12 +99,16 @@ void CtaDispatcher::update_signals() {
   if (last_cta_dispatched.read() != phase_.last_cta_dispatched) last_cta_dispatched.write(phase_.last_cta_dispatched);
 }
 
-void CtaDispatcher::report_stats(stats::StatMap& out) const {
-  out["ctas"] = double(total_ctas_);
-  out["last_cta_start_cycle"] = double(last_cta_start_ - launch_cycle_);
-  out["last_cta_end_cycle"] = double(last_cta_end_ - launch_cycle_);
-  // Seed 002's metric: from the dispatch of the last CTA to the end of the kernel.
-  out["last_cta_execution_time"] = double(last_cta_end_ - last_cta_start_);
+void CtaDispatcher::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("ctas", total_ctas_, Unit::Count, "CTAs of the last launch");
+  out.add("last_cta_start_cycle", last_cta_start_ - launch_cycle_, Unit::Cycles,
+          "cycle of the last launch at which its last CTA was dispatched");
+  out.add("last_cta_end_cycle", last_cta_end_ - launch_cycle_, Unit::Cycles,
+          "cycle of the last launch at which its last CTA finished");
+  // Seed 002's metric.
+  out.add("last_cta_execution_time", last_cta_end_ - last_cta_start_, Unit::Cycles,
+          "from the dispatch of the last CTA to the end of the kernel (seed 002's metric)");
 }
 
 // ------------------------------------------------------------------ GPU top
@@ -648,9 +656,9 @@ void GpuTop::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   memory_->fill_l2_from_host_copy(address, bytes);
 }
 
-stats::StatMap GpuTop::collect_stats() const {
+stats::StatMap GpuTop::collect_stats(stats::StatDescriptions* descriptions) const {
   stats::StatMap out;
-  walk(this, out);
+  walk(this, out, descriptions);
   return out;
 }
 

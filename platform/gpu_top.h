@@ -46,7 +46,7 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
   const sm::KernelPhase& phase() const { return phase_; }
 
   void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) override;
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
 
   struct CtaRecord {
     uint32_t sm = 0;
@@ -130,8 +130,9 @@ class GpuTop : public sc_core::sc_module {
   /// returns from sc_start; false inside a SoC, which must not be paused.
   void set_pause_when_done(bool pause) { pause_when_done_ = pause; }
 
-  /// Every module's statistics by hierarchical name.
-  stats::StatMap collect_stats() const;
+  /// Every module's statistics by hierarchical name; with `descriptions`,
+  /// also what each one counts.
+  stats::StatMap collect_stats(stats::StatDescriptions* descriptions = nullptr) const;
   const GpuConfig& config() const { return config_; }
   sc_core::sc_time period() const { return period_; }
   void enable_vcd(const std::string& path);

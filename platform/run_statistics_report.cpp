@@ -1,6 +1,7 @@
 #include "platform/run_statistics_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -149,6 +150,73 @@ void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const 
       launches.empty() ? "-" : std::to_string(launches.back()["last_cta_execution_time"].get<uint64_t>());
   stats.add("launches", std::move(launches));
   stats.add_row("last_cta_execution_time", last_cta);
+}
+
+namespace {
+
+/// gpu.sm12.l2_3.up14_request_bytes -> gpu.smN.l2_N.upN_request_bytes: the
+/// index that ends a module's name, and one before an underscore in the
+/// statistic's own name.
+std::string with_indices_as_n(const std::string& name) {
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = name.find('.', begin);
+    std::string part = name.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (dot != std::string::npos) {
+      size_t d = part.size();
+      while (d > 0 && is_digit(part[d - 1])) --d;
+      if (d > 0 && d < part.size()) part = part.substr(0, d) + "N";
+      out += part + ".";
+      begin = dot + 1;
+      continue;
+    }
+    const size_t underscore = part.find('_');
+    size_t d = underscore == std::string::npos ? 0 : underscore;
+    while (d > 0 && is_digit(part[d - 1])) --d;
+    if (underscore != std::string::npos && d > 0 && d < underscore) part = part.substr(0, d) + "N" + part.substr(underscore);
+    return out + part;
+  }
+}
+
+}  // namespace
+
+void print_statistics_descriptions(std::ostream& out) {
+  using stats::Unit;
+  struct Line {
+    std::string unit, description;
+  };
+  std::map<std::string, Line> lines;
+  // The run totals (add_device_counters, add_timing_statistics).
+  const std::pair<const char*, Line> totals[] = {
+      {"kernels_launched", {"count", "kernel launches"}},
+      {"ctas", {"count", "CTAs of all launches"}},
+      {"warp_insts", {"count", "warp instructions executed"}},
+      {"thread_insts", {"count", "thread instructions executed (active lanes)"}},
+      {"sim_cycles", {"cycles", "core cycles of all launches"}},
+      {"ipc", {"average", "thread_insts / sim_cycles"}},
+      {"host_seconds", {"seconds", "host time of the run (not a simulated quantity)"}},
+      {"warp_insts_per_host_second", {"average", "simulation speed: warp_insts / host_seconds"}},
+      {"launches", {"list", "per launch: kernel, cycles, last CTA's execution time, occupancy, each CTA's SM, start and end"}},
+  };
+  for (const auto& [name, line] : totals) lines.emplace(name, line);
+  stats::StatDescriptions descriptions;
+  const stats::StatMap values = timing_stats(&descriptions);
+  for (const auto& [name, value] : values) {
+    const auto d = descriptions.find(name);
+    if (d == descriptions.end() || d->second.description.empty())
+      throw std::logic_error("statistic '" + name + "' has no description");
+    lines.emplace("modules." + with_indices_as_n(name), Line{unit_name(d->second.unit), d->second.description});
+  }
+  size_t name_width = 0, unit_width = 0;
+  for (const auto& [name, line] : lines) {
+    name_width = std::max(name_width, name.size());
+    unit_width = std::max(unit_width, line.unit.size());
+  }
+  for (const auto& [name, line] : lines)
+    out << name << std::string(name_width - name.size() + 2, ' ') << line.unit
+        << std::string(unit_width - line.unit.size() + 2, ' ') << line.description << '\n';
 }
 
 void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuDevice& device) {

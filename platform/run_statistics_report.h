@@ -74,6 +74,12 @@ void add_device_counters(RunStatistics& stats, const DeviceStats& counters, doub
 /// launch of the process-wide GPU (occupancy, CTAs per SM).
 void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const DeviceStats& counters);
 
+/// What each statistic of a timing run counts, one line per statistic with
+/// the indices of its module's and its own name as N (gpu.smN.l1d.hits):
+/// the run totals, then every module statistic the process-wide GPU reports.
+/// Throws std::logic_error naming a statistic reported without a description.
+void print_statistics_descriptions(std::ostream& out);
+
 /// LT mode: the cost model's estimate where timing mode has its cycle count,
 /// marked as estimated, with each launch's counts and bounds.
 void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuDevice& device);

@@ -115,9 +115,9 @@ std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timi
   return out;
 }
 
-std::map<std::string, double> timing_stats() {
+std::map<std::string, double> timing_stats(stats::StatDescriptions* descriptions) {
   TimingGpu& g = instance();
-  return g.top ? g.top->collect_stats() : std::map<std::string, double>{};
+  return g.top ? g.top->collect_stats(descriptions) : std::map<std::string, double>{};
 }
 
 void record_timeline(uint64_t interval_cycles) {

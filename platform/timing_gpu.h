@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/stats_provider.h"
 #include "model/exec/kernel_context.h"
 #include "platform/config_keys.h"
 #include "platform/occupancy.h"
@@ -99,8 +100,8 @@ namespace tlmgpu::platform {
 std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timing_policies();
 
 /// Statistics of every module of the process-wide GPU, by hierarchical name
-/// (empty when no GPU was elaborated).
-std::map<std::string, double> timing_stats();
+/// (empty when no GPU was elaborated); with `descriptions`, what each counts.
+std::map<std::string, double> timing_stats(stats::StatDescriptions* descriptions = nullptr);
 
 /// From now on, records a timeline of every launch the process-wide GPU
 /// completes, sampled every `interval_cycles` (> 0) cycles

@@ -38,10 +38,11 @@ void FetchScheduler::fetched(uint32_t slot) {
   ++fetches_;
 }
 
-void FetchScheduler::report_stats(stats::StatMap& out) const {
-  out["fetches"] = double(fetches_);
-  // Fetches for the same warp as the one before (the greedy policies' aim).
-  out["repeat_fetches"] = double(greedy_fetches_);
+void FetchScheduler::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("fetches", fetches_, Unit::Count, "instruction fetches into the warps' instruction buffers");
+  out.add("repeat_fetches", greedy_fetches_, Unit::Count,
+          "fetches for the same warp as the fetch before (the greedy policies' aim)");
 }
 
 }  // namespace tlmgpu::schedulers

@@ -30,7 +30,7 @@ class FetchScheduler : public sc_core::sc_module, public stats::StatsProvider {
   void reset() { last_ = -1; }
 
   Policy policy() const { return policy_; }
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
 
   static Policy parse(const std::string& policy);
 

@@ -134,12 +134,17 @@ void IssueArbiter::account_cycles(StallClass cls, uint64_t n) {
   if (slot_sink_ && n) slot_sink_->slots(static_cast<uint8_t>(cls), n);
 }
 
-void IssueArbiter::report_stats(stats::StatMap& out) const {
-  for (const auto c : {StallClass::Issued, StallClass::Idle, StallClass::Scoreboard,
-                       StallClass::Pipeline})
-    out[to_string(c)] = static_cast<double>(cycles(c));
-  out["warp_insts"] = static_cast<double>(warp_insts_);
-  for (const auto& [key, value] : policy_->stats()) out.emplace(key, value);
+void IssueArbiter::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add(to_string(StallClass::Issued), cycles(StallClass::Issued), Unit::Cycles, "cycles the scheduler issued");
+  out.add(to_string(StallClass::Idle), cycles(StallClass::Idle), Unit::Cycles,
+          "cycles without issue and without a valid instruction (barrier, empty buffer, finished)");
+  out.add(to_string(StallClass::Scoreboard), cycles(StallClass::Scoreboard), Unit::Cycles,
+          "cycles without issue in which warps waited for the scoreboard and none had its operands ready");
+  out.add(to_string(StallClass::Pipeline), cycles(StallClass::Pipeline), Unit::Cycles,
+          "cycles without issue whose ready warps all found their pipeline or collector busy");
+  out.add("warp_insts", warp_insts_, Unit::Count, "warp instructions this scheduler issued");
+  policy_->report_stats(out);
 }
 
 }  // namespace tlmgpu::schedulers

@@ -65,7 +65,7 @@ class IssueArbiter {
 
   /// issued / idle / scoreboard / pipeline cycles, warp_insts, then the
   /// policy's own statistics.
-  void report_stats(stats::StatMap& out) const;
+  void report_stats(stats::StatReport& out) const;
 
   /// A timeline's listener for every cycle counted from now on (nullptr: none).
   void set_slot_sink(trace::IssueSlotSink* sink) { slot_sink_ = sink; }

@@ -50,9 +50,10 @@ class LongFirst final : public WarpSchedulerPolicy {
   bool order_follows_completions() const override { return false; }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
 
-  std::map<std::string, double> stats() const override {
-    return {{"lfws_long_issues", static_cast<double>(long_issues_)},
-            {"lfws_short_issues", static_cast<double>(short_issues_)}};
+  void report_stats(stats::StatReport& out) const override {
+    out.add("lfws_long_issues", double(long_issues_), stats::Unit::Count,
+            "issues of warps in the long-latency (global memory) group");
+    out.add("lfws_short_issues", double(short_issues_), stats::Unit::Count, "issues of warps in the short-latency group");
   }
 
  private:

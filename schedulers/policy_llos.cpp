@@ -72,9 +72,10 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
     last_.finished(slot);
   }
 
-  std::map<std::string, double> stats() const override {
-    return {{"llos_guiding_entries", static_cast<double>(entries_)},
-            {"llos_guiding_issues", static_cast<double>(guiding_issues_)}};
+  void report_stats(stats::StatReport& out) const override {
+    out.add("llos_guiding_entries", double(entries_), stats::Unit::Count,
+            "warps that became guiding (waiting on the scoreboard with a long memory operation at their head)");
+    out.add("llos_guiding_issues", double(guiding_issues_), stats::Unit::Count, "issues of guiding warps");
   }
 
  private:

@@ -350,11 +350,15 @@ std::vector<uint64_t> ProPolicy::cta_order() const {
   return ids;
 }
 
-std::map<std::string, double> ProPolicy::stats() const {
-  return {{"pro_resorts", static_cast<double>(resorts_)},
-          {"pro_phase_switches", static_cast<double>(phase_switches_)},
-          {"pro_finish_wait_entries", static_cast<double>(finish_wait_entries_)},
-          {"pro_barrier_wait_entries", static_cast<double>(barrier_wait_entries_)}};
+void ProPolicy::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("pro_resorts", double(resorts_), Unit::Count, "re-sorts of the remaining CTAs by progress");
+  out.add("pro_phase_switches", double(phase_switches_), Unit::Count,
+          "switches between the fast-CTA phase and the finish phase");
+  out.add("pro_finish_wait_entries", double(finish_wait_entries_), Unit::Count,
+          "CTAs that entered finishWait (a first warp finished) in the fast phase");
+  out.add("pro_barrier_wait_entries", double(barrier_wait_entries_), Unit::Count,
+          "CTAs that entered barrierWait (a first warp reached a barrier)");
 }
 
 void ProPolicy::write_extra_outputs(const std::string& scheduler, PolicyOutputFiles& files) const {

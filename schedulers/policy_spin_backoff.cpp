@@ -175,13 +175,14 @@ void SpinBackoffPolicy::on_warp_finish(uint32_t slot, uint64_t cycle) {
   w = WarpState{};
 }
 
-std::map<std::string, double> SpinBackoffPolicy::stats() const {
-  auto out = base_->stats();
-  out["spin_detections"] = static_cast<double>(detections_);
-  out["spin_backoffs"] = static_cast<double>(backoffs_);
-  out["backoff_cycles"] = static_cast<double>(backoff_cycles_);
-  out["false_positive_backoffs"] = static_cast<double>(false_positives_);
-  return out;
+void SpinBackoffPolicy::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  base_->report_stats(out);
+  out.add("spin_detections", double(detections_), Unit::Count, "spin loops the detector found");
+  out.add("spin_backoffs", double(backoffs_), Unit::Count, "times a warp was held back from issue as spinning");
+  out.add("backoff_cycles", double(backoff_cycles_), Unit::Cycles, "cycles of backoff given to warps (backoffs x the backoff length)");
+  out.add("false_positive_backoffs", double(false_positives_), Unit::Count,
+          "backoffs of warps one of whose lanes held a word the spinning lanes waited for (false positives)");
 }
 
 std::unique_ptr<WarpSchedulerPolicy> make_spin_backoff_policy(const PolicyParams& params,

@@ -104,9 +104,11 @@ class TwoLevel final : public WarpSchedulerPolicy {
     long_loads_[slot].clear();
   }
 
-  std::map<std::string, double> stats() const override {
-    return {{"two_level_demotions", static_cast<double>(demotions_)},
-            {"two_level_promotions", static_cast<double>(promotions_)}};
+  void report_stats(stats::StatReport& out) const override {
+    out.add("two_level_demotions", double(demotions_), stats::Unit::Count,
+            "warps moved from the active set to the pending set (waiting on a long-latency operation)");
+    out.add("two_level_promotions", double(promotions_), stats::Unit::Count,
+            "warps moved from the pending set back into the active set");
   }
 
  private:

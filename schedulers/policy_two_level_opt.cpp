@@ -35,7 +35,7 @@ class TwoLevelLongFirst final : public WarpSchedulerPolicy {
   bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override { base_->on_warp_start(slot, cycle); }
   void on_warp_finish(uint32_t slot, uint64_t cycle) override { base_->on_warp_finish(slot, cycle); }
-  std::map<std::string, double> stats() const override { return base_->stats(); }
+  void report_stats(stats::StatReport& out) const override { base_->report_stats(out); }
 
  private:
   std::unique_ptr<WarpSchedulerPolicy> base_;  ///< a two_level policy

@@ -95,7 +95,8 @@ void WarpScheduler::count_shared_issue(ptx::UnitClass unit) {
   }
 }
 
-void WarpScheduler::report_stats(stats::StatMap& out) const {
+void WarpScheduler::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
   arbiter_.report_stats(out);
   if (oracle1_) {
     // Seed 003: cycles whose real decision differs from osched1 (intended
@@ -103,16 +104,21 @@ void WarpScheduler::report_stats(stats::StatMap& out) const {
     uint64_t cycles = 0;
     for (const auto c : {StallClass::Issued, StallClass::Idle, StallClass::Scoreboard, StallClass::Pipeline})
       cycles += arbiter_.cycles(c);
-    out["discrepancies"] = double(discrepancies_);
-    out["errors"] = double(errors_);
-    out["error_rate"] = cycles ? double(errors_) / double(cycles) : 0.0;
+    out.add("discrepancies", discrepancies_, Unit::Count,
+            "cycles whose decision differs from the intended policy's (seed 003's osched1)");
+    out.add("errors", errors_, Unit::Count,
+            "cycles whose decision differs from osched2 (the intended policy minus predictable fetch breaks)");
+    out.add("error_rate", stats::StatReport::ratio(errors_, cycles), Unit::Ratio, "errors / classified cycles");
   }
   if (!arbiter_.policy().shares_warps()) return;
-  // Issues this scheduler made for other schedulers' warps, by the unit of
-  // the collector it lent (seed 002's warp sharing).
-  out["shared_issues_sp"] = double(shared_issues_[0]);
-  out["shared_issues_sfu"] = double(shared_issues_[1]);
-  out["shared_issues_mem"] = double(shared_issues_[2]);
+  // Seed 002's warp sharing: issues for other schedulers' warps, by the unit
+  // of the collector this scheduler lent.
+  out.add("shared_issues_sp", shared_issues_[0], Unit::Count,
+          "issues for another scheduler's warp through this one's SP collector (warp sharing)");
+  out.add("shared_issues_sfu", shared_issues_[1], Unit::Count,
+          "issues for another scheduler's warp through this one's SFU collector (warp sharing)");
+  out.add("shared_issues_mem", shared_issues_[2], Unit::Count,
+          "issues for another scheduler's warp through this one's memory collector (warp sharing)");
 }
 
 void WarpScheduler::enable_trace(sc_core::sc_trace_file* tf) {

@@ -92,7 +92,7 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   /// A timeline's listener for this scheduler's issue slots (nullptr: none).
   void set_slot_sink(trace::IssueSlotSink* sink) { arbiter_.set_slot_sink(sink); }
 
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
 
  private:
   IssueArbiter arbiter_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/head_class.h"
+#include "core/stats_provider.h"
 #include "model/ptx/ptx_ir.h"
 
 namespace tlmgpu::schedulers {
@@ -173,8 +174,10 @@ class WarpSchedulerPolicy {
   /// A new warp entered a slot of this scheduler / a warp finished.
   virtual void on_warp_start(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
-  /// Policy statistics (e.g. spin detections), merged into --stats.
-  virtual std::map<std::string, double> stats() const { return {}; }
+  /// Policy statistics (e.g. spin detections), merged into the scheduler's in --stats.
+  virtual void report_stats(stats::StatReport& /*out*/) const {}
+  /// Their values (tests).
+  std::map<std::string, double> stats() const { return stats::values_of(*this); }
   /// Records beyond stats(), written after a run with --stats into `files`,
   /// headed by `scheduler` (the scheduler's module name, e.g.
   /// "gpu.sm0.sched1"). Default: none.

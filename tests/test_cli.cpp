@@ -516,6 +516,49 @@ TEST_F(Cli, TimingStatisticsAreIdenticalAcrossRuns) {
   }
 }
 
+// --stats-describe: every statistic a timing run writes to --stats (the run
+// totals and every module's, under every scheduler family that adds its own)
+// is printed with its unit and description, indices as N.
+TEST_F(Cli, StatsDescribeExplainsEveryStatisticOfTheRun) {
+  const auto with_indices_as_n = [](const std::string& key) {
+    static const std::regex module_index(R"(([A-Za-z_])[0-9]+\.)"), stat_index(R"(\.([a-z]+)[0-9]+_([a-z_]+)$)");
+    std::string k = std::regex_replace(key, module_index, "$1N.");
+    return std::regex_replace(k, stat_index, ".$1N_$2");
+  };
+  for (const std::string args : {"--workload vector_add",
+                                 "--workload sgemm --preset titanx_pascal --scheduler kaws:sharing=on",
+                                 "--workload hotspot --preset vortex_1sm --scheduler swas:policy=gtlrr",
+                                 "--workload transactions --scheduler spin_backoff:backoff=200",
+                                 "--workload bfs --scheduler pro", "--workload bfs --scheduler two_level",
+                                 "--workload bfs --scheduler llos", "--workload bfs --scheduler lfws"}) {
+    CliRun r = run("run --size small --mode timing " + args + " --stats " + tmp("s.json") + " --stats-describe");
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.all();
+    const auto described = [&](const std::string& name) {
+      return std::regex_search(r.out, std::regex("\n" + std::regex_replace(name, std::regex(R"([.])"), "\\.") +
+                                                 " +[a-zA-Z0-9/ ]+  +[^ \n]"));
+    };
+    const auto j = nlohmann::json::parse(read_text(tmp("s.json")));
+    for (const char* total : {"sim_cycles", "ipc", "warp_insts", "thread_insts", "ctas", "launches"})
+      EXPECT_TRUE(described(total)) << args << ": " << total;
+    size_t modules = 0;
+    for (const auto& [key, value] : j.at("modules").items()) {
+      ++modules;
+      EXPECT_TRUE(described("modules." + with_indices_as_n(key))) << args << ": " << key;
+    }
+    EXPECT_GT(modules, 50u) << args;
+  }
+  // One line per statistic: name, unit, description.
+  const std::string out = run("run --size small --mode timing --workload vector_add --stats-describe").out;
+  for (const char* line : {R"(\nmodules\.gpu\.smN\.l1d\.hits +count +accesses whose sectors were all valid\n)",
+                           R"(\nmodules\.gpu\.l2_N\.writeback_sectors +sectors +dirty sectors)",
+                           R"(\nmodules\.gpu\.icnt\.upN_request_bytes +bytes +bytes of requests from upstream port N)",
+                           R"(\nmodules\.gpu\.dramN\.bandwidth_gbps +GB/s +)", R"(\nsim_cycles +cycles +core cycles)"})
+    EXPECT_TRUE(std::regex_search(out, std::regex(line))) << line << "\n" << out;
+  CliRun functional = run("run --size small --workload vector_add --stats-describe");
+  EXPECT_EQ(functional.status, 2);
+  EXPECT_NE(functional.err.find("--stats-describe applies to --mode timing only"), std::string::npos) << functional.err;
+}
+
 // --threads: the SMs of a cycle on several host threads give the statistics
 // of one, a faulting launch's too (the SMs other than the faulting one
 // finish its cycle at every thread count); timing mode only; bad counts name

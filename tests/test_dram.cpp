@@ -43,7 +43,7 @@ struct Bench {
   }
   double stat(const char* name) const {
     tlmgpu::stats::StatMap m;
-    dram.report_stats(m);
+    m = tlmgpu::stats::values_of(dram);
     return m.at(name);
   }
 };

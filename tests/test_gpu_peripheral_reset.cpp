@@ -182,7 +182,7 @@ TEST(GpuPeripheralReset, LateSocMemoryAnswersOfAnAbortedLaunchAreDropped) {
   ASSERT_NE(port, nullptr);
   auto port_errors = [port] {
     tlmgpu::stats::StatMap stats;
-    port->report_stats(stats);
+    stats = tlmgpu::stats::values_of(*port);
     return stats["error_responses"];
   };
   EXPECT_FALSE(port->idle()) << "the reset should come while transactions are out";

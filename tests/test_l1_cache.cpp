@@ -30,7 +30,7 @@ struct Bench {
   }
   double stat(const char* name) const {
     tlmgpu::stats::StatMap m;
-    cache.report_stats(m);
+    m = tlmgpu::stats::values_of(cache);
     return m.at(name);
   }
 };

@@ -16,7 +16,7 @@ using namespace tlmgpu_memtest;
 
 double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
   tlmgpu::stats::StatMap m;
-  p.report_stats(m);
+  m = tlmgpu::stats::values_of(p);
   return m.at(name);
 }
 

@@ -376,7 +376,7 @@ TEST(SchedulerStall, CountsEveryCycleOnceIncludingSkippedOnes) {
   a.account_cycles(StallClass::Idle, 10);
   EXPECT_EQ(a.select_again(view_of({W::Ready})), 0);  // second issue in one cycle: no cycle counted
   tlmgpu::stats::StatMap s;
-  a.report_stats(s);
+  s = tlmgpu::stats::values_of(a);
   EXPECT_EQ(s.at("issued"), 1);
   EXPECT_EQ(s.at("scoreboard"), 1);
   EXPECT_EQ(s.at("pipeline"), 1);
@@ -430,7 +430,7 @@ TEST(SchedulerModule, HierarchicalNameStatsAndVcd) {
   EXPECT_FALSE(sm.sched.wants_cta_view());
 
   tlmgpu::stats::StatMap s;
-  sm.sched.report_stats(s);
+  s = tlmgpu::stats::values_of(sm.sched);
   EXPECT_EQ(s.at("issued") + s.at("scoreboard") - 3, static_cast<double>(sm.cycle));
   EXPECT_EQ(s.at("issued"), static_cast<double>((sm.cycle + 1) / 2));
   EXPECT_EQ(s.at("idle"), 5);

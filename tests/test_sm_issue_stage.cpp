@@ -88,7 +88,7 @@ struct Fixture {
   /// Scheduler `s`'s cycles of stall class `c` so far.
   double cycles(uint32_t s, StallClass c) const {
     stats::StatMap out;
-    issue.schedulers()[s]->report_stats(out);
+    out = tlmgpu::stats::values_of(*issue.schedulers()[s]);
     return out.at(schedulers::to_string(c));
   }
 

@@ -58,7 +58,7 @@ struct Fixture {
   }
   std::pair<uint64_t, uint64_t> counts() const {
     stats::StatMap m;
-    scheduler->report_stats(m);
+    m = tlmgpu::stats::values_of(*scheduler);
     return {uint64_t(m["discrepancies"]), uint64_t(m["errors"])};
   }
 

@@ -59,7 +59,7 @@ struct Fixture {
   }
   uint64_t shared_sp(uint32_t s) const {
     stats::StatMap m;
-    schedulers[s]->report_stats(m);
+    m = tlmgpu::stats::values_of(*schedulers[s]);
     return uint64_t(m["shared_issues_sp"]);
   }
 

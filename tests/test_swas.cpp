@@ -86,13 +86,13 @@ TEST(OracleSchedulers, CountCyclesWhoseRealDecisionDiffers) {
   // Agreement: no count.
   s.judge(real, real, 1);
   stats::StatMap out;
-  s.report_stats(out);
+  out = tlmgpu::stats::values_of(s);
   EXPECT_EQ(out.at("discrepancies"), 1.0);
   EXPECT_EQ(out.at("errors"), 0.0);
   EXPECT_EQ(out.at("error_rate"), 0.0);
   // Nothing issued while the intended policy would have: an error too.
   s.judge(intended, intended, -1);
-  s.report_stats(out);
+  out = tlmgpu::stats::values_of(s);
   EXPECT_EQ(out.at("errors"), 1.0);
   EXPECT_EQ(out.at("error_rate"), 1.0);  // one cycle classified so far
 }

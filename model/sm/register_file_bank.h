@@ -34,9 +34,10 @@ class RegisterFileBank : public sc_core::sc_module, public stats::StatsProvider 
   RegisterFileBank(sc_core::sc_module_name name, const RegisterBankPort& port)
       : sc_core::sc_module(name), port_(port) {}
 
-  void report_stats(stats::StatMap& out) const override {
-    out["reads"] = double(port_.reads);
-    out["conflicts"] = double(port_.conflicts);
+  void report_stats(stats::StatReport& out) const override {
+    out.add("reads", double(port_.reads), stats::Unit::Count, "register reads the bank served for operand collectors");
+    out.add("conflicts", double(port_.conflicts), stats::Unit::Count,
+            "read requests refused because the bank already served one that cycle (retried)");
   }
 
  private:

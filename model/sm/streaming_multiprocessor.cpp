@@ -344,15 +344,20 @@ std::string StreamingMultiprocessor::describe_warps() const {
   return out;
 }
 
-void StreamingMultiprocessor::report_stats(stats::StatMap& out) const {
-  out["warp_insts"] = double(issue_.warp_insts());
-  out["thread_insts"] = double(issue_.thread_insts());
-  out["shared_accesses"] = double(lsu_.shared_accesses());
-  out["shared_bank_cycles"] = double(lsu_.shared_bank_cycles());
-  out["ibuffer_flushes"] = double(fetch_.flushes());
-  if (issue_.fetches_with_issue()) out["nops_issued"] = double(issue_.nops_issued());  // not in warp_insts (seed 003: not committed)
-  // Cycles this SM's pipeline was evaluated (the rest it slept through).
-  out["evaluated_cycles"] = double(run_cycles_);
+void StreamingMultiprocessor::report_stats(stats::StatReport& out) const {
+  using stats::Unit;
+  out.add("warp_insts", issue_.warp_insts(), Unit::Count, "warp instructions issued");
+  out.add("thread_insts", issue_.thread_insts(), Unit::Count, "thread instructions issued (active lanes)");
+  out.add("shared_accesses", lsu_.shared_accesses(), Unit::Count, "warp accesses to shared memory");
+  out.add("shared_bank_cycles", lsu_.shared_bank_cycles(), Unit::Cycles,
+          "cycles shared memory's banks were busy (bank conflicts replay)");
+  out.add("ibuffer_flushes", fetch_.flushes(), Unit::Count,
+          "instruction buffers emptied of wrong-path instructions when the warp's PC changed (branch, reconvergence)");
+  if (issue_.fetches_with_issue())
+    out.add("nops_issued", issue_.nops_issued(), Unit::Count,
+            "no-ops issued for fetch breaks, not in warp_insts (seed 003: not committed)");
+  out.add("evaluated_cycles", run_cycles_, Unit::Cycles,
+          "cycles this SM's pipeline was evaluated (the rest it slept through); host work, not timing");
 }
 
 void StreamingMultiprocessor::trace(sc_core::sc_trace_file* tf) {

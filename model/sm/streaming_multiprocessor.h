@@ -121,7 +121,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// One warp's PC and state (describe_warps' line for it).
   std::string describe_warp(uint32_t slot) const;
 
-  void report_stats(stats::StatMap& out) const override;
+  void report_stats(stats::StatReport& out) const override;
   void trace(sc_core::sc_trace_file* tf);
 
   uint32_t index() const { return index_; }
