@@ -129,24 +129,26 @@ void ClockDomain::run(uint64_t now) {
   now_ = now;
   last_run_ = now;
   armed_ = 0;  // no external notification while it runs: it reschedules at its end
-  // One pass: a module's wake-up is final once its turn has passed, and one
-  // asked for afterwards lowers its stage's next through lower_wake. A stage
-  // none of whose modules is due is not scanned; in a scanned one only the
-  // wake-up array is read, and a module is called only when it is due.
+  // One pass. A stage none of whose modules is due is skipped; in one that
+  // runs, the scan reads only the wake-up array and calls a module only when
+  // it is due. A module's wake-up is final once the scan has passed it; one
+  // asked for afterwards lowers its stage's next through lower_wake.
   uint64_t* const wakes = wakes_.data();
   ClockedModule* const* const modules = modules_.data();
   uint32_t* const ran = ran_.data();
   bool ran_any = false;
-  for (Stage& stage : stages_) {
+  Stage* const first = stages_.data();
+  for (Stage* const end = first + stages_.size(), *st = first; st != end; ++st) {
+    Stage& stage = *st;
     const bool follow = stage.follows && ran_any;
     if (stage.next > now && !follow) continue;
     const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
     stage.next = kNever;
+    stage_running_ = uint32_t(st - first);
     uint64_t next = kNever;
     uint32_t count = 0;
     for (uint32_t i = stage.begin; i < stage.end; ++i) {
       if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
-        scan_ = i;
         wakes[i] = kNever;
         ran[count++] = i;
         modules[i]->evaluate(now);
@@ -155,7 +157,6 @@ void ClockDomain::run(uint64_t now) {
     }
     if (count != 0) {
       ran_any = true;
-      scan_ = stage.end - 1;
       if (stage.commits)
         for (uint32_t k = 0; k < count; ++k)
           if (modules[ran[k]]->has_commit_) modules[ran[k]]->commit(now);

@@ -39,7 +39,8 @@ class ClockedModule : public sc_core::sc_module {
 
   /// Run at `cycle` (kept when an earlier one is already asked for). A cycle
   /// that has passed means the first the module can still run in: this one
-  /// when its stage has not run yet, else the next.
+  /// when its stage has not started yet, else the next (a module of the
+  /// stage that is running sees this cycle's commits only in the next).
   inline void wake_at(uint64_t cycle);
   /// The cycle the module will next run at (kNever: none asked for).
   inline uint64_t next_wake() const;
@@ -142,7 +143,7 @@ class ClockDomain : public sc_core::sc_module {
   uint64_t last_run_ = kNever;   // the last cycle run
   uint64_t next_ = kNever;       // earliest wake-up of any module
   uint64_t armed_ = 0;           // the cycle the process sleeps until (0: it will look anyway)
-  uint32_t scan_ = 0;            // while running: the slot being evaluated or last of the stage committing
+  uint32_t stage_running_ = 0;   // while running: the index of the stage being evaluated or committed
   bool in_run_ = false;
   bool timed_ = false;           // on an sc_clock of period_: sleep by time
   bool profile_ = false;
@@ -167,8 +168,8 @@ inline void ClockedModule::wake_at(uint64_t cycle) {
 
 inline void ClockDomain::lower_wake(uint32_t slot, uint64_t cycle) {
   if (in_run_) {
-    // A passed cycle: this one while the module's turn has not come yet.
-    if (cycle <= now_) cycle = slot > scan_ ? now_ : now_ + 1;
+    // A passed cycle: this one while the module's stage has not run yet.
+    if (cycle <= now_) cycle = stage_of_[slot] > stage_running_ ? now_ : now_ + 1;
     if (cycle >= wakes_[slot]) return;
     wakes_[slot] = cycle;
     Stage& stage = stages_[stage_of_[slot]];
