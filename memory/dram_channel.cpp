@@ -25,8 +25,8 @@ DramClockCrossing::DramClockCrossing(double core_mhz, double dram_mhz) {
 
 DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, double core_clock_mhz,
                          const sc_core::sc_time& clock_period, uint32_t ports)
-    : sc_module(name), config_(config), clocks_(core_clock_mhz, config.clock_mhz), clock_period_(clock_period),
-      waker_(clock_period) {
+    : ClockedModule(name, kDramStage, clock_period), config_(config), clocks_(core_clock_mhz, config.clock_mhz),
+      clock_period_(clock_period) {
   // validate_config has checked every value (1..64 banks, groups dividing them, ...).
   std::string error;
   if (!map_.parse(config_.address_mapping, error))
@@ -43,9 +43,6 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfi
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
   }
-  SC_METHOD(channel_process);
-  sensitive << waker_.event();
-  dont_initialize();
 }
 
 DramChannel::~DramChannel() = default;
@@ -83,12 +80,12 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   // A burst moves burst_bytes_ whatever part of it is wanted.
   r.bursts = (r.sectors * 32 + burst_bytes_ - 1) / burst_bytes_;
   r.write = payload.is_write();
-  const uint64_t now = waker_.now();
+  const uint64_t now = this->now();
   // The fixed DRAM-side latency (GPGPU-Sim's -dram_latency) is spent before the queue.
-  r.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1) + config_.latency;
+  r.arrive = now + std::max<uint64_t>(cycles_in(delay), 1) + config_.latency;
   r.next = kNone;
   arrivals_.push(r.arrive, r.port, slot);
-  waker_.wake_at(core_at_or_after(dram_at_or_after(r.arrive)), now);
+  wake_at(core_at_or_after(dram_at_or_after(r.arrive)));
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
@@ -242,7 +239,7 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
   else
     ++reads_;
   done.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
+  sc_core::sc_time delay = cycle_delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   (*ports_[done.port])->nb_transport_bw(*done.payload, phase, delay);
 }
@@ -301,14 +298,12 @@ uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
   }
 }
 
-void DramChannel::channel_process() {
-  waker_.fired();
-  const uint64_t now = waker_.now();
+void DramChannel::evaluate(uint64_t now) {
   const uint64_t next = advance(dram_at_or_before(now), now);
   traced_depth_ = pending();
   // The depth holds from the last sample on (sample() runs before every change).
   if (depth_sink_) depth_sink_->depth(core_at_or_after(last_sample_), traced_depth_);
-  if (next != kNever) waker_.wake_at(core_at_or_after(next), now);
+  if (next != kNever) wake_at(core_at_or_after(next));
 }
 
 void DramChannel::report_stats(stats::StatReport& out) const {
@@ -333,7 +328,7 @@ void DramChannel::report_stats(stats::StatReport& out) const {
   out.add("bytes_moved", bytes_moved_, Unit::Bytes, "bytes the data bus carried (whole bursts)");
   out.add("bytes_requested", bytes_requested_, Unit::Bytes, "bytes the requests asked for (their sectors)");
   // Over the whole run so far: the DRAM cycles up to now.
-  const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(waker_.now(), epoch_));
+  const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(now(), epoch_));
   out.add("dram_cycles", cycles, Unit::DramCycles, "DRAM command-clock cycles of the run so far");
   out.add("bus_utilization", stats::StatReport::ratio(bus_busy_cycles_, cycles), Unit::Ratio,
           "bus_busy_cycles / dram_cycles");

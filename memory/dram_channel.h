@@ -47,9 +47,8 @@ class DramClockCrossing {
 /// last data beat leaves the bus. Commands are timed in DRAM command-clock
 /// cycles; the channel is woken in core cycles and then runs every DRAM cycle
 /// up to the current core cycle's time (docs/MEMORY.md).
-class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
+class DramChannel : public engine::ClockedModule, public stats::StatsProvider {
  public:
-  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<DramChannel>;
   using Location = DramAddressMap::Location;
 
@@ -80,14 +79,10 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   /// built GPU, so results do not depend on when the device starts. Call only
   /// when nothing is queued.
   void begin_device();
-  /// Lets `calendar`'s driver run the channel instead of its own event.
-  void drive_from(CycleCalendar& calendar) {
-    calendar.add(waker_, this, [](void* m) { static_cast<DramChannel*>(m)->channel_process(); });
-  }
+  /// Runs the DRAM cycles up to the core cycle `now`.
+  void evaluate(uint64_t now) override;
 
  private:
-  SC_HAS_PROCESS(DramChannel);
-
   static constexpr uint32_t kNone = ~uint32_t(0);
   static constexpr uint64_t kNever = ~uint64_t(0);
   /// The next command a busy bank needs; columns are split by direction
@@ -129,7 +124,6 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
 
   tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void channel_process();
   /// Runs DRAM cycles up to `limit` (the current core cycle `now`); returns
   /// the next DRAM cycle at which something can happen (kNever: none).
   uint64_t advance(uint64_t limit, uint64_t now);
@@ -180,7 +174,6 @@ class DramChannel : public sc_core::sc_module, public stats::StatsProvider {
   uint64_t read_ready_ = 0;        ///< end of write data + tCDLR
   uint64_t write_data_ready_ = 0;  ///< end of read data + turnaround
   uint64_t bus_free_ = 0;
-  CycleWaker waker_;
 
   uint64_t row_hits_ = 0, row_misses_ = 0, reads_ = 0, writes_ = 0, activates_ = 0, precharges_ = 0;
   uint64_t bytes_moved_ = 0, bytes_requested_ = 0;

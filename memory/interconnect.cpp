@@ -232,14 +232,14 @@ uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint3
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config,
                            uint32_t upstream_ports, uint32_t downstream_ports, uint32_t interleave_bytes,
                            const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config), waker_(clock_period) {
+    : ClockedModule(name, kCrossbarStage, clock_period), config_(config) {
   map_ = L2AddressMap(downstream_ports, interleave_bytes);
   init(upstream_ports, downstream_ports);
 }
 
 Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config,
                            const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config.icnt), waker_(clock_period) {
+    : ClockedModule(name, kCrossbarStage, clock_period), config_(config.icnt) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   init(2 * config.num_sms, config.l2_slices);
 }
@@ -259,9 +259,6 @@ void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
   request_dir_.init(upstream_ports, downstream_ports);
   in_order_.assign(upstream_ports, {});
   response_dir_.init(downstream_ports, upstream_ports);
-  SC_METHOD(crossbar_process);
-  sensitive << waker_.event();
-  dont_initialize();
 }
 
 void Interconnect::end_of_elaboration() {
@@ -286,8 +283,8 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   p.payload = &payload;
   p.dst = map_.slice_of(payload.get_address());
   p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
-  const uint64_t now = waker_.now();
-  p.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  const uint64_t now = this->now();
+  p.arrive = now + std::max<uint64_t>(cycles_in(delay), 1);
   InOrderPort& in_order = in_order_[size_t(port)];
   if (in_order.expected) {
     if (p.arrive < in_order.arrive || (p.arrive == in_order.arrive && ext->id <= in_order.key))
@@ -296,10 +293,10 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
     in_order.arrive = p.arrive;
     in_order.key = ext->id;
     request_dir_.push_in_order(uint32_t(port), p);
-    waker_.wake_at(request_dir_.next_grant, now);
+    wake_at(request_dir_.next_grant);
   } else {
     request_dir_.push(uint32_t(port), p, ext->id, now);
-    waker_.wake_at(p.arrive, now);
+    wake_at(p.arrive);
   }
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
@@ -313,12 +310,12 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
   p.payload = &payload;
   p.dst = ext->source;
   p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
-  const uint64_t now = waker_.now();
-  p.arrive = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  const uint64_t now = this->now();
+  p.arrive = now + std::max<uint64_t>(cycles_in(delay), 1);
   // A slice answers from its own process and from its DRAM channel's: order
   // same-cycle answers by requester and request, not by call order.
   response_dir_.push(uint32_t(slice), p, (uint64_t(ext->source) << 40) | (ext->id & ((uint64_t(1) << 40) - 1)), now);
-  waker_.wake_at(p.arrive, now);
+  wake_at(p.arrive);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
@@ -380,7 +377,7 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
   dir.src_bytes[s] += bytes;
   dir.dst_bytes[d] += bytes;
   // The last flit reaches the far side latency + flits - 1 cycles later.
-  sc_core::sc_time delay = waker_.delay(config_.latency + p.flits - 1);
+  sc_core::sc_time delay = cycle_delay(config_.latency + p.flits - 1);
   if (requests) {
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
@@ -390,15 +387,13 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
   }
 }
 
-void Interconnect::crossbar_process() {
-  waker_.fired();
-  const uint64_t now = waker_.now();
+void Interconnect::evaluate(uint64_t now) {
   arbitrate(request_dir_, true, now);
   arbitrate(response_dir_, false, now);
   // Arrivals pushed by the grants' callees count too.
   const uint64_t next = std::min(std::min(request_dir_.next_arrival, request_dir_.next_grant),
                                  std::min(response_dir_.next_arrival, response_dir_.next_grant));
-  if (next != kNever) waker_.wake_at(next, now);
+  if (next != kNever) wake_at(next);
 }
 
 void Interconnect::reset_arbitration() {

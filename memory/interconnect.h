@@ -60,9 +60,8 @@ class L2AddressMap {
 /// contention as waiting for the links); responses come back from the slices
 /// as BEGIN_RESP and are routed by MemRequestExtension::source, which the
 /// crossbar sets to the upstream port.
-class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
+class Interconnect : public engine::ClockedModule, public stats::StatsProvider {
  public:
-  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<Interconnect>;
   using InitiatorSocket = tlm_utils::simple_initiator_socket_tagged<Interconnect>;
 
@@ -95,14 +94,10 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   /// A new device context (nothing in flight): round-robin arbitration
   /// starts again as in a freshly built crossbar.
   void reset_arbitration();
-  /// Lets `calendar`'s driver run the crossbar instead of its own event.
-  void drive_from(CycleCalendar& calendar) {
-    calendar.add(waker_, this, [](void* m) { static_cast<Interconnect*>(m)->crossbar_process(); });
-  }
+  /// One cycle of arbitration: grants in both directions.
+  void evaluate(uint64_t now) override;
 
  private:
-  SC_HAS_PROCESS(Interconnect);
-
   /// A packet in the crossbar: from its arrival on, in a slot of its
   /// direction's pool; from when it enters its input link, in a FIFO.
   struct Packet {
@@ -204,7 +199,6 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
   bool grant_first_of(Direction& dir, uint32_t d, uint64_t sources, bool requests, uint64_t now);
   /// Sends source s's head packet through destination d's output link.
   void grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now);
-  void crossbar_process();
   uint32_t flits(uint32_t bytes) const;
 
   platform::InterconnectConfig config_;
@@ -221,7 +215,6 @@ class Interconnect : public sc_core::sc_module, public stats::StatsProvider {
     uint64_t arrive = 0, key = 0;
   };
   std::vector<InOrderPort> in_order_;
-  CycleWaker waker_;
 };
 
 }  // namespace tlmgpu::memory

@@ -73,10 +73,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   /// From now on requests wait in `outbox` until its deliver() (the GPU's
   /// commit of the cycle) instead of going down at once.
   void send_through(L1RequestOutbox* outbox) { outbox_ = outbox; }
-  /// From now on the cache reads the current cycle from `calendar`, whose
-  /// driver runs every process that calls the cache (the SMs and the modules
-  /// below), instead of dividing SystemC's time on each request and answer.
-  void take_cycle_from(const CycleCalendar& calendar) { calendar_ = &calendar; }
+  /// From now on the cache reads the current cycle from `domain`, which runs
+  /// every module that calls the cache (the SMs and the modules below),
+  /// instead of dividing SystemC's time on each request and answer.
+  void take_cycle_from(const engine::ClockDomain& domain) { domain_ = &domain; }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
   uint64_t next_release_cycle() const override { return next_apply_; }
@@ -142,12 +142,12 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
     return false;
   }
 
-  uint64_t now() const { return calendar_ ? calendar_->now() : current_cycle(period_); }
+  uint64_t now() const { return domain_ ? domain_->now() : current_cycle(period_); }
 
   platform::CacheConfig config_;
   sc_core::sc_time period_;
   FixedDivisor period_div_;  ///< cycles of a delay annotation
-  const CycleCalendar* calendar_ = nullptr;
+  const engine::ClockDomain* domain_ = nullptr;
   L1RequestOutbox* outbox_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;

@@ -8,8 +8,9 @@ namespace tlmgpu::memory {
 
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
-    : sc_module(name), config_(config.l2), index_(index), rop_latency_(config.l2_rop_latency), tags_(config.l2),
-      atomic_interval_(config.l2_atomic_same_address_interval), waker_(clock_period) {
+    : ClockedModule(name, kL2Stage, clock_period), config_(config.l2), index_(index),
+      rop_latency_(config.l2_rop_latency), tags_(config.l2),
+      atomic_interval_(config.l2_atomic_same_address_interval) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   soc_addresses_ = config.soc_memory == "soc";
   const uint32_t channels = config.dram.channels;
@@ -25,9 +26,6 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
   index_in_channel_ = index - first;
   target_socket.register_nb_transport_fw(this, &L2Slice::nb_transport_fw);
   dram_socket.register_nb_transport_bw(this, &L2Slice::nb_transport_bw);
-  SC_METHOD(slice_process);
-  sensitive << waker_.event();
-  dont_initialize();
 }
 
 L2Slice::~L2Slice() = default;
@@ -41,11 +39,11 @@ uint64_t L2Slice::dram_address(uint64_t local) const {
 tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
-  const uint64_t now = waker_.now();
+  const uint64_t now = this->now();
   // A fixed-latency pipeline keeps the arrival order, so the queue stays in order.
-  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1) + rop_latency_;
+  const uint64_t ready = now + std::max<uint64_t>(cycles_in(delay), 1) + rop_latency_;
   requests_.push(ready, 0, &payload);
-  if (!blocked_) waker_.wake_at(std::max(ready, port_free_), now);
+  if (!blocked_) wake_at(std::max(ready, port_free_));
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
@@ -63,8 +61,8 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   if (!ext || ext->tag >= dram_requests_.size() || &dram_requests_[ext->tag]->payload != &payload)
     SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
   DramRequest& r = *dram_requests_[ext->tag];
-  const uint64_t now = waker_.now();
-  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  const uint64_t now = this->now();
+  const uint64_t ready = now + std::max<uint64_t>(cycles_in(delay), 1);
   fills_.push(ready, 0, &r);
   if (!r.writeback) {
     // Everyone waiting only for sectors whose arrival is now known is
@@ -83,15 +81,15 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   }
   // The tags change exactly at the arrival cycle (a victim's write-back leaves
   // then), whatever else runs in between.
-  waker_.wake_at(ready, now);
+  wake_at(ready);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
 
 void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
-  const uint64_t now = waker_.now();
+  const uint64_t now = this->now();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
-  sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
+  sc_core::sc_time delay = cycle_delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   requester_bw_->nb_transport_bw(payload, phase, delay);
 }
@@ -130,9 +128,9 @@ void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64
   r->ext->source = index_;
   r->ext->id = next_dram_id_++;
   r->ext->sector_mask = units;
-  const uint64_t now = waker_.now();
+  const uint64_t now = this->now();
   r->ext->issue_cycle = now;
-  sc_core::sc_time delay = waker_.delay(arrive > now ? arrive - now : 1);
+  sc_core::sc_time delay = cycle_delay(arrive > now ? arrive - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   dram_socket->nb_transport_fw(p, phase, delay);
 }
@@ -264,18 +262,16 @@ void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
   if (--entry->unapplied == 0) mshrs_.release(*entry);
 }
 
-void L2Slice::reschedule(uint64_t now) {
+void L2Slice::reschedule() {
   // Every queued item counts: a wake asked for by another process in this
   // cycle may have been merged into the one that is running now.
   // next_ready() is UINT64_MAX for an empty queue.
   uint64_t next = fills_.next_ready();
   if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
-  if (next != ~uint64_t(0)) waker_.wake_at(next, now);
+  if (next != ~uint64_t(0)) wake_at(next);
 }
 
-void L2Slice::slice_process() {
-  waker_.fired();
-  const uint64_t now = waker_.now();
+void L2Slice::evaluate(uint64_t now) {
   // Fills first: one arriving now frees its MSHR for a request in this cycle.
   while (fills_.ready(now)) {
     uint64_t ready = 0;
@@ -300,7 +296,7 @@ void L2Slice::slice_process() {
       blocked_ = true;
     }
   }
-  reschedule(now);
+  reschedule();
 }
 
 void L2Slice::report_stats(stats::StatReport& out) const {

@@ -36,9 +36,8 @@ constexpr std::size_t kAtomicAddressesTracked = 1024;
 /// SoC memory port with the global address. A DRAM answer is passed on to
 /// the waiting requesters as soon as it arrives (its cycle is known) and
 /// applied to the tags by the slice's process at its arrival cycle.
-class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
+class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
  public:
-  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   tlm_utils::simple_target_socket<L2Slice> target_socket{"target_socket"};
   tlm_utils::simple_initiator_socket<L2Slice> dram_socket{"dram_socket"};
 
@@ -60,14 +59,10 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// before the kernel). Call only when nothing is in flight.
   void fill_from_host_copy(uint64_t local, uint32_t units);
   void report_stats(stats::StatReport& out) const override;
-  /// Lets `calendar`'s driver run the slice instead of its own event.
-  void drive_from(CycleCalendar& calendar) {
-    calendar.add(waker_, this, [](void* m) { static_cast<L2Slice*>(m)->slice_process(); });
-  }
+  /// One cycle: the fills due, then at most one request.
+  void evaluate(uint64_t now) override;
 
  private:
-  SC_HAS_PROCESS(L2Slice);
-
   struct Waiter {
     tlm::tlm_generic_payload* payload;
     uint32_t units;
@@ -92,7 +87,6 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
                                      sc_core::sc_time& delay);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void slice_process();
   bool handle_request(tlm::tlm_generic_payload& payload, uint64_t now);
   void apply_fill(DramRequest& request, uint64_t now);
   void answer(const Mshrs::Entry& entry, const Waiter& w);
@@ -100,7 +94,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   void send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive);
   void respond(tlm::tlm_generic_payload& payload, uint64_t ready);
   void end_of_elaboration() override;
-  void reschedule(uint64_t now);
+  void reschedule();
 
   platform::CacheConfig config_;
   uint32_t index_;
@@ -129,7 +123,6 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// Per address: the cycle the atomic unit may start its next update of it.
   std::unordered_map<uint64_t, uint64_t> atomic_address_free_;
   uint64_t atomic_serialisation_cycles_ = 0;
-  CycleWaker waker_;
   tlm::tlm_bw_transport_if<>* requester_bw_ = nullptr;  ///< target_socket's bound backward interface
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;

@@ -10,7 +10,7 @@ namespace tlmgpu::memory {
 
 SocMemoryPort::SocMemoryPort(sc_core::sc_module_name name, const sc_core::sc_time& clock_period, uint32_t ports,
                              uint32_t line_bytes)
-    : sc_module(name), period_(clock_period), line_bytes_(line_bytes), waker_(clock_period) {
+    : ClockedModule(name, kSocPortStage, clock_period), period_(clock_period), line_bytes_(line_bytes) {
   for (uint32_t p = 0; p < std::max<uint32_t>(ports, 1); ++p) {
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &SocMemoryPort::nb_transport_fw, int(p));
@@ -19,9 +19,6 @@ SocMemoryPort::SocMemoryPort(sc_core::sc_module_name name, const sc_core::sc_tim
     sc_core::sc_spawn_options options;
     sc_core::sc_spawn([this, p] { port_thread(p); }, ("stream" + std::to_string(p)).c_str(), &options);
   }
-  SC_METHOD(own_process);
-  sensitive << waker_.event();
-  dont_initialize();
 }
 
 SocMemoryPort::~SocMemoryPort() = default;
@@ -30,9 +27,9 @@ tlm::tlm_sync_enum SocMemoryPort::nb_transport_fw(int port, tlm::tlm_generic_pay
                                                   tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
   if (!soc_) SC_REPORT_FATAL(name(), "soc.memory = soc, but no SoC memory is connected to the GPU");
-  const uint64_t now = waker_.now();
+  const uint64_t now = this->now();
   Stream& stream = *streams_[uint32_t(port)];
-  stream.queue.push_back({&payload, now + std::max<uint64_t>(waker_.cycles_in(delay), 1)});
+  stream.queue.push_back({&payload, now + std::max<uint64_t>(cycles_in(delay), 1)});
   stream.queued.notify(sc_core::SC_ZERO_TIME);
   ++outstanding_;
   phase = tlm::END_REQ;
@@ -52,7 +49,7 @@ void SocMemoryPort::port_thread(uint32_t port) {
     answers_.push(ready, port, Answer{request.payload, port, ready}, ext ? ext->id : 0);
     // Delivered one cycle early with a one-cycle annotation: the slice takes
     // the data at `ready`, as from a DRAM channel.
-    waker_.wake_at(ready - 1, current_cycle(period_));
+    wake_at(ready - 1);
   }
 }
 
@@ -101,7 +98,7 @@ uint64_t SocMemoryPort::transact(Stream& stream, const Request& request) {
   bytes_ += bytes;
   // The answer ends at the thread's time plus the annotation, rounded up to
   // a whole cycle; at the earliest two cycles after the thread's: the
-  // calendar may already have run this cycle's deliveries, or not yet, and
+  // port may already have delivered this cycle's answers, or not yet, and
   // neither may see this answer.
   const uint64_t end_value = (sc_core::sc_time_stamp() + delay).value();
   const uint64_t ready = std::max<uint64_t>((end_value + period_.value() - 1) / period_.value(),
@@ -111,21 +108,17 @@ uint64_t SocMemoryPort::transact(Stream& stream, const Request& request) {
   return ready;
 }
 
-void SocMemoryPort::deliver() {
-  waker_.fired();
-  const uint64_t now = waker_.now();
+void SocMemoryPort::evaluate(uint64_t now) {
   while (answers_.ready(now + 1)) {
     const Answer a = answers_.pop();
-    sc_core::sc_time delay = waker_.delay(a.ready > now ? a.ready - now : 1);
+    sc_core::sc_time delay = cycle_delay(a.ready > now ? a.ready - now : 1);
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     a.payload->set_response_status(tlm::TLM_OK_RESPONSE);
     (*ports_[a.port])->nb_transport_bw(*a.payload, phase, delay);
     --outstanding_;
   }
-  if (!answers_.empty()) waker_.wake_at(answers_.next_ready() - 1, now);
+  if (!answers_.empty()) wake_at(answers_.next_ready() - 1);
 }
-
-void SocMemoryPort::own_process() { deliver(); }
 
 void SocMemoryPort::report_stats(stats::StatReport& out) const {
   using stats::Unit;

@@ -41,11 +41,10 @@ class SocMemoryIf {
 /// the thread sent it). A port's transactions are sent in arrival order, one at a
 /// time: a SoC target that waits inside b_transport thus serialises that
 /// partition's traffic, one that only annotates its latency does not. The
-/// answers reach the slices from the GPU's cycle calendar, in (cycle, port,
+/// answers reach the slices from the port's evaluation, in (cycle, port,
 /// request) order, so results do not depend on SystemC's process order.
-class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
+class SocMemoryPort : public engine::ClockedModule, public stats::StatsProvider {
  public:
-  ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   using TargetSocket = tlm_utils::simple_target_socket_tagged<SocMemoryPort>;
 
   SocMemoryPort(sc_core::sc_module_name name, const sc_core::sc_time& clock_period, uint32_t ports,
@@ -57,10 +56,8 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   /// The SoC side; must be set before the first request arrives.
   void connect(SocMemoryIf* soc) { soc_ = soc; }
   bool connected() const { return soc_ != nullptr; }
-  /// Lets `calendar`'s driver deliver the answers instead of the port's own event.
-  void drive_from(CycleCalendar& calendar) {
-    calendar.add(waker_, this, [](void* m) { static_cast<SocMemoryPort*>(m)->deliver(); });
-  }
+  /// Hands the slices the answers due now.
+  void evaluate(uint64_t now) override;
   /// Where the running program lies in SoC memory: instruction-fetch lines
   /// (memory::kCodeWindowBase + 8 x instruction index) are read from there,
   /// wrapping within `bytes` (the decoded program has no binary image of its
@@ -83,8 +80,6 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   void report_stats(stats::StatReport& out) const override;
 
  private:
-  SC_HAS_PROCESS(SocMemoryPort);
-
   struct Request {
     tlm::tlm_generic_payload* payload = nullptr;
     uint64_t arrive = 0;  ///< core cycle the request reaches the port
@@ -107,16 +102,12 @@ class SocMemoryPort : public sc_core::sc_module, public stats::StatsProvider {
   void port_thread(uint32_t port);
   /// Sends one request to the SoC; returns the cycle its data is back.
   uint64_t transact(Stream& stream, const Request& request);
-  /// Calendar process: hands the slices the answers due now.
-  void deliver();
-  void own_process();
 
   sc_core::sc_time period_;
   uint32_t line_bytes_;
   std::vector<std::unique_ptr<TargetSocket>> ports_;
   std::vector<std::unique_ptr<Stream>> streams_;
   TimedQueue<Answer> answers_;
-  CycleWaker waker_;
   SocMemoryIf* soc_ = nullptr;
   uint64_t outstanding_ = 0;
   uint64_t code_address_ = 0, code_bytes_ = 0;

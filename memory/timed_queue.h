@@ -12,14 +12,23 @@
 #include <systemc>
 
 #include "core/bit_ops.h"
+#include "engine/clock_domain.h"
 
 namespace tlmgpu::memory {
 
-/// The core clock as every clocked module of the GPU sees it: bound to the
-/// GPU top's `clk` (the one sc_clock). The modules do not wait on its edges:
-/// the top's process drives them from its cycle calendar. A module built on
-/// its own (unit tests) may leave it unbound.
+/// The core clock as the modules that are not clocked modules of their own
+/// see it (the L1 caches, which their SM runs): bound to the GPU top's `clk`.
+/// A cache built on its own (unit tests) may leave it unbound.
 using ClockPort = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+
+/// The order in which a clock domain runs the memory modules of a cycle
+/// (engine::ClockedModule::stage): the crossbar, the L2 slices, the DRAM
+/// channels, the SoC port. Every hand-off between them is registered (at
+/// least one cycle of delay), so the order changes no result; fixing it makes
+/// the host's work the same at every run.
+constexpr uint32_t kCrossbarStage = 0, kL2Stage = 1, kDramStage = 2, kSocPortStage = 3;
+/// The first stage after the memory modules'.
+constexpr uint32_t kAfterMemoryStages = 4;
 
 /// Current cycle of a module clocked with `period` (time 0 is cycle 0).
 inline uint64_t current_cycle(const sc_core::sc_time& period) {
@@ -186,124 +195,6 @@ class ArrivalQueue {
   uint64_t head_ready_ = kEmpty;
   uint64_t seq_ = 0;
 };
-
-class CycleCalendar;
-
-/// One module's wake-up: an event notified for the earliest cycle asked for,
-/// skipping requests for a cycle at or after the one already scheduled, and
-/// cached delay values (building an sc_time costs a library call). A waker
-/// added to a CycleCalendar notifies no event: the calendar's driver runs the
-/// module's process at the cycle asked for.
-class CycleWaker {
- public:
-  explicit CycleWaker(const sc_core::sc_time& period) : period_(period), period_div_(period.value()) {
-    for (uint64_t n = 0; n < kCached; ++n) delays_[n] = sc_core::sc_time::from_value(period.value() * n);
-  }
-  sc_core::sc_event& event() { return event_; }
-  /// Call first thing in the process the event triggers.
-  void fired() { scheduled_ = kNever; }
-  inline void wake_at(uint64_t cycle, uint64_t now);
-  /// The cycle the process is due to run at (UINT64_MAX: none).
-  uint64_t scheduled() const { return scheduled_; }
-  sc_core::sc_time delay(uint64_t cycles) const {
-    return cycles < kCached ? delays_[cycles] : sc_core::sc_time::from_value(period_.value() * cycles);
-  }
-  inline uint64_t now() const;
-  /// Whole cycles in a TLM delay annotation.
-  uint64_t cycles_in(const sc_core::sc_time& delay) const { return period_div_.div(delay.value()); }
-
- private:
-  friend class CycleCalendar;
-  static constexpr uint64_t kCached = 256;
-  static constexpr uint64_t kNever = ~uint64_t(0);
-  sc_core::sc_time period_;
-  FixedDivisor period_div_;
-  sc_core::sc_time delays_[kCached];
-  sc_core::sc_event event_;
-  uint64_t scheduled_ = kNever;
-  CycleCalendar* calendar_ = nullptr;
-};
-
-/// Runs the processes of several modules from one driver instead of one
-/// SystemC timed event and activation per module and wake-up. The driver (the
-/// GPU top's clocked process) calls run(now) at every cycle it wakes for and
-/// includes next() in its own wake-up; run() calls each module that asked for
-/// this cycle, in the order they were added. The order cannot matter: every
-/// hand-off between modules is registered (at least one cycle of delay), so
-/// nothing a module does at cycle c is seen by another before c + 1.
-class CycleCalendar {
- public:
-  using Process = void (*)(void* module);
-  static constexpr uint64_t kNever = ~uint64_t(0);
-
-  explicit CycleCalendar(const sc_core::sc_time& period) : period_(period) {}
-
-  /// From now on `waker`'s wake-ups run `process(module)` from here.
-  void add(CycleWaker& waker, void* module, Process process) {
-    waker.calendar_ = this;
-    clients_.push_back({&waker, module, process});
-    if (waker.scheduled_ != kNever) request(waker.scheduled_, waker.now());
-  }
-  /// Earliest cycle any module asked for.
-  uint64_t next() const { return next_; }
-  /// The driver tells the current cycle once per activation, so the modules
-  /// it runs need not read and divide SystemC's time for every request.
-  void set_now(uint64_t now) { now_ = now; }
-  uint64_t now() const { return now_; }
-  /// Runs every module due at `now` (the driver wakes for next(), so none is late).
-  void run(uint64_t now) {
-    if (next_ > now) return;
-    // One pass: a module's wake-up is final once it has run (or was not
-    // due), and one that a later module asks for reaches next_ by request().
-    next_ = kNever;
-    for (const Client& c : clients_) {
-      if (c.waker->scheduled_ <= now) c.process(c.module);
-      next_ = std::min(next_, c.waker->scheduled_);
-    }
-  }
-  /// The driver's promise to call run() at `cycle` (or look again before):
-  /// an earlier wake-up asked for from outside the driver notifies event().
-  /// hold() while the driver itself runs (it reschedules at its end).
-  void arm(uint64_t cycle) { armed_ = cycle; }
-  void hold() { armed_ = 0; }
-  sc_core::sc_event& event() { return event_; }
-
-  /// Called by an added CycleWaker.
-  void request(uint64_t cycle, uint64_t now) {
-    next_ = std::min(next_, cycle);
-    if (cycle < armed_) {
-      armed_ = cycle;
-      event_.notify(sc_core::sc_time::from_value(period_.value() * (cycle - now)));
-    }
-  }
-
- private:
-  struct Client {
-    CycleWaker* waker;
-    void* module;
-    Process process;
-  };
-  sc_core::sc_time period_;
-  std::vector<Client> clients_;
-  uint64_t next_ = kNever;
-  uint64_t armed_ = kNever;
-  uint64_t now_ = 0;
-  sc_core::sc_event event_;
-};
-
-inline uint64_t CycleWaker::now() const {
-  return calendar_ ? calendar_->now() : period_div_.div(sc_core::sc_time_stamp().value());
-}
-
-inline void CycleWaker::wake_at(uint64_t cycle, uint64_t now) {
-  if (cycle <= now) cycle = now + 1;
-  if (cycle >= scheduled_) return;
-  scheduled_ = cycle;
-  if (calendar_)
-    calendar_->request(cycle, now);
-  else
-    event_.notify(delay(cycle - now));
-}
 
 /// Wakes `event` at `cycle` (no earlier than the next delta when it is now or past).
 inline void notify_at_cycle(sc_core::sc_event& event, uint64_t cycle, const sc_core::sc_time& period) {

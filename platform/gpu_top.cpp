@@ -181,13 +181,17 @@ const GpuConfig& validated(const GpuConfig& config) {
   return config;
 }
 
+sc_core::sc_time core_period(const GpuConfig& config) {
+  return sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS);
+}
+
 }  // namespace
 
 GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
-    : sc_core::sc_module(name),
-      config_(validated(config)),
-      period_(sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS)),
-      calendar_(period_) {
+    : engine::ClockedModule(name, memory::kAfterMemoryStages, core_period(validated(config))),
+      config_(config),
+      period_(core_period(config)),
+      domain_("clock_domain", period_) {
   std::vector<sm::StreamingMultiprocessor*> raw;
   for (uint32_t i = 0; i < config_.num_sms; ++i) {
     sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
@@ -196,11 +200,14 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   memory_ = std::make_unique<memory::MemorySystem>(config_, period_, /*texture_caches=*/true);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_tex(i, sms_[i]->tex_cache());
-  // The memory modules run from this process (see tick), so every response
-  // reaches an SM inside tick and no per-SM response event is needed.
-  memory_->drive_from(calendar_);
+  // The clock domain runs the memory modules, then this module's evaluate
+  // (the SMs), so every response reaches an SM inside the domain's process
+  // and no per-SM response event is needed.
+  memory_->take_cycle_from(domain_);
   for (auto& sm : sms_) sm->clk.bind(clk);
   memory_->bind_clock(clk);
+  domain_.clk.bind(clk);
+  run_after_earlier_stages();
   dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
   for (auto& sm : sms_)
     for (auto& sched : sm->schedulers()) {
@@ -210,20 +217,16 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
   sm_wake_.assign(sms_.size(), 0);
   sm_woken_.assign(sms_.size(), 0);
   for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i], &sm_wake_[i]);
-  wake_any_ |= wake_;
-  wake_any_ |= calendar_.event();
   // A measurement of where host time goes (docs/PERFORMANCE.md, "Parallel
   // SMs"): printed to stderr when the GPU is destroyed.
-  if (const char* p = std::getenv("TLMGPU_PROFILE_PHASES"); p && *p && std::string(p) != "0")
+  if (const char* p = std::getenv("TLMGPU_PROFILE_PHASES"); p && *p && std::string(p) != "0") {
     profile_ = std::make_unique<PhaseProfile>();
+    domain_.enable_stage_profile();
+  }
   tasks_ = std::make_unique<CycleTasks>();
   tasks_->sms.reserve(sms_.size());
   if (config_.host_threads > 1 && sms_.size() > 1)
     pool_ = std::make_unique<HostThreadPool>(std::min<uint32_t>(config_.host_threads, uint32_t(sms_.size())));
-
-  SC_HAS_PROCESS(GpuTop);
-  SC_METHOD(tick);
-  sensitive << clk.pos();
 }
 
 GpuTop::~GpuTop() {
@@ -244,55 +247,22 @@ void GpuTop::enable_vcd(const std::string& path) {
   for (uint32_t c = 0; c < memory_->dram_channels(); ++c) memory_->dram_channel(c).trace(vcd_);
 }
 
-void GpuTop::sleep(uint64_t now, uint64_t until) {
-  // `until` is the SMs' next known event; the memory modules may need an
-  // earlier cycle. Anything asked for before the chosen cycle from outside
-  // this process notifies the calendar's event (in wake_any_).
-  const uint64_t at = std::min(until, calendar_.next());
-  calendar_.arm(at);
-  if (at == kNever)
-    next_trigger(wake_any_);
-  else
-    // To the edge of that cycle: woken between edges (a SoC's start_drain),
-    // `at` cycles from now would fall between edges again, where the
-    // memory modules do not run.
-    next_trigger(period_ * double(std::max(at, now + 1)) - sc_core::sc_time_stamp(), wake_any_);
+bool GpuTop::memory_idle() const {
+  return domain_.earliest_wake_except(this) == kNever && memory_->below_l2_idle();
 }
 
-void GpuTop::tick() {
-  const sc_core::sc_time t = sc_core::sc_time_stamp();
-  const uint64_t now = now_cycle();
-  const bool edge = t == period_ * double(now);
-  calendar_.set_now(now);
+void GpuTop::evaluate(uint64_t now) {
   if (!running_) {
-    // Between launches the memory system finishes what is in flight.
-    calendar_.hold();
-    if (edge) calendar_.run(now);
-    if (draining_ && calendar_.next() == kNever && memory_->below_l2_idle()) {
+    // Between launches the memory system finishes what is in flight; this
+    // runs after each cycle in which a memory module ran.
+    if (draining_ && memory_idle()) {
       // The next launch's first cycle is the next edge, as after a launch.
-      ticked_ = true;
       last_tick_cycle_ = now;
       draining_ = false;
       done();
     }
-    sleep(now, kNever);
     return;
   }
-  // Woken between edges, or twice at one edge: wait for the next edge.
-  if (!edge || (ticked_ && now == last_tick_cycle_)) {
-    calendar_.arm(now + 1);
-    next_trigger(clk.posedge_event());
-    return;
-  }
-  // The memory modules first: what they do at this cycle is seen by the SMs
-  // (and by each other) at the next cycle at the earliest, so their order
-  // relative to the SMs cannot change a result. A response reaching a
-  // sleeping SM makes it run in this cycle, as when the memory modules had
-  // their own processes and woke the GPU with an event.
-  calendar_.hold();
-  const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
-  calendar_.run(now);
-  if (profile_) profile_->memory += core::host_time_stamp() - t0;
   if (asleep_) {
     // A response the memory modules delivered may have moved an SM's wake-up cycle earlier.
     for (size_t i = 0; i < sms_.size(); ++i) {
@@ -301,12 +271,11 @@ void GpuTop::tick() {
     }
     if (now < sleep_until_) {
       // Only the memory modules had something to do in this cycle.
-      sleep(now, sleep_until_);
+      wake_at(sleep_until_);
       return;
     }
     asleep_ = false;
   }
-  ticked_ = true;
   last_tick_cycle_ = now;
 
   bool active = false;
@@ -335,7 +304,6 @@ void GpuTop::tick() {
     running_ = false;
     end_cycle_ = now;
     done();
-    sleep(now, kNever);
     return;
   }
   if (dispatcher_->all_done()) {
@@ -343,14 +311,13 @@ void GpuTop::tick() {
     end_cycle_ = now;
     for (auto& sm : sms_) sm->end_launch(now);
     done();
-    sleep(now, kNever);
     return;
   }
   // A CTA started in this cycle after its SM ran: the SM runs next cycle.
   for (size_t i = 0; i < sms_.size() && !active; ++i) active = sm_woken_[i];
   if (active) {
-    calendar_.arm(now + 1);
-    return;  // next edge (static sensitivity)
+    wake_at(now + 1);
+    return;
   }
 
   // Nothing moves until an event: sleep through the cycles in between. (A
@@ -370,12 +337,11 @@ void GpuTop::tick() {
             describe_all_warps()));
     running_ = false;
     done();
-    sleep(now, kNever);
     return;
   }
   asleep_ = true;
   sleep_until_ = std::max(next, now + 1);
-  sleep(now, sleep_until_);
+  wake_at(sleep_until_);
 }
 
 bool GpuTop::evaluate_sms(uint64_t now) {
@@ -427,7 +393,10 @@ bool GpuTop::evaluate_sms(uint64_t now) {
 }
 
 void GpuTop::print_phase_profile() const {
-  const PhaseProfile& p = *profile_;
+  PhaseProfile p = *profile_;
+  // The memory modules' stages, as the clock domain measured them.
+  const std::vector<uint64_t>& stage_ticks = domain_.stage_ticks();
+  for (size_t s = 0; s < stage_ticks.size() && s < memory::kAfterMemoryStages; ++s) p.memory += stage_ticks[s];
   const double total = double(p.memory + p.dispatch + p.evaluate + p.commit + p.rest);
   if (total == 0) return;
   auto share = [&](uint64_t v) { return 100.0 * double(v) / total; };
@@ -575,7 +544,7 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   if (observer_) observer_->launch_started(kernel_name, grid, threads_per_cta, start_cycle_);
   running_ = true;
   failure_ = nullptr;
-  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) wake_.notify(sc_core::SC_ZERO_TIME);
+  wake_at(start_cycle_);
 }
 
 TimingLaunchStats GpuTop::finish() {
@@ -619,19 +588,19 @@ TimingLaunchStats GpuTop::finish() {
 }
 
 void GpuTop::begin_device() {
-  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION) {
-    draining_ = true;
-    wake_.notify(sc_core::SC_ZERO_TIME);
-    sc_core::sc_start();
-    draining_ = false;
-  }
+  if (start_drain()) sc_core::sc_start();
   reset_for_device();
 }
 
 bool GpuTop::start_drain() {
   if (sc_core::sc_get_status() == sc_core::SC_ELABORATION) return false;
+  if (memory_idle()) {
+    // The next launch's first cycle is the next edge, as after a launch.
+    last_tick_cycle_ = now_cycle();
+    return false;
+  }
+  // evaluate() ends the drain after the cycle in which the last memory module ran.
   draining_ = true;
-  wake_.notify(sc_core::SC_ZERO_TIME);
   return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/issue_order_gate.h"
 #include "core/stats_provider.h"
+#include "engine/clock_domain.h"
 #include "memory/timed_queue.h"
 #include "model/sm/streaming_multiprocessor.h"
 #include "platform/config_keys.h"
@@ -30,7 +31,7 @@ namespace tlmgpu::platform {
 class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, public stats::StatsProvider {
  public:
   // Written by whoever starts a launch (GpuTop::start: in a SoC, the
-  // peripheral's queue thread) and by the GPU's tick: two writers, never in
+  // peripheral's queue thread) and by the GPU's evaluation: two writers, never in
   // the same delta cycle.
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> ctas_waiting{"ctas_waiting"};
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> last_cta_dispatched{"last_cta_dispatched"};
@@ -88,10 +89,13 @@ class LaunchObserver {
 
 class HostThreadPool;
 
-class GpuTop : public sc_core::sc_module {
+/// The GPU's clocked modules and their clock domain. The domain runs the
+/// memory modules, then the top's own evaluation (the CTA dispatcher, the
+/// SMs, the watchdog): the top is the clocked module of the last stage, and
+/// it also runs in every cycle in which a memory module ran, as an answer
+/// from memory may wake a sleeping SM.
+class GpuTop : public engine::ClockedModule {
  public:
-  sc_core::sc_in<bool> clk{"clk"};
-
   GpuTop(sc_core::sc_module_name name, const GpuConfig& config);
   ~GpuTop() override;
 
@@ -151,7 +155,7 @@ class GpuTop : public sc_core::sc_module {
   void begin_device();
   /// begin_device in two halves for a running simulation (a SoC): when
   /// start_drain() returns true, wait for finished_event() (what was in
-  /// flight has drained), then call reset_for_device().
+  /// flight has drained; false: nothing is), then call reset_for_device().
   bool start_drain();
   /// Empties the L2, closes DRAM rows, restarts arbitration and the SMs'
   /// device state at the next launch.
@@ -166,17 +170,20 @@ class GpuTop : public sc_core::sc_module {
   /// drains when the next device context begins (start_drain).
   void abort_launch();
 
+  /// One cycle of the dispatcher, the awake SMs and the watchdog.
+  void evaluate(uint64_t now) override;
+  engine::ClockDomain& clock_domain() { return domain_; }
+
  private:
   void end_of_elaboration() override;
-  void tick();
   /// A launch or drain ended: tell whoever waits.
   void done();
   /// The launch state set up for a source (both run() overloads and start()).
   void start_source(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta, uint32_t shared_bytes,
                     const sm::KernelInstructionSource& source, uint32_t regs_per_thread, RegisterSource regs_source,
                     const WatchdogLimits& limits);
-  /// Waits for cycle min(until, the memory modules' next), or an event.
-  void sleep(uint64_t now, uint64_t until);
+  /// The memory modules have nothing to do, and nothing is in flight below the L2.
+  bool memory_idle() const;
   void watchdog(uint64_t now);
   /// Evaluates the SMs that are awake (on the host thread pool when
   /// host.threads > 1), then commits them in index order; true when one of
@@ -191,13 +198,10 @@ class GpuTop : public sc_core::sc_module {
   std::vector<std::unique_ptr<sm::StreamingMultiprocessor>> sms_;
   std::unique_ptr<memory::MemorySystem> memory_;
   std::unique_ptr<CtaDispatcher> dispatcher_;
-  sc_core::sc_event wake_;
-  sc_core::sc_event_or_list wake_any_;
-  memory::CycleCalendar calendar_;  // runs the memory modules from tick
+  engine::ClockDomain domain_;  // runs the memory modules and the top on clk
   bool running_ = false;
   bool draining_ = false;    // begin_device: pause once the memory modules are idle
   bool new_device_ = true;   // the next launch starts a device (StreamingMultiprocessor::begin_device)
-  bool ticked_ = false;
   bool asleep_ = false;         // every SM waits: only they (or memory) end it
   uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
   std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)

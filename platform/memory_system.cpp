@@ -58,13 +58,9 @@ uint32_t MemorySystem::channel_of_slice(uint32_t slice) const {
   return uint32_t(uint64_t(slice) * config_.dram.channels / config_.l2_slices);
 }
 
-void MemorySystem::drive_from(CycleCalendar& calendar) {
-  icnt_->drive_from(calendar);
-  for (auto& slice : l2_) slice->drive_from(calendar);
-  for (auto& channel : dram_) channel->drive_from(calendar);
-  if (soc_) soc_->drive_from(calendar);
-  calendar_ = &calendar;
-  for (L1Cache* l1 : l1s_) l1->take_cycle_from(calendar);
+void MemorySystem::take_cycle_from(const engine::ClockDomain& domain) {
+  domain_ = &domain;
+  for (L1Cache* l1 : l1s_) l1->take_cycle_from(domain);
 }
 
 void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
@@ -81,11 +77,23 @@ void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   }
 }
 
+namespace {
+template <class Clock>
+void bind_each(Interconnect& icnt, std::vector<std::unique_ptr<L2Slice>>& l2,
+               std::vector<std::unique_ptr<DramChannel>>& dram, SocMemoryPort* soc, Clock& clock) {
+  icnt.clk.bind(clock);
+  for (auto& slice : l2) slice->clk.bind(clock);
+  for (auto& channel : dram) channel->clk.bind(clock);
+  if (soc) soc->clk.bind(clock);
+}
+}  // namespace
+
 void MemorySystem::bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock) {
-  icnt_->clk.bind(clock);
-  for (auto& slice : l2_) slice->clk.bind(clock);
-  for (auto& channel : dram_) channel->clk.bind(clock);
-  if (soc_) soc_->clk.bind(clock);
+  bind_each(*icnt_, l2_, dram_, soc_.get(), clock);
+}
+
+void MemorySystem::bind_clock(sc_core::sc_signal_in_if<bool>& clock) {
+  bind_each(*icnt_, l2_, dram_, soc_.get(), clock);
 }
 
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
@@ -96,7 +104,7 @@ void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
   icnt_->expect_in_order(2 * sm + 1);
   for (L1Cache* l1 : {&l1d, &l1i}) {
     l1s_.push_back(l1);
-    if (calendar_) l1->take_cycle_from(*calendar_);
+    if (domain_) l1->take_cycle_from(*domain_);
   }
 }
 
@@ -105,7 +113,7 @@ void MemorySystem::bind_tex(uint32_t sm, L1Cache& tex) {
   tex.socket.bind(icnt_->upstream(port));
   icnt_->expect_in_order(port);
   l1s_.push_back(&tex);
-  if (calendar_) tex.take_cycle_from(*calendar_);
+  if (domain_) tex.take_cycle_from(*domain_);
 }
 
 }  // namespace tlmgpu::memory

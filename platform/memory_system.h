@@ -30,8 +30,11 @@ class MemorySystem {
   MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period, bool texture_caches = false);
   ~MemorySystem();
 
-  /// Binds every module's clock port to the GPU's clock (the top's `clk`).
+  /// Binds every module's clock port to the GPU's clock (the top's `clk`):
+  /// the clock domain of that clock runs them.
   void bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock);
+  /// The same with the clock itself (a memory system built without a GPU top).
+  void bind_clock(sc_core::sc_signal_in_if<bool>& clock);
   /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
   void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
   /// SM `sm`'s texture cache: upstream port 2 * num_sms + sm (after every L1D and L1I).
@@ -43,17 +46,16 @@ class MemorySystem {
   /// soc.memory = soc: the port L2 misses leave by (nullptr otherwise; then
   /// there are no DRAM channels).
   SocMemoryPort* soc_memory_port() { return soc_.get(); }
-  /// Nothing in flight below the L2 that the calendar does not know of (a
+  /// Nothing in flight below the L2 that no module's wake-up stands for (a
   /// transaction waiting inside the SoC).
   bool below_l2_idle() const { return !soc_ || soc_->idle(); }
   uint32_t l2_slices() const { return uint32_t(l2_.size()); }
   uint32_t dram_channels() const { return uint32_t(dram_.size()); }
   /// The channel behind L2 slice `slice`.
   uint32_t channel_of_slice(uint32_t slice) const;
-  /// Hands every module's wake-ups to `calendar`, whose driver then runs them
-  /// (before sc_start), and lets the bound L1s read the cycle from it.
-  /// Without it each module runs on its own event.
-  void drive_from(CycleCalendar& calendar);
+  /// Lets the bound L1s (and those bound later) read the cycle from `domain`,
+  /// which runs everything that calls them.
+  void take_cycle_from(const engine::ClockDomain& domain);
   /// A host-to-device copy of [address, address + bytes) passed through the
   /// L2: every 32-byte unit it wrote is left valid and dirty in its slice, in
   /// copy order (L2Slice::fill_from_host_copy). No timing; call between launches.
@@ -65,8 +67,8 @@ class MemorySystem {
   std::vector<std::unique_ptr<L2Slice>> l2_;
   std::vector<std::unique_ptr<DramChannel>> dram_;
   std::unique_ptr<SocMemoryPort> soc_;
-  std::vector<L1Cache*> l1s_;              ///< bound so far
-  const CycleCalendar* calendar_ = nullptr;  ///< set by drive_from
+  std::vector<L1Cache*> l1s_;                  ///< bound so far
+  const engine::ClockDomain* domain_ = nullptr;  ///< set by take_cycle_from
 };
 
 }  // namespace tlmgpu::memory

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "engine/clock_domain.h"
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
@@ -35,72 +37,36 @@ inline const sc_core::sc_time& period() {
 inline uint64_t now_cycle() { return tlmgpu::memory::current_cycle(period()); }
 inline void run_cycles(uint64_t n) { sc_core::sc_start(tlmgpu::memory::cycles_delay(n, period())); }
 
-/// How the memory modules under test run: each from its own SystemC process
-/// (their stand-alone mode), or all from one CycleCalendar, as GpuTop drives
-/// them inside the GPU. The memory tests run both ways (MemoryDriver below).
-enum class Driver { OwnProcesses, Calendar };
-inline Driver& memory_driver() {
-  static Driver d = Driver::OwnProcesses;
-  return d;
-}
-
-/// GpuTop's way of running the memory modules, without the SMs: one process
-/// that wakes at the earliest cycle any module asked for and runs those due.
-class CalendarDriver : public sc_core::sc_module {
- public:
-  tlmgpu::memory::CycleCalendar calendar{period()};
-  SC_HAS_PROCESS(CalendarDriver);
-  explicit CalendarDriver(sc_core::sc_module_name name) : sc_module(name) {
-    SC_METHOD(tick);
-    sensitive << calendar.event();
-    dont_initialize();
-  }
-
- private:
-  void tick() {
-    const uint64_t now = now_cycle();
-    calendar.set_now(now);
-    calendar.hold();
-    calendar.run(now);
-    const uint64_t next = calendar.next();
-    calendar.arm(next);
-    if (next != tlmgpu::memory::CycleCalendar::kNever)
-      calendar.event().notify(tlmgpu::memory::cycles_delay(next - now, period()));
-  }
+/// The memory modules under test run as inside the GPU: their clocks bound
+/// to one sc_clock, whose clock domain (at the top level, so it runs every
+/// module on that clock) evaluates them at the cycles they ask for. One
+/// clock and domain per test process (SystemC elaborates once).
+struct TestClockDomain {
+  sc_core::sc_clock clock{"test_clock", period()};
+  tlmgpu::engine::ClockDomain domain{"test_domain", period()};
+  TestClockDomain() { domain.clk.bind(clock); }
 };
-
-/// The calendar of this test process when it drives by calendar, else null
-/// (one per process: SystemC elaborates once).
-inline tlmgpu::memory::CycleCalendar* test_calendar() {
-  if (memory_driver() != Driver::Calendar) return nullptr;
-  static CalendarDriver* driver = new CalendarDriver("calendar_driver");
-  return &driver->calendar;
+inline TestClockDomain& test_clock_domain() {
+  static TestClockDomain* d = new TestClockDomain;
+  return *d;
 }
-/// Hands `module` to the test calendar, when there is one.
+/// Puts `module` (a clocked module or a MemorySystem) on the test clock.
 template <class Module>
-void drive(Module& module) {
-  if (tlmgpu::memory::CycleCalendar* c = test_calendar()) module.drive_from(*c);
-}
-/// The stand-ins below call this before they call into a module: under a
-/// calendar the modules read the cycle from it, and a stand-in's own process
-/// may run before the driver's in a cycle (GpuTop's SMs run inside it).
-inline void sync_calendar() {
-  if (tlmgpu::memory::CycleCalendar* c = test_calendar()) c->set_now(now_cycle());
+void on_test_clock(Module& module) {
+  if constexpr (std::is_base_of_v<tlmgpu::engine::ClockedModule, Module>)
+    module.clk.bind(test_clock_domain().clock);
+  else
+    module.bind_clock(test_clock_domain().clock);
 }
 
-/// A memory test that runs once per Driver.
-class MemoryDriver : public ::testing::TestWithParam<Driver> {
- protected:
-  void SetUp() override { memory_driver() = GetParam(); }
-};
-inline std::string driver_name(const ::testing::TestParamInfo<Driver>& info) {
-  return info.param == Driver::Calendar ? "Calendar" : "OwnProcesses";
+/// Idle modules sleep: no module on the test clock asks for a cycle (the
+/// clock itself keeps SystemC busy, so sc_pending_activity cannot tell).
+inline bool no_module_scheduled() {
+  return test_clock_domain().domain.earliest_wake_except(nullptr) == tlmgpu::engine::ClockDomain::kNever;
 }
-#define TLMGPU_MEMORY_DRIVERS(Suite)                                                                            \
-  INSTANTIATE_TEST_SUITE_P(Driver, Suite,                                                                        \
-                           ::testing::Values(::tlmgpu_memtest::Driver::OwnProcesses,                                \
-                                             ::tlmgpu_memtest::Driver::Calendar),                                   \
-                           ::tlmgpu_memtest::driver_name)
+
+/// A memory test: the modules' clock domain drives them.
+class MemoryDriver : public ::testing::Test {};
 
 inline LineAccess line_access(uint64_t id, AccessKind kind, uint64_t line, uint32_t mask = 0xf) {
   LineAccess a;
@@ -141,7 +107,6 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
   void run() {
     for (const Step& s : script) {
       if (s.cycle > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(s.cycle - now_cycle(), period()));
-      sync_calendar();
       accepted.push_back(cache->try_access(s.access, s.cycle));
     }
   }
@@ -190,7 +155,6 @@ class TestInitiator : public sc_core::sc_module {
       index_[&p] = i;
       sc_core::sc_time delay = tlmgpu::memory::cycles_delay(s.arrive - now_cycle(), period());
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sync_calendar();
       socket->nb_transport_fw(p, phase, delay);
     }
   }
@@ -239,7 +203,6 @@ class TestMemory : public sc_core::sc_module {
       tlm::tlm_generic_payload* p = pending_.pop();
       sc_core::sc_time delay = tlmgpu::memory::cycles_delay(latency_, period());
       tlm::tlm_phase phase = tlm::BEGIN_RESP;
-      sync_calendar();
       socket->nb_transport_bw(*p, phase, delay);
     }
     if (!pending_.empty()) tlmgpu::memory::notify_at_cycle(wake_, pending_.next_ready(), period());
@@ -296,7 +259,7 @@ struct OneSmMemoryBench {
     l1d->response_port.bind(sm_d);
     l1i->response_port.bind(sm_i);
     mem->bind_l1(0, *l1d, *l1i);
-    drive(*mem);
+    on_test_clock(*mem);
   }
 };
 

@@ -1,11 +1,14 @@
 // The GPU's modules are linked as the design card says: one sc_clock bound
-// to every clocked module, the schedulers reading the CTA dispatcher's
-// signals through ports, the SMs reaching their L1s through exports.
+// to every clocked module and read by the clock domain that runs them, the
+// schedulers reading the CTA dispatcher's signals through ports, the SMs
+// reaching their L1s through exports.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "engine/clock_domain.h"
 #include "memory/l1_cache.h"
 #include "platform/gpu_top.h"
 #include "platform/presets.h"
@@ -33,15 +36,59 @@ TEST(DesignLinks, EveryClockedModuleSeesTheOneClock) {
   int clock_ports = 0;
   for_each_object(&top, [&](const sc_core::sc_object* o) {
     if (std::string(o->basename()) != "clk" || o == &top.clk) return;
-    const auto* port = dynamic_cast<const sc_core::sc_port_base*>(o);
+    const auto* port = dynamic_cast<const sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>*>(o);
     ASSERT_NE(port, nullptr) << o->name();
-    const auto* bound = dynamic_cast<const memory::ClockPort*>(o);
-    ASSERT_NE(bound, nullptr) << o->name();
-    EXPECT_EQ(bound->get_interface(), static_cast<sc_core::sc_interface*>(&clock)) << o->name();
+    EXPECT_EQ(port->get_interface(), static_cast<sc_core::sc_interface*>(&clock)) << o->name();
     ++clock_ports;
   });
-  // 2 SMs with 2 L1s and a texture cache each, the crossbar, 12 L2 slices, 6 DRAM channels.
-  EXPECT_EQ(clock_ports, 2 * 4 + 1 + 12 + 6);
+  // 2 SMs with 2 L1s and a texture cache each, the crossbar, 12 L2 slices,
+  // 6 DRAM channels, the clock domain.
+  EXPECT_EQ(clock_ports, 2 * 4 + 1 + 12 + 6 + 1);
+}
+
+// A clock port means something: every clocked module's is read by the clock
+// domain that runs it, in the stage order memory, then the top (whose
+// evaluation runs the dispatcher and the SMs, and with them their L1s: their
+// clk ports are bound for the hierarchy's sake, the SM's evaluation is what
+// runs them).
+TEST(DesignLinks, TheClockDomainRunsEveryClockedModule) {
+  platform::GpuTop top("gpu", small_gpu());
+  sc_core::sc_clock clock("clk", top.period());
+  top.clk(clock);
+  sc_core::sc_start(top.period());
+  const engine::ClockDomain& domain = top.clock_domain();
+  std::vector<std::string> run;
+  for (const engine::ClockedModule* m : domain.modules()) run.push_back(m->name());
+  std::vector<std::string> expected{"gpu.icnt"};
+  for (int s = 0; s < 12; ++s) expected.push_back("gpu.l2_" + std::to_string(s));
+  for (int c = 0; c < 6; ++c) expected.push_back("gpu.dram" + std::to_string(c));
+  expected.push_back("gpu");
+  EXPECT_EQ(run, expected);
+  int clocked = 0;
+  for_each_object(&top, [&](const sc_core::sc_object* o) {
+    if (const auto* m = dynamic_cast<const engine::ClockedModule*>(o)) {
+      EXPECT_EQ(m->domain(), &domain) << o->name();
+      ++clocked;
+    }
+  });
+  EXPECT_EQ(clocked, int(expected.size()));
+}
+
+// Nothing in the GPU runs on its own: the clock domain's method is its only
+// process (a module with a process of its own would ignore its clock). The
+// simple target sockets' b_transport adapters are threads too, but they
+// run only when someone calls b_transport, which nothing inside the GPU does.
+TEST(DesignLinks, TheClockDomainIsTheGpusOnlyProcess) {
+  platform::GpuTop top("gpu", small_gpu());
+  sc_core::sc_clock clock("clk", top.period());
+  top.clk(clock);
+  sc_core::sc_start(top.period());
+  std::vector<std::string> processes;
+  for_each_object(&top, [&](const sc_core::sc_object* o) {
+    if (dynamic_cast<const sc_core::sc_process_b*>(o) && std::string(o->basename()).find("b2nb_thread") != 0)
+      processes.push_back(o->name());
+  });
+  EXPECT_EQ(processes, std::vector<std::string>{"gpu.clock_domain.tick"});
 }
 
 TEST(DesignLinks, SchedulersReadTheDispatchersSignalsThroughPorts) {

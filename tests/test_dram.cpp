@@ -11,18 +11,13 @@
 
 namespace {
 
-// Each test runs with the modules on their own processes and from a
-// CycleCalendar, as inside the GPU (memory_test_support.h).
+// The modules run on a test clock and its clock domain, as inside the GPU
+// (memory_test_support.h).
 class DramDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(DramDriven);
 class DramClockDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(DramClockDriven);
 class DramTimingDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(DramTimingDriven);
 class DramMappingDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(DramMappingDriven);
 class DramBandwidthDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(DramBandwidthDriven);
 
 using namespace tlmgpu_memtest;
 using tlmgpu::memory::DramAddressMap;
@@ -39,7 +34,7 @@ struct Bench {
   explicit Bench(const DramConfig& c, const char* name = "dram")
       : config(c), dram(name, config, kCoreMhz, period()), l2((std::string(name) + "_l2").c_str()) {
     l2.socket.bind(dram.port(0));
-    drive(dram);
+    on_test_clock(dram);
   }
   double stat(const char* name) const {
     tlmgpu::stats::StatMap m;
@@ -53,7 +48,7 @@ struct Bench {
 constexpr uint64_t kRow = 2048 * 16;  // next row of the same bank (default linear mapping)
 constexpr uint64_t kBank = 2048;      // next bank
 
-TEST_P(DramDriven, DefaultLinearMapping) {
+TEST_F(DramDriven, DefaultLinearMapping) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse(DramConfig{}.address_mapping, error)) << error;
@@ -63,7 +58,7 @@ TEST_P(DramDriven, DefaultLinearMapping) {
   EXPECT_EQ(l.column, 100u);
 }
 
-TEST_P(DramDriven, RowHitVsRowMissLatencyFollowTheFormula) {
+TEST_F(DramDriven, RowHitVsRowMissLatencyFollowTheFormula) {
   Bench b(four_cycle_bursts());  // tRCD = tRP = tCL = 12, tRAS = 28, tRC = 40
   const auto& c = b.config;
   const uint64_t burst = 4;
@@ -90,10 +85,10 @@ TEST_P(DramDriven, RowHitVsRowMissLatencyFollowTheFormula) {
   EXPECT_EQ(b.stat("writes"), 1);
   EXPECT_EQ(b.stat("activates"), 5);
   EXPECT_EQ(b.stat("precharges"), 3);
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
 }
 
-TEST_P(DramDriven, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
+TEST_F(DramDriven, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
   Bench b(four_cycle_bursts());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},       // opens row 0 of bank 0; column at 22
                  {20, kRow, 0x1, AccessKind::Load},    // older, row miss
@@ -108,7 +103,7 @@ TEST_P(DramDriven, FrFcfsServesYoungerRowHitBeforeOlderRowMiss) {
   EXPECT_DOUBLE_EQ(b.stat("avg_queue_depth"), 7.0 / 6.0);
 }
 
-TEST_P(DramDriven, TwoBanksOverlapTheirActivations) {
+TEST_F(DramDriven, TwoBanksOverlapTheirActivations) {
   Bench b(four_cycle_bursts());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load}, {10, kBank, 0x1, AccessKind::Load}};
   run_cycles(500);
@@ -123,7 +118,7 @@ TEST_P(DramDriven, TwoBanksOverlapTheirActivations) {
   EXPECT_DOUBLE_EQ(b.stat("bank_parallelism"), 28.0 / 16.0);
 }
 
-TEST_P(DramDriven, QueueDepthBoundsTheSchedulerWindow) {
+TEST_F(DramDriven, QueueDepthBoundsTheSchedulerWindow) {
   DramConfig config = four_cycle_bursts();
   config.queue_depth = 1;
   Bench b(config);
@@ -137,7 +132,7 @@ TEST_P(DramDriven, QueueDepthBoundsTheSchedulerWindow) {
 
 // ------------------------------------------------------- the clock crossing
 
-TEST_P(DramClockDriven, ConvertsWithIntegersBothWays) {
+TEST_F(DramClockDriven, ConvertsWithIntegersBothWays) {
   const DramClockCrossing same(700, 700);
   EXPECT_EQ(same.dram_at_or_after(123), 123u);
   EXPECT_EQ(same.core_at_or_after(123), 123u);
@@ -194,7 +189,7 @@ DramConfig gddr5() {
 constexpr uint64_t kBank4K = 4096;       // next bank; bank b is in group b mod 4
 constexpr uint64_t kRow4K = 4096 * 16;   // next row of a bank
 
-TEST_P(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
+TEST_F(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench b(config);
@@ -204,10 +199,10 @@ TEST_P(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
   // until 26 + 12 + 2 = 40 = core 30.3, so the answer is at core 31.
   EXPECT_EQ(b.l2.response_ready[0], 31u);
   EXPECT_EQ(b.stat("avg_latency"), 21);
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
 }
 
-TEST_P(DramClockDriven, FixedLatencyIsSpentBeforeTheQueue) {
+TEST_F(DramClockDriven, FixedLatencyIsSpentBeforeTheQueue) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   config.latency = 100;
@@ -221,7 +216,7 @@ TEST_P(DramClockDriven, FixedLatencyIsSpentBeforeTheQueue) {
 
 // ------------------------------------------------------ GDDR5 constraints
 
-TEST_P(DramTimingDriven, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
+TEST_F(DramTimingDriven, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
   Bench b(gddr5());
   b.l2.script = {// Rows opened in banks 0 (group 0), 1 (group 1), 4 (group 0).
                  {10, 0, 0x1, AccessKind::Load},
@@ -250,7 +245,7 @@ TEST_P(DramTimingDriven, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
   EXPECT_EQ(b.stat("row_hits"), 4);
 }
 
-TEST_P(DramTimingDriven, ActivateWaitsForTRcAfterTheLastActivate) {
+TEST_F(DramTimingDriven, ActivateWaitsForTRcAfterTheLastActivate) {
   // A row miss right behind a closed-bank access: activate 10, column 22,
   // precharge at 38 (tRAS 28), activate at max(38 + tRP, 10 + tRC).
   DramConfig slow = gddr5();
@@ -262,7 +257,7 @@ TEST_P(DramTimingDriven, ActivateWaitsForTRcAfterTheLastActivate) {
   EXPECT_EQ(rc60.l2.response_ready[1], 70 + 12 + 14u);  // tRC binds
 }
 
-TEST_P(DramTimingDriven, PrechargeWaitsForWriteRecovery) {
+TEST_F(DramTimingDriven, PrechargeWaitsForWriteRecovery) {
   Bench b(gddr5());
   // A write to a closed bank: activate 10, column 22, data 26..28. The row
   // miss behind it may precharge at max(10 + tRAS, 28 + tWR) = 40, activate
@@ -273,7 +268,7 @@ TEST_P(DramTimingDriven, PrechargeWaitsForWriteRecovery) {
   EXPECT_EQ(b.l2.response_ready[1], 78u);
 }
 
-TEST_P(DramTimingDriven, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurnaround) {
+TEST_F(DramTimingDriven, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurnaround) {
   Bench b(gddr5());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},             // open bank 0 (act 10)
                  {10, kBank4K, 0x1, AccessKind::Load},       // open bank 1 (act 16)
@@ -294,7 +289,7 @@ TEST_P(DramTimingDriven, ReadWaitsTCdlrAfterWriteDataAndWriteWaitsForTheBusTurna
   EXPECT_EQ(b.stat("turnaround_delays"), 2);
 }
 
-TEST_P(DramTimingDriven, AnyRequestTakesWholeBursts) {
+TEST_F(DramTimingDriven, AnyRequestTakesWholeBursts) {
   Bench b(gddr5());
   b.l2.script = {{10, 0, 0x1, AccessKind::Load},        // opens the row
                  {100, 0, 0x1, AccessKind::Load},       // 32 B: one 64 B burst
@@ -312,7 +307,7 @@ TEST_P(DramTimingDriven, AnyRequestTakesWholeBursts) {
 
 // --------------------------------------------------------- address mapping
 
-TEST_P(DramMappingDriven, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
+TEST_F(DramMappingDriven, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse("0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS", error)) << error;
@@ -340,7 +335,7 @@ TEST_P(DramMappingDriven, Gtx480PatternSpreadsChunksOverBanksAndGroups) {
   EXPECT_EQ(map.locate((uint64_t(1) << 40) + (uint64_t(1) << 16)).row, (uint64_t(1) << 24) + 1);
 }
 
-TEST_P(DramMappingDriven, TitanXPatternAlternatesBanksPerLine) {
+TEST_F(DramMappingDriven, TitanXPatternAlternatesBanksPerLine) {
   DramAddressMap map;
   std::string error;
   ASSERT_TRUE(map.parse("0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS", error)) << error;
@@ -357,7 +352,7 @@ void all_at_once(Bench& b, const std::vector<uint64_t>& addrs, uint32_t mask) {
   for (uint64_t a : addrs) b.l2.script.push_back({10, a, mask, AccessKind::Load});
 }
 
-TEST_P(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
+TEST_F(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
   DramConfig config = gddr5();
   config.address_mapping = "0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS";  // GTX480
   Bench seq(config, "seq"), rnd(config, "rnd");
@@ -399,10 +394,10 @@ TEST_P(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd
   const double rnd_rate = double(sectors * 32) / double(rnd_end - 10);
   EXPECT_GT(seq_rate, 31.0);
   EXPECT_LT(rnd_rate, 32.0 / 6);
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
 }
 
-TEST_P(DramDriven, SameTrafficGivesTheSameCyclesWhateverTheBuildOrder) {
+TEST_F(DramDriven, SameTrafficGivesTheSameCyclesWhateverTheBuildOrder) {
   DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench second(config, "second"), first(config, "first");

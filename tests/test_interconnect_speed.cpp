@@ -44,6 +44,7 @@ struct OneSourceBench {
         slice((prefix + "slice").c_str(), 5) {
     sender.socket.bind(icnt.upstream(0));
     icnt.downstream(0).bind(slice.socket);
+    on_test_clock(icnt);
   }
 };
 

@@ -7,10 +7,9 @@
 
 namespace {
 
-// Each test runs with the modules on their own processes and from a
-// CycleCalendar, as inside the GPU (memory_test_support.h).
+// The modules run on a test clock and its clock domain, as inside the GPU
+// (memory_test_support.h).
 class MemoryPartitionDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(MemoryPartitionDriven);
 
 using namespace tlmgpu_memtest;
 
@@ -32,7 +31,7 @@ struct PartitionBench : OneSmMemoryBench {
   }
 };
 
-TEST_P(MemoryPartitionDriven, RopLatencyIsPaidByHitsMissesStoresAndAtomics) {
+TEST_F(MemoryPartitionDriven, RopLatencyIsPaidByHitsMissesStoresAndAtomics) {
   PartitionBench b;
   const auto& c = b.config;
   const uint64_t icnt = c.icnt.latency, rop = c.l2_rop_latency;
@@ -63,7 +62,7 @@ LineAccess atomic_access(uint64_t id, uint64_t address, uint32_t same_address_la
   return a;
 }
 
-TEST_P(MemoryPartitionDriven, AtomicsToOneAddressSerialiseInTheAtomicUnit) {
+TEST_F(MemoryPartitionDriven, AtomicsToOneAddressSerialiseInTheAtomicUnit) {
   PartitionBench b;
   const auto& c = b.config;
   ASSERT_EQ(c.l2_atomic_same_address_interval, 9u);  // gtx480's
@@ -87,7 +86,7 @@ TEST_P(MemoryPartitionDriven, AtomicsToOneAddressSerialiseInTheAtomicUnit) {
   EXPECT_EQ(stat_of(b.mem->l2_slice(0), "atomic_serialisation_cycles"), double(31 * interval + 32 * interval - 2));
 }
 
-TEST_P(MemoryPartitionDriven, HostCopyLeavesDirtySectorsInTheL2) {
+TEST_F(MemoryPartitionDriven, HostCopyLeavesDirtySectorsInTheL2) {
   PartitionBench b;
   const tlmgpu::memory::L2AddressMap map{b.config.l2_slices, b.config.l2_interleave_bytes};
   // 256 bytes from 0x40: sectors 2-3 of line 0x0, all of line 0x80, sectors
@@ -111,7 +110,7 @@ TEST_P(MemoryPartitionDriven, HostCopyLeavesDirtySectorsInTheL2) {
   EXPECT_EQ(map.slice_of(0x0), map.slice_of(0x80));  // one 256-byte chunk
 }
 
-TEST_P(MemoryPartitionDriven, HostCopyDisplacesWithoutWriteBacksAndKeepsItsLastPart) {
+TEST_F(MemoryPartitionDriven, HostCopyDisplacesWithoutWriteBacksAndKeepsItsLastPart) {
   PartitionBench b;
   const uint64_t l2_total = uint64_t(b.config.l2.size_bytes) * b.config.l2_slices;
   // Twice the L2: the second half displaces the first, silently.
@@ -140,7 +139,7 @@ namespace {
 
 // Validation decides; the modules take what they are given. A program that
 // builds the memory system from its own configuration gets the key named.
-TEST_P(MemoryPartitionDriven, UnvalidatedConfigurationIsRefusedNamingTheKey) {
+TEST_F(MemoryPartitionDriven, UnvalidatedConfigurationIsRefusedNamingTheKey) {
   tlmgpu::platform::GpuConfig c = tlmgpu_memtest::unit_test_memory_config();
   c.l1d.hit_latency = 0;
   c.dram.banks = 0;

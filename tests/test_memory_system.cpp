@@ -13,14 +13,11 @@
 
 namespace {
 
-// Each test runs with the modules on their own processes and from a
-// CycleCalendar, as inside the GPU (memory_test_support.h).
+// The modules run on a test clock and its clock domain, as inside the GPU
+// (memory_test_support.h).
 class InterconnectDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(InterconnectDriven);
 class MemorySystemDriven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(MemorySystemDriven);
 class L2Driven : public tlmgpu_memtest::MemoryDriver {};
-TLMGPU_MEMORY_DRIVERS(L2Driven);
 
 using namespace tlmgpu_memtest;
 using tlmgpu::memory::Interconnect;
@@ -49,11 +46,11 @@ struct CrossbarBench {
       sources[port]->socket.bind(icnt.upstream(port));
     }
     icnt.downstream(0).bind(slice.socket);
-    drive(icnt);
+    on_test_clock(icnt);
   }
 };
 
-TEST_P(InterconnectDriven, LatencyAndBandwidthOfSimultaneousWrites) {
+TEST_F(InterconnectDriven, LatencyAndBandwidthOfSimultaneousWrites) {
   CrossbarBench b({0, 1, 2, 3});
   // 4 sectors of data + 8-byte header = 136 bytes = 5 cycles at 32 bytes per cycle.
   for (auto& s : b.sources) s->script = {{10, 0x40, 0xf, AccessKind::Store}};
@@ -72,7 +69,7 @@ TEST_P(InterconnectDriven, LatencyAndBandwidthOfSimultaneousWrites) {
   EXPECT_EQ(stat_of(b.icnt, "up0_request_bytes"), 160);  // 5 flits of 32 bytes
 }
 
-TEST_P(InterconnectDriven, SameCycleOrderIsByPortNotProcessOrder) {
+TEST_F(InterconnectDriven, SameCycleOrderIsByPortNotProcessOrder) {
   CrossbarBench b({3, 2, 1, 0});
   for (auto& s : b.sources) s->script = {{10, 0x0, 0x1, AccessKind::Load}, {10, 0x80, 0x1, AccessKind::Load}};
   run_cycles(200);
@@ -87,7 +84,7 @@ TEST_P(InterconnectDriven, SameCycleOrderIsByPortNotProcessOrder) {
   EXPECT_EQ(b.slice.seen[4].addr, 0x80u);
 }
 
-TEST_P(InterconnectDriven, AddressMapIsABijectionSpreadOverSlices) {
+TEST_F(InterconnectDriven, AddressMapIsABijectionSpreadOverSlices) {
   tlmgpu::memory::L2AddressMap map{6, 256};
   std::vector<int> per_slice(6, 0);
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> seen;
@@ -112,7 +109,7 @@ struct SystemBench : OneSmMemoryBench {
   }
 };
 
-TEST_P(MemorySystemDriven, ModuleNamesAndChannelMapping) {
+TEST_F(MemorySystemDriven, ModuleNamesAndChannelMapping) {
   SystemBench b;
   EXPECT_STREQ(b.mem->interconnect().name(), "icnt");
   EXPECT_STREQ(b.mem->l2_slice(5).name(), "l2_5");
@@ -122,7 +119,7 @@ TEST_P(MemorySystemDriven, ModuleNamesAndChannelMapping) {
   EXPECT_EQ(b.mem->channel_of_slice(4), 4u);
 }
 
-TEST_P(MemorySystemDriven, EndToEndLatencyIsTheSumOfTheParts) {
+TEST_F(MemorySystemDriven, EndToEndLatencyIsTheSumOfTheParts) {
   SystemBench b;
   const auto& c = b.config;
   const uint64_t icnt = c.icnt.latency;
@@ -155,10 +152,10 @@ TEST_P(MemorySystemDriven, EndToEndLatencyIsTheSumOfTheParts) {
   EXPECT_EQ(stat_of(b.mem->dram_channel(0), "row_misses"), 1);
   EXPECT_EQ(b.sm_d.not_in_future, 0);
   // Idle modules sleep: nothing is scheduled once the traffic is over.
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
 }
 
-TEST_P(MemorySystemDriven, EndToEndLatencyOnTheGtx480Preset) {
+TEST_F(MemorySystemDriven, EndToEndLatencyOnTheGtx480Preset) {
   // The DRAM in its own 924 MHz clock behind a 100-cycle fixed latency.
   OneSmMemoryBench b(tlmgpu::platform::preset_config("gtx480"));
   MemorySystem& mem = *b.mem;
@@ -175,10 +172,10 @@ TEST_P(MemorySystemDriven, EndToEndLatencyOnTheGtx480Preset) {
   EXPECT_EQ(sm.done.at(1), 304u);
   EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_moved"), 128);
   EXPECT_EQ(stat_of(mem.dram_channel(0), "bytes_requested"), 128);
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
 }
 
-TEST_P(L2Driven, BypassingLoadsMergeInTheL2Mshr) {
+TEST_F(L2Driven, BypassingLoadsMergeInTheL2Mshr) {
   SystemBench b;
   LineAccess a = line_access(1, AccessKind::Load, 0x0, 0x1);
   a.bypass_l1 = true;
@@ -194,7 +191,7 @@ TEST_P(L2Driven, BypassingLoadsMergeInTheL2Mshr) {
   EXPECT_EQ(b.sm_d.done.at(2), 68u);  // second answer one cycle behind on the crossbar
 }
 
-TEST_P(L2Driven, AtomicsAreDoneAtTheL2) {
+TEST_F(L2Driven, AtomicsAreDoneAtTheL2) {
   SystemBench b;
   b.sm_d.script = {{10, line_access(1, AccessKind::Load, 0x0, 0x1)},
                    {100, line_access(2, AccessKind::Atomic, 0x0, 0x1)}};
@@ -203,7 +200,7 @@ TEST_P(L2Driven, AtomicsAreDoneAtTheL2) {
   EXPECT_EQ(stat_of(b.mem->l2_slice(0), "atomics"), 1);
 }
 
-TEST_P(L2Driven, DirtyEvictionIsWrittenBack) {
+TEST_F(L2Driven, DirtyEvictionIsWrittenBack) {
   SystemBench b;
   // Nine lines of slice 0 in one L2 set (8 ways): the ninth evicts the first.
   const tlmgpu::memory::L2AddressMap map{b.config.l2_slices, b.config.l2_interleave_bytes};
@@ -223,7 +220,7 @@ TEST_P(L2Driven, DirtyEvictionIsWrittenBack) {
   EXPECT_EQ(b.sm_d.done.size(), 9u);
 }
 
-TEST_P(L2Driven, FillThatEvictsADirtyLineReleasesItsMshr) {
+TEST_F(L2Driven, FillThatEvictsADirtyLineReleasesItsMshr) {
   // Regression: the victim's write-back reused the fill's request object
   // before the fill was applied, leaking the MSHR entry; with every entry
   // leaked the slice blocked for good (vector_add at default size hung).
@@ -246,7 +243,7 @@ TEST_P(L2Driven, FillThatEvictsADirtyLineReleasesItsMshr) {
   EXPECT_EQ(b.sm_d.done.size(), 9u);
 }
 
-TEST_P(MemorySystemDriven, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
+TEST_F(MemorySystemDriven, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
   tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   config.num_sms = 2;
   config.dram = four_cycle_bursts(config.dram);
@@ -263,7 +260,7 @@ TEST_P(MemorySystemDriven, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) 
   l1i0.response_port.bind(idle);
   l1i1.response_port.bind(idle);
   mem.bind_l1(1, l1d1, l1i1);
-  drive(mem);
+  on_test_clock(mem);
   mem.bind_l1(0, l1d0, l1i0);
   sm1.script = {{10, line_access(7, AccessKind::Load, 0x0, 0x1)}};
   sm0.script = {{10, line_access(7, AccessKind::Load, 0x0, 0x1)}};
@@ -300,7 +297,7 @@ class StreamSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponse
 
 // Its host cost is measured with callgrind (docs/MEMORY.md, "Speed"), not
 // asserted in time: a shared or slower machine would fail a time bound.
-TEST_P(MemorySystemDriven, StreamOfMissesCompletesAndLeavesNothingPending) {
+TEST_F(MemorySystemDriven, StreamOfMissesCompletesAndLeavesNothingPending) {
   tlmgpu::platform::GpuConfig config = unit_test_memory_config();
   config.num_sms = 1;
   MemorySystem mem(config, period());
@@ -312,11 +309,11 @@ TEST_P(MemorySystemDriven, StreamOfMissesCompletesAndLeavesNothingPending) {
   l1d.response_port.bind(sm);
   l1i.response_port.bind(idle);
   mem.bind_l1(0, l1d, l1i);
-  drive(mem);
+  on_test_clock(mem);
   sm.total = getenv("STREAM_N") ? std::strtoull(getenv("STREAM_N"), nullptr, 10) : 100000;
   run_cycles(2000000);
   ASSERT_EQ(sm.completed, sm.total);
-  EXPECT_FALSE(sc_core::sc_pending_activity());
+  EXPECT_TRUE(no_module_scheduled());
   // Bounded by the L1's answer link: 4 cycles per line, plus the first miss.
   EXPECT_GE(sm.last_done, 4 * sm.total);
   EXPECT_LT(sm.last_done, 4 * sm.total + 2000);

@@ -67,6 +67,7 @@ struct PortBench {
     slice0.socket.bind(port.port(0));
     slice1.socket.bind(port.port(1));
     port.connect(&soc);
+    on_test_clock(port);
   }
 };
 
