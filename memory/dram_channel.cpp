@@ -73,6 +73,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
     free_slot_ = slots_[slot].next;
   }
   Request& r = slots_[slot];
+  if (payload.has_mm()) payload.acquire();  // kept until answered (issue)
   r.payload = &payload;
   r.port = uint32_t(port);
   const Location where = map_.locate(payload.get_address());
@@ -245,6 +246,7 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
   sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   (*ports_[done.port])->nb_transport_bw(*done.payload, phase, delay);
+  if (done.payload->has_mm()) done.payload->release();
 }
 
 uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {

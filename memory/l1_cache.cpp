@@ -8,7 +8,8 @@ namespace tlmgpu::memory {
 
 L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config) {
+    : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config),
+      pool_(config.line_bytes) {
   access_export.bind(*this);
   socket.register_nb_transport_bw(this, &L1Cache::nb_transport_bw);
 }
@@ -16,18 +17,8 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& conf
 L1Cache::~L1Cache() = default;
 
 L1Cache::Transaction& L1Cache::new_transaction() {
-  if (free_.empty()) {
-    transactions_.push_back(std::make_unique<Transaction>());
-    Transaction* tx = transactions_.back().get();
-    tx->ext = new MemRequestExtension;
-    tx->payload.set_extension(tx->ext);  // owned (and freed) by the payload
-    tx->ext->tag = uint32_t(transactions_.size() - 1);
-    free_.push_back(tx);
-  }
-  Transaction* tx = free_.back();
-  free_.pop_back();
   ++outstanding_;
-  return *tx;
+  return pool_.take();  // the cache's reference, released when the answer is applied
 }
 
 void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
@@ -163,10 +154,9 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
-  const auto* ext = payload.get_extension<MemRequestExtension>();
-  if (!ext || ext->tag >= transactions_.size() || &transactions_[ext->tag]->payload != &payload)
-    SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
-  Transaction& tx = *transactions_[ext->tag];
+  Transaction* found = pool_.find(payload);
+  if (!found) SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
+  Transaction& tx = *found;
   const uint64_t now = this->now();
   const uint64_t ready = now + std::max<uint64_t>(period_div_.div(delay.value()), 1);
   // The arrival cycle is known now, so whoever waits is told at once; the
@@ -216,7 +206,7 @@ void L1Cache::apply(Transaction& tx) {
     if (entry && --entry->unapplied == 0) mshrs_.release(*entry);
   }
   --outstanding_;
-  free_.push_back(&tx);
+  tx.payload.release();  // back to pool_ once nobody else holds it
 }
 
 void L1Cache::report_stats(stats::StatMap& out) const {

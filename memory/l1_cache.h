@@ -13,6 +13,7 @@
 #include "core/gpu_config.h"
 #include "core/stats_provider.h"
 #include "memory/memory_interfaces.h"
+#include "memory/payload_pool.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 
@@ -98,9 +99,11 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
  private:
 
+  /// A request below the cache, from the cache's memory manager (pool_).
   struct Transaction {
     tlm::tlm_generic_payload payload;
     MemRequestExtension* ext = nullptr;
+    std::vector<uint8_t> data, byte_enables;
     bool fill = false;       ///< a line fill (else a store ack / atomic / bypass answer)
     uint64_t line = 0;
     uint32_t units = 0;
@@ -151,8 +154,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   L1RequestOutbox* outbox_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
-  std::vector<std::unique_ptr<Transaction>> transactions_;
-  std::vector<Transaction*> free_;
+  PayloadPool<Transaction> pool_;
   ArrivalQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
   uint64_t next_apply_ = ~uint64_t(0);    ///< arrival cycle of the first of responses_ (UINT64_MAX: none)
   uint32_t outstanding_ = 0;

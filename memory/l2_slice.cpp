@@ -9,6 +9,7 @@ namespace tlmgpu::memory {
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
     : sc_module(name), config_(config.l2), index_(index), rop_latency_(config.l2_rop_latency), tags_(config.l2),
+      dram_pool_(config.l2.line_bytes),
       atomic_interval_(config.l2_atomic_same_address_interval), waker_(clock_period) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   soc_addresses_ = config.soc_memory == "soc";
@@ -44,6 +45,7 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
   const uint64_t now = waker_.now();
   // A fixed-latency pipeline keeps the arrival order, so the queue stays in order.
   const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1) + rop_latency_;
+  if (payload.has_mm()) payload.acquire();  // kept until answered (respond)
   requests_.push(ready, 0, &payload);
   if (!blocked_) waker_.wake_at(std::max(ready, port_free_), now);
   phase = tlm::END_REQ;
@@ -59,10 +61,9 @@ void L2Slice::answer(const Mshrs::Entry& entry, const Waiter& w) {
 tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
-  const auto* ext = payload.get_extension<MemRequestExtension>();
-  if (!ext || ext->tag >= dram_requests_.size() || &dram_requests_[ext->tag]->payload != &payload)
-    SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
-  DramRequest& r = *dram_requests_[ext->tag];
+  DramRequest* found = dram_pool_.find(payload);
+  if (!found) SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
+  DramRequest& r = *found;
   const uint64_t now = waker_.now();
   const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
   fills_.push(ready, 0, &r);
@@ -94,6 +95,7 @@ void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
   sc_core::sc_time delay = waker_.delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   requester_bw_->nb_transport_bw(payload, phase, delay);
+  if (payload.has_mm()) payload.release();
 }
 
 void L2Slice::end_of_elaboration() {
@@ -104,16 +106,7 @@ void L2Slice::end_of_elaboration() {
 }
 
 void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive) {
-  if (free_.empty()) {
-    dram_requests_.push_back(std::make_unique<DramRequest>());
-    DramRequest* r = dram_requests_.back().get();
-    r->ext = new MemRequestExtension;
-    r->payload.set_extension(r->ext);
-    r->ext->tag = uint32_t(dram_requests_.size() - 1);
-    free_.push_back(r);
-  }
-  DramRequest* r = free_.back();
-  free_.pop_back();
+  DramRequest* r = &dram_pool_.take();  // the slice's reference, released when the answer is applied
   ++dram_outstanding_;
   r->writeback = writeback;
   r->line = line;
@@ -251,7 +244,7 @@ void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
   const uint64_t line = request.line;
   const uint32_t units = request.units;
   --dram_outstanding_;
-  free_.push_back(&request);
+  request.payload.release();  // back to dram_pool_ once nobody else holds it
   blocked_ = false;  // a blocked head request may fit now
   if (writeback) return;
   CacheLine* way = tags_.find(line);

@@ -18,6 +18,7 @@
 #include "core/stats_provider.h"
 #include "memory/interconnect.h"
 #include "memory/memory_interfaces.h"
+#include "memory/payload_pool.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 
@@ -80,9 +81,11 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// address, then applies that address's updates one every
   /// l2.atomic_same_address_interval cycles, then the ALU's latency.
   uint32_t atomic_unit_cycles(const MemRequestExtension& ext, uint64_t data_cycle);
+  /// A request to DRAM, from the slice's memory manager (dram_pool_).
   struct DramRequest {
     tlm::tlm_generic_payload payload;
     MemRequestExtension* ext = nullptr;
+    std::vector<uint8_t> data, byte_enables;
     bool writeback = false;
     uint64_t line = 0;   ///< slice-local line address
     uint32_t units = 0;
@@ -114,8 +117,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   Mshrs mshrs_;
   ArrivalQueue<tlm::tlm_generic_payload*> requests_;
   ArrivalQueue<DramRequest*> fills_;
-  std::vector<std::unique_ptr<DramRequest>> dram_requests_;
-  std::vector<DramRequest*> free_;
+  PayloadPool<DramRequest> dram_pool_;
   uint32_t dram_outstanding_ = 0;
   uint64_t port_free_ = 0;   ///< one request accepted per cycle
   bool blocked_ = false;     ///< head request waits for an MSHR

@@ -32,6 +32,7 @@ tlm::tlm_sync_enum SocMemoryPort::nb_transport_fw(int port, tlm::tlm_generic_pay
   if (!soc_) SC_REPORT_FATAL(name(), "soc.memory = soc, but no SoC memory is connected to the GPU");
   const uint64_t now = waker_.now();
   Stream& stream = *streams_[uint32_t(port)];
+  if (payload.has_mm()) payload.acquire();  // kept until answered (deliver)
   stream.queue.push_back({&payload, now + std::max<uint64_t>(waker_.cycles_in(delay), 1)});
   stream.queued.notify(sc_core::SC_ZERO_TIME);
   ++outstanding_;
@@ -120,6 +121,7 @@ void SocMemoryPort::deliver() {
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     a.payload->set_response_status(tlm::TLM_OK_RESPONSE);
     (*ports_[a.port])->nb_transport_bw(*a.payload, phase, delay);
+    if (a.payload->has_mm()) a.payload->release();
     --outstanding_;
   }
   if (!answers_.empty()) waker_.wake_at(answers_.next_ready() - 1, now);
