@@ -25,11 +25,7 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tlm::tlm_generic_payload& p = tx.payload;
   p.set_command(kind == AccessKind::Store || kind == AccessKind::Atomic ? tlm::TLM_WRITE_COMMAND
                                                                          : tlm::TLM_READ_COMMAND);
-  p.set_address(tx.line);
-  p.set_data_ptr(nullptr);  // timing only: values were computed when the instruction executed
-  p.set_data_length(popcount32(tx.units) * kSectorUnitBytes);
-  p.set_streaming_width(p.get_data_length());
-  p.set_byte_enable_ptr(nullptr);
+  set_sector_span(p, tx.line, tx.units, tx.data.data(), tx.byte_enables.data());
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   tx.ext->kind = kind;
   tx.ext->source = 0;  // the interconnect writes its upstream port here
@@ -45,12 +41,15 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
     outbox_->pending_.push_back({this, &p, delay});
     return;
   }
+  if (p.is_write()) copy_write_data(write_data_, p.get_address(), p);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   socket->nb_transport_fw(p, phase, delay);
 }
 
 void L1RequestOutbox::deliver() {
   for (Request& r : pending_) {
+    // The SMs evaluate in parallel; functional memory is read here, serially.
+    if (r.payload->is_write()) copy_write_data(r.cache->write_data_, r.payload->get_address(), *r.payload);
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     r.cache->socket->nb_transport_fw(*r.payload, phase, r.delay);
   }

@@ -74,6 +74,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   /// From now on requests wait in `outbox` until its deliver() (the GPU's
   /// commit of the cycle) instead of going down at once.
   void send_through(L1RequestOutbox* outbox) { outbox_ = outbox; }
+  /// Write requests (stores, atomics) carry the bytes of `memory` (nullptr:
+  /// zeros) as of their delivery (docs/ARCHITECTURE.md, "Data in the
+  /// memory system's payloads").
+  void take_write_data_from(GlobalMemoryIf* memory) { write_data_ = memory; }
   /// From now on the cache reads the current cycle from `calendar`, whose
   /// driver runs every process that calls the cache (the SMs and the modules
   /// below), instead of dividing SystemC's time on each request and answer.
@@ -152,6 +156,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   FixedDivisor period_div_;  ///< cycles of a delay annotation
   const CycleCalendar* calendar_ = nullptr;
   L1RequestOutbox* outbox_ = nullptr;
+  GlobalMemoryIf* write_data_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
   PayloadPool<Transaction> pool_;

@@ -113,16 +113,15 @@ void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64
   r->units = units;
   tlm::tlm_generic_payload& p = r->payload;
   p.set_command(writeback ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  p.set_address(soc_addresses_ ? map_.global_address(index_, line) : dram_address(line));
-  p.set_data_ptr(nullptr);
-  p.set_data_length(popcount32(units) * kSectorUnitBytes);
-  p.set_streaming_width(p.get_data_length());
-  p.set_byte_enable_ptr(nullptr);
+  const uint64_t global = map_.global_address(index_, line);
+  set_sector_span(p, soc_addresses_ ? global : dram_address(line), units, r->data.data(), r->byte_enables.data());
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   r->ext->kind = writeback ? AccessKind::Store : AccessKind::Load;
   r->ext->source = index_;
   r->ext->id = next_dram_id_++;
   r->ext->sector_mask = units;
+  // The slice runs serially (the GPU's calendar): functional memory is read here.
+  if (writeback) copy_write_data(write_data_, global + offset_in_line(r->ext), p);
   const uint64_t now = waker_.now();
   r->ext->issue_cycle = now;
   sc_core::sc_time delay = waker_.delay(arrive > now ? arrive - now : 1);

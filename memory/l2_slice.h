@@ -55,6 +55,9 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// Drops every line, dirty ones included (a new device context: timing
   /// only, the data lives in device memory). Call only when nothing is in flight.
   void invalidate_all() { tags_.invalidate_all(); }
+  /// Write-backs to DRAM carry the bytes of `memory` (nullptr: zeros) as of
+  /// the cycle they leave (docs/ARCHITECTURE.md).
+  void take_write_data_from(GlobalMemoryIf* memory) { write_data_ = memory; }
   /// A host-to-device copy wrote the 32-byte units `units` of the line at
   /// slice-local address `local`: they become valid and dirty, most recently
   /// used, as a write would leave them, without any timing (the copy ran
@@ -113,6 +116,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   /// soc.memory = soc: requests below the slice carry the line's global
   /// (SoC) address instead of the channel-local one.
   bool soc_addresses_ = false;
+  GlobalMemoryIf* write_data_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
   ArrivalQueue<tlm::tlm_generic_payload*> requests_;

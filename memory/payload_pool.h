@@ -11,6 +11,7 @@
 
 #include <tlm>
 
+#include "memory/device_memory.h"
 #include "memory/memory_interfaces.h"
 
 namespace tlmgpu::memory {
@@ -97,6 +98,29 @@ inline void set_sector_span(tlm::tlm_generic_payload& p, uint64_t line_addr, uin
     std::memset(byte_enables + u * kUnit, (span >> u) & 1 ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED, kUnit);
   p.set_byte_enable_ptr(byte_enables);
   p.set_byte_enable_length(length);
+}
+
+/// Write data: the bytes of [address, address + length) in functional memory
+/// `source` as the request leaves (zero where source has none, or with no
+/// source). `global_address` is where the payload's first byte lies in the
+/// global address space (the payload's own address may be channel-local).
+inline void copy_write_data(GlobalMemoryIf* source, uint64_t global_address, tlm::tlm_generic_payload& p) {
+  uint8_t* data = p.get_data_ptr();
+  const uint32_t length = p.get_data_length();
+  if (source)
+    if (const uint8_t* whole = source->translate(global_address, length)) {
+      std::memcpy(data, whole, length);
+      return;
+    }
+  // Part of the span may lie outside every allocation (the end of a buffer
+  // whose size is not a multiple of the line): unit by unit.
+  for (uint32_t off = 0; off < length; off += 32) {
+    const uint8_t* unit = source ? source->translate(global_address + off, 32) : nullptr;
+    if (unit)
+      std::memcpy(data + off, unit, 32);
+    else
+      std::memset(data + off, 0, 32);
+  }
 }
 
 }  // namespace tlmgpu::memory

@@ -60,12 +60,10 @@ void SocMemoryPort::port_thread(uint32_t port) {
 uint64_t SocMemoryPort::transact(Stream& stream, const Request& request) {
   const tlm::tlm_generic_payload& from_l2 = *request.payload;
   const auto* ext = from_l2.get_extension<MemRequestExtension>();
-  const uint32_t units = ext ? ext->sector_mask : (1u << (line_bytes_ / kSectorUnitBytes)) - 1;
-  // One transaction over the requested sectors' span.
-  const uint32_t first = uint32_t(__builtin_ctz(units));
-  const uint32_t last = 31 - uint32_t(__builtin_clz(units));
-  uint64_t address = from_l2.get_address() + uint64_t(first) * kSectorUnitBytes;
-  uint32_t bytes = (last - first + 1) * kSectorUnitBytes;
+  // One transaction over the requested sectors' span (the slice's payload
+  // spans them already; without an extension, the whole line).
+  uint64_t address = from_l2.get_address();
+  uint32_t bytes = ext ? from_l2.get_data_length() : line_bytes_;
   const bool write = from_l2.is_write();
   if (address >= kCodeWindowBase && !write) {
     ++code_reads_;

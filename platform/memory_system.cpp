@@ -81,6 +81,11 @@ void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   }
 }
 
+void MemorySystem::take_write_data_from(GlobalMemoryIf* memory) {
+  for (L1Cache* l1 : l1s_) l1->take_write_data_from(memory);
+  for (auto& slice : l2_) slice->take_write_data_from(soc_ ? nullptr : memory);
+}
+
 void MemorySystem::bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>& clock) {
   icnt_->clk.bind(clock);
   for (auto& slice : l2_) slice->clk.bind(clock);

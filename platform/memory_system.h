@@ -58,6 +58,11 @@ class MemorySystem {
   /// L2: every 32-byte unit it wrote is left valid and dirty in its slice, in
   /// copy order (L2Slice::fill_from_host_copy). No timing; call between launches.
   void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
+  /// Where write requests take their data (the launch's global memory;
+  /// nullptr: zeros): every bound L1's stores and atomics and, with the GPU's
+  /// own DRAM channels, the L2 write-backs (a SoC memory port reads the SoC's
+  /// memory itself). See docs/ARCHITECTURE.md.
+  void take_write_data_from(GlobalMemoryIf* memory);
 
  private:
   platform::GpuConfig config_;
