@@ -31,8 +31,8 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
     soc_ = std::make_unique<SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);
     for (uint32_t s = 0; s < config_.l2_slices; ++s) {
       l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
-      icnt_->downstream(s).bind(l2_.back()->target_socket);
-      l2_.back()->dram_socket.bind(soc_->port(s));
+      link(icnt_->downstream(s), l2_.back()->target_socket, "check_l2_" + std::to_string(s));
+      link(l2_.back()->dram_socket, soc_->port(s), "check_soc_" + std::to_string(s));
     }
     return;
   }
@@ -45,9 +45,9 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
                                                   ports_needed[c]));
   for (uint32_t s = 0; s < config_.l2_slices; ++s) {
     l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
-    icnt_->downstream(s).bind(l2_.back()->target_socket);
+    link(icnt_->downstream(s), l2_.back()->target_socket, "check_l2_" + std::to_string(s));
     const uint32_t c = channel_of_slice(s);
-    l2_.back()->dram_socket.bind(dram_[c]->port(ports_used[c]++));
+    link(l2_.back()->dram_socket, dram_[c]->port(ports_used[c]++), "check_dram_" + std::to_string(s));
   }
   // With fewer slices than channels some channels get no port and stay idle.
 }
@@ -94,8 +94,8 @@ void MemorySystem::bind_clock(sc_core::sc_port_b<sc_core::sc_signal_in_if<bool>>
 }
 
 void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
-  l1d.socket.bind(icnt_->upstream(2 * sm));
-  l1i.socket.bind(icnt_->upstream(2 * sm + 1));
+  link(l1d.socket, icnt_->upstream(2 * sm), "check_up" + std::to_string(2 * sm));
+  link(l1i.socket, icnt_->upstream(2 * sm + 1), "check_up" + std::to_string(2 * sm + 1));
   // An L1 sends each request the cycle after its access, ids ascending.
   icnt_->expect_in_order(2 * sm);
   icnt_->expect_in_order(2 * sm + 1);
@@ -107,7 +107,7 @@ void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
 
 void MemorySystem::bind_tex(uint32_t sm, L1Cache& tex) {
   const uint32_t port = 2 * config_.num_sms + sm;
-  tex.socket.bind(icnt_->upstream(port));
+  link(tex.socket, icnt_->upstream(port), "check_up" + std::to_string(port));
   icnt_->expect_in_order(port);
   l1s_.push_back(&tex);
   if (calendar_) tex.take_cycle_from(*calendar_);

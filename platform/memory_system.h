@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -15,6 +16,7 @@
 #include "memory/interconnect.h"
 #include "memory/l1_cache.h"
 #include "memory/l2_slice.h"
+#include "memory/protocol_checker.h"
 #include "memory/soc_memory_port.h"
 #include "platform/config_keys.h"
 
@@ -63,13 +65,30 @@ class MemorySystem {
   /// own DRAM channels, the L2 write-backs (a SoC memory port reads the SoC's
   /// memory itself). See docs/ARCHITECTURE.md.
   void take_write_data_from(GlobalMemoryIf* memory);
+  /// host.protocol_checkers: the checker on every link (L1 to crossbar,
+  /// crossbar to L2 slice, slice to DRAM channel or SoC port), else none.
+  const std::vector<std::unique_ptr<BaseProtocolChecker>>& protocol_checkers() const { return checkers_; }
 
  private:
+  /// Binds initiator socket `from` to target socket `to`, through a new
+  /// BaseProtocolChecker named `name` under host.protocol_checkers.
+  template <class From, class To>
+  void link(From& from, To& to, const std::string& name) {
+    if (!config_.host_protocol_checkers) {
+      from.bind(to);
+      return;
+    }
+    checkers_.push_back(std::make_unique<BaseProtocolChecker>(name.c_str()));
+    from.bind(checkers_.back()->target);
+    checkers_.back()->initiator.bind(to);
+  }
+
   platform::GpuConfig config_;
   std::unique_ptr<Interconnect> icnt_;
   std::vector<std::unique_ptr<L2Slice>> l2_;
   std::vector<std::unique_ptr<DramChannel>> dram_;
   std::unique_ptr<SocMemoryPort> soc_;
+  std::vector<std::unique_ptr<BaseProtocolChecker>> checkers_;
   std::vector<L1Cache*> l1s_;              ///< bound so far
   const CycleCalendar* calendar_ = nullptr;  ///< set by drive_from
 };
