@@ -60,12 +60,38 @@ void L2Slice::answer(const Mshrs::Entry& entry, const Waiter& w) {
 
 tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
+  const uint64_t now = waker_.now();
+  if (sc_core::sc_time_stamp() != waker_.delay(now)) {
+    // Between clock edges (a foreign target's thread; the GPU's own channels
+    // answer from the clock's driver): taken at the slice's next run, whose
+    // cycle is the GPU's, not one derived here.
+    late_phases_.push_back({&payload, phase, delay});
+    const uint64_t cycle = waker_.cycles_in(sc_core::sc_time_stamp());
+    waker_.wake_at(cycle + 1, cycle);
+    return tlm::TLM_ACCEPTED;
+  }
+  dram_phase(payload, phase, delay, now);
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase, const sc_core::sc_time& delay,
+                         uint64_t now) {
+  if (phase != tlm::BEGIN_RESP && phase != tlm::END_REQ) return;
+  if (&payload == dram_open_request_) {
+    // END_REQ, or BEGIN_RESP, which ends the request phase too: the next
+    // held request may go (from the slice's process).
+    dram_open_request_ = nullptr;
+    if (!dram_held_.empty()) waker_.wake_at(now + 1, now);
+  }
+  if (phase == tlm::END_REQ) return;
   DramRequest* found = dram_pool_.find(payload);
   if (!found) SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
-  DramRequest& r = *found;
-  const uint64_t now = waker_.now();
-  const uint64_t ready = now + std::max<uint64_t>(waker_.cycles_in(delay), 1);
+  dram_answer(*found, now + std::max<uint64_t>(waker_.cycles_in(delay), 1), now);
+}
+
+void L2Slice::dram_answer(DramRequest& r, uint64_t ready, uint64_t now) {
   fills_.push(ready, 0, &r);
   if (!r.writeback) {
     // Everyone waiting only for sectors whose arrival is now known is
@@ -85,8 +111,25 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   // The tags change exactly at the arrival cycle (a victim's write-back leaves
   // then), whatever else runs in between.
   waker_.wake_at(ready, now);
-  phase = tlm::END_RESP;
-  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::take_late_dram_phases(uint64_t now) {
+  std::vector<LatePhase> late;
+  late.swap(late_phases_);
+  for (const LatePhase& l : late) {
+    dram_phase(*l.payload, l.phase, l.delay, now);
+    if (l.phase == tlm::BEGIN_RESP) {
+      // It was answered TLM_ACCEPTED: the response phase ends now.
+      tlm::tlm_phase end = tlm::END_RESP;
+      sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+      dram_socket->nb_transport_fw(*l.payload, end, zero);
+    }
+  }
+  while (!dram_open_request_ && !dram_held_.empty()) {
+    const HeldRequest h = dram_held_.front();
+    dram_held_.pop_front();
+    begin_dram_request(*h.request, h.arrive, now);
+  }
 }
 
 void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
@@ -124,9 +167,34 @@ void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64
   if (writeback) copy_write_data(write_data_, global + offset_in_line(r->ext), p);
   const uint64_t now = waker_.now();
   r->ext->issue_cycle = now;
+  if (dram_open_request_ || !dram_held_.empty()) {
+    dram_held_.push_back({r, arrive});  // the request exclusion rule
+    return;
+  }
+  begin_dram_request(*r, arrive, now);
+}
+
+void L2Slice::begin_dram_request(DramRequest& r, uint64_t arrive, uint64_t now) {
+  tlm::tlm_generic_payload& p = r.payload;
   sc_core::sc_time delay = waker_.delay(arrive > now ? arrive - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  dram_socket->nb_transport_fw(p, phase, delay);
+  switch (dram_socket->nb_transport_fw(p, phase, delay)) {
+    case tlm::TLM_ACCEPTED:
+      dram_open_request_ = &p;  // END_REQ or BEGIN_RESP comes later
+      break;
+    case tlm::TLM_UPDATED:
+      // END_REQ: the GPU's own channels. BEGIN_RESP: answered at once.
+      if (phase == tlm::BEGIN_RESP) {
+        dram_answer(r, now + std::max<uint64_t>(waker_.cycles_in(delay), 1), now);
+        phase = tlm::END_RESP;
+        sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+        dram_socket->nb_transport_fw(p, phase, zero);
+      }
+      break;
+    case tlm::TLM_COMPLETED:
+      dram_answer(r, now + std::max<uint64_t>(waker_.cycles_in(delay), 1), now);
+      break;
+  }
 }
 
 CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
@@ -261,6 +329,7 @@ void L2Slice::reschedule(uint64_t now) {
   // cycle may have been merged into the one that is running now.
   // next_ready() is UINT64_MAX for an empty queue.
   uint64_t next = fills_.next_ready();
+  if (!late_phases_.empty() || (!dram_open_request_ && !dram_held_.empty())) next = std::min(next, now + 1);
   if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
   if (next != ~uint64_t(0)) waker_.wake_at(next, now);
 }
@@ -268,6 +337,7 @@ void L2Slice::reschedule(uint64_t now) {
 void L2Slice::slice_process() {
   waker_.fired();
   const uint64_t now = waker_.now();
+  if (!late_phases_.empty() || (!dram_open_request_ && !dram_held_.empty())) take_late_dram_phases(now);
   // Fills first: one arriving now frees its MSHR for a request in this cycle.
   while (fills_.ready(now)) {
     uint64_t ready = 0;
