@@ -47,7 +47,7 @@ class MemorySystem {
   SocMemoryPort* soc_memory_port() { return soc_.get(); }
   /// Nothing in flight below the L2 that the calendar does not know of (a
   /// transaction waiting inside the SoC).
-  bool below_l2_idle() const { return !soc_ || soc_->idle(); }
+  bool below_l2_idle() const;
   uint32_t l2_slices() const { return uint32_t(l2_.size()); }
   uint32_t dram_channels() const { return uint32_t(dram_.size()); }
   /// The channel behind L2 slice `slice`.
@@ -65,6 +65,18 @@ class MemorySystem {
   /// own DRAM channels, the L2 write-backs (a SoC memory port reads the SoC's
   /// memory itself). See docs/ARCHITECTURE.md.
   void take_write_data_from(GlobalMemoryIf* memory);
+  /// The slices of channel `channel` send to `ports` (one per slice sharing
+  /// the channel, in slice order: slices_of_channel) instead of to the GPU's
+  /// own DramChannel, which then stays idle: a standard TLM-2.0 target (a
+  /// VP's memory, DRAMSys) stands in for the channel. Requests arrive with
+  /// the channel-local address of their first byte (L2Slice::dram_address),
+  /// the phases of the base protocol and the data of docs/ARCHITECTURE.md
+  /// ("Payloads in the memory system"); a target with only b_transport
+  /// behind a simple_target_socket works (the socket answers from its own
+  /// thread). Call before elaboration ends; not with soc.memory = soc.
+  void bind_foreign_channel(uint32_t channel, const std::vector<tlm::tlm_target_socket<>*>& ports);
+  /// The L2 slices whose misses go to channel `channel`, in port order.
+  std::vector<uint32_t> slices_of_channel(uint32_t channel) const;
   /// host.protocol_checkers: the checker on every link (L1 to crossbar,
   /// crossbar to L2 slice, slice to DRAM channel or SoC port), else none.
   const std::vector<std::unique_ptr<BaseProtocolChecker>>& protocol_checkers() const { return checkers_; }
@@ -89,6 +101,12 @@ class MemorySystem {
   std::vector<std::unique_ptr<DramChannel>> dram_;
   std::unique_ptr<SocMemoryPort> soc_;
   std::vector<std::unique_ptr<BaseProtocolChecker>> checkers_;
+  /// Binds the slices' DRAM sockets at the end of elaboration, when every
+  /// bind_foreign_channel call has been made.
+  class DramLinks;
+  void bind_dram_links(DramLinks& links);
+  std::unique_ptr<DramLinks> dram_links_;
+  std::vector<std::vector<tlm::tlm_target_socket<>*>> foreign_;  ///< per channel (empty: its own)
   std::vector<L1Cache*> l1s_;              ///< bound so far
   const CycleCalendar* calendar_ = nullptr;  ///< set by drive_from
 };
