@@ -86,4 +86,30 @@ TEST(TlmPayloads, L1RequestsCarrySpanByteEnablesAndStoreData) {
   EXPECT_TRUE(load.data.empty());
 }
 
+// Inside the GPU the L1s' requests wait in their SM's outbox until the
+// cycle's serial commit: a store carries memory as it is then.
+TEST(TlmPayloads, OutboxRequestsCarryMemoryAsOfTheirDelivery) {
+  DeviceMemory mem;
+  const uint64_t base = mem.allocate(256);
+  mem.memset(base, 0x11, 256);
+  L1Cache cache("l1d", {1024, 2, 128, 32, 1, 4, 2, false}, period());
+  TestSm sm("sm");
+  TestMemory below("mem", 20);
+  sm.cache.bind(cache.access_export);
+  cache.response_port.bind(sm);
+  cache.socket.bind(below.socket);
+  cache.take_write_data_from(&mem);
+  tlmgpu::memory::L1RequestOutbox outbox;
+  cache.send_through(&outbox);
+  sm.script = {{10, line_access(1, AccessKind::Store, base, 0x1)}};
+  run_cycles(11);
+  EXPECT_TRUE(below.seen.empty());  // still in the outbox
+  mem.memset(base, 0x77, 32);       // a later instruction of the cycle
+  outbox.deliver();
+  run_cycles(50);
+  ASSERT_EQ(below.seen.size(), 1u);
+  ASSERT_EQ(below.seen[0].data.size(), 32u);
+  for (uint8_t byte : below.seen[0].data) EXPECT_EQ(byte, 0x77);
+}
+
 }  // namespace
