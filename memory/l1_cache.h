@@ -105,7 +105,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
   /// A request below the cache, from the cache's memory manager (pool_).
   struct Transaction {
-    tlm::tlm_generic_payload payload;
+    PooledPayload payload;
     MemRequestExtension* ext = nullptr;
     std::vector<uint8_t> data, byte_enables;
     bool fill = false;       ///< a line fill (else a store ack / atomic / bypass answer)

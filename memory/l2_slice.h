@@ -99,7 +99,7 @@ class L2Slice : public sc_core::sc_module, public stats::StatsProvider {
   uint32_t atomic_unit_cycles(const MemRequestExtension& ext, uint64_t data_cycle);
   /// A request to DRAM, from the slice's memory manager (dram_pool_).
   struct DramRequest {
-    tlm::tlm_generic_payload payload;
+    PooledPayload payload;
     MemRequestExtension* ext = nullptr;
     std::vector<uint8_t> data, byte_enables;
     bool writeback = false;

@@ -26,7 +26,12 @@ namespace tlmgpu::memory {
 /// the payload. Items are never freed before the pool, so steady state
 /// allocates nothing.
 ///
-/// Item: a struct with `tlm::tlm_generic_payload payload`, `MemRequestExtension* ext`
+/// A payload that knows its place in its pool (found without an extension lookup).
+struct PooledPayload : tlm::tlm_generic_payload {
+  uint32_t index = 0;
+};
+
+/// Item: a struct with `PooledPayload payload`, `MemRequestExtension* ext`
 /// and `std::vector<uint8_t> data, byte_enables`.
 template <class Item>
 class PayloadPool final : public tlm::tlm_mm_interface {
@@ -49,9 +54,9 @@ class PayloadPool final : public tlm::tlm_mm_interface {
     if (!ext || ext->tag >= items_.size() || &items_[ext->tag]->payload != &payload) return nullptr;
     return items_[ext->tag].get();
   }
-  /// Called by the payload's last release().
+  /// Called by the payload's last release() (only this pool's payloads have it as their mm).
   void free(tlm::tlm_generic_payload* payload) override {
-    free_.push_back(items_[payload->get_extension<MemRequestExtension>()->tag].get());
+    free_.push_back(items_[static_cast<PooledPayload*>(payload)->index].get());
   }
   uint32_t buffer_bytes() const { return buffer_bytes_; }
 
@@ -61,6 +66,7 @@ class PayloadPool final : public tlm::tlm_mm_interface {
     Item* item = items_.back().get();
     item->ext = new MemRequestExtension;
     item->ext->tag = uint32_t(items_.size() - 1);
+    item->payload.index = item->ext->tag;
     item->payload.set_mm(this);
     item->payload.set_extension(item->ext);  // sticky: deleted with the payload
     item->data.assign(buffer_bytes_, 0);

@@ -124,7 +124,9 @@ void run_with_foreign_channel(const char* workload, bool compare_writes, bool ex
   EXPECT_LE(completed, foreign.reads + foreign.writes);
   EXPECT_GE(late_requests, foreign.reads + foreign.writes);
   EXPECT_EQ(late_responses, completed);
-  if (compare_writes) EXPECT_EQ(foreign.mismatched, 0u);
+  if (compare_writes) {
+    EXPECT_EQ(foreign.mismatched, 0u);
+  }
   if (expect_writes) {
     EXPECT_GT(foreign.writes, 0u);
     EXPECT_GT(foreign.compared, 0u);
