@@ -129,6 +129,9 @@ struct GpuConfig {
   /// Host threads that evaluate the SMs of a cycle (host.threads). A setting
   /// of the host, not of the GPU: the results are the same for every value.
   uint32_t host_threads = 1;
+  /// A TLM-2.0 base-protocol checker on every link inside the memory system
+  /// (host.protocol_checkers; memory/protocol_checker.h): for tests.
+  bool host_protocol_checkers = false;
   SmConfig sm;
   CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
   CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};

@@ -70,12 +70,14 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
     free_slot_ = slots_[slot].next;
   }
   Request& r = slots_[slot];
+  if (payload.has_mm()) payload.acquire();  // kept until answered (issue)
   r.payload = &payload;
   r.port = uint32_t(port);
-  const Location where = map_.locate(payload.get_address());
+  const auto* ext = payload.get_extension<MemRequestExtension>();
+  // The bank and row of the line: a request starts at its first requested unit.
+  const Location where = map_.locate(payload.get_address() - offset_in_line(ext));
   r.bank = where.bank & (config_.banks - 1);  // equal unless the mapping and dram.banks disagree
   r.row = where.row;
-  const auto* ext = payload.get_extension<MemRequestExtension>();
   r.sectors = std::max<uint32_t>(ext ? popcount32(ext->sector_mask) : (payload.get_data_length() + 31) / 32, 1);
   // A burst moves burst_bytes_ whatever part of it is wanted.
   r.bursts = (r.sectors * 32 + burst_bytes_ - 1) / burst_bytes_;
@@ -242,6 +244,7 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
   sc_core::sc_time delay = cycle_delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   (*ports_[done.port])->nb_transport_bw(*done.payload, phase, delay);
+  if (done.payload->has_mm()) done.payload->release();
 }
 
 uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {

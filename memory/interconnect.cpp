@@ -279,6 +279,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   auto* ext = payload.get_extension<MemRequestExtension>();
   if (!ext) SC_REPORT_FATAL(name(), "request without MemRequestExtension");
   ext->source = uint32_t(port);
+  hold(payload);
   Packet p;
   p.payload = &payload;
   p.dst = map_.slice_of(payload.get_address());
@@ -306,6 +307,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
                                                  sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
   auto* ext = payload.get_extension<MemRequestExtension>();
+  hold(payload);
   Packet p;
   p.payload = &payload;
   p.dst = ext->source;
@@ -385,6 +387,7 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     upstream_bw_[d]->nb_transport_bw(*p.payload, phase, delay);
   }
+  let_go(*p.payload);
 }
 
 void Interconnect::evaluate(uint64_t now) {

@@ -200,6 +200,15 @@ class Interconnect : public engine::ClockedModule, public stats::StatsProvider {
   /// Sends source s's head packet through destination d's output link.
   void grant(Direction& dir, uint32_t d, uint32_t s, bool requests, uint64_t now);
   uint32_t flits(uint32_t bytes) const;
+  /// A payload the crossbar keeps past an nb_transport call is acquired
+  /// (base protocol) and released once passed on; payloads of test
+  /// initiators without a memory manager are only borrowed.
+  static void hold(tlm::tlm_generic_payload& p) {
+    if (p.has_mm()) p.acquire();
+  }
+  static void let_go(tlm::tlm_generic_payload& p) {
+    if (p.has_mm()) p.release();
+  }
 
   platform::InterconnectConfig config_;
   L2AddressMap map_;

@@ -8,7 +8,8 @@ namespace tlmgpu::memory {
 
 L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
-    : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config) {
+    : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config),
+      pool_(config.line_bytes) {
   access_export.bind(*this);
   socket.register_nb_transport_bw(this, &L1Cache::nb_transport_bw);
 }
@@ -16,29 +17,15 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& conf
 L1Cache::~L1Cache() = default;
 
 L1Cache::Transaction& L1Cache::new_transaction() {
-  if (free_.empty()) {
-    transactions_.push_back(std::make_unique<Transaction>());
-    Transaction* tx = transactions_.back().get();
-    tx->ext = new MemRequestExtension;
-    tx->payload.set_extension(tx->ext);  // owned (and freed) by the payload
-    tx->ext->tag = uint32_t(transactions_.size() - 1);
-    free_.push_back(tx);
-  }
-  Transaction* tx = free_.back();
-  free_.pop_back();
   ++outstanding_;
-  return *tx;
+  return pool_.take();  // the cache's reference, released when the answer is applied
 }
 
 void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tlm::tlm_generic_payload& p = tx.payload;
   p.set_command(kind == AccessKind::Store || kind == AccessKind::Atomic ? tlm::TLM_WRITE_COMMAND
                                                                          : tlm::TLM_READ_COMMAND);
-  p.set_address(tx.line);
-  p.set_data_ptr(nullptr);  // timing only: values were computed when the instruction executed
-  p.set_data_length(popcount32(tx.units) * kSectorUnitBytes);
-  p.set_streaming_width(p.get_data_length());
-  p.set_byte_enable_ptr(nullptr);
+  set_sector_span(p, tx.line, tx.units, tx.data.data(), tx.byte_enables.data());
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   tx.ext->kind = kind;
   tx.ext->source = 0;  // the interconnect writes its upstream port here
@@ -54,12 +41,15 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
     outbox_->pending_.push_back({this, &p, delay});
     return;
   }
+  if (p.is_write()) copy_write_data(write_data_, p.get_address(), p);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   socket->nb_transport_fw(p, phase, delay);
 }
 
 void L1RequestOutbox::deliver() {
   for (Request& r : pending_) {
+    // The SMs evaluate in parallel; functional memory is read here, serially.
+    if (r.payload->is_write()) copy_write_data(r.cache->write_data_, r.payload->get_address(), *r.payload);
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     r.cache->socket->nb_transport_fw(*r.payload, phase, r.delay);
   }
@@ -163,10 +153,9 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
-  const auto* ext = payload.get_extension<MemRequestExtension>();
-  if (!ext || ext->tag >= transactions_.size() || &transactions_[ext->tag]->payload != &payload)
-    SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
-  Transaction& tx = *transactions_[ext->tag];
+  Transaction* found = pool_.find(payload);
+  if (!found) SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
+  Transaction& tx = *found;
   const uint64_t now = this->now();
   const uint64_t ready = now + std::max<uint64_t>(period_div_.div(delay.value()), 1);
   // The arrival cycle is known now, so whoever waits is told at once; the
@@ -216,7 +205,7 @@ void L1Cache::apply(Transaction& tx) {
     if (entry && --entry->unapplied == 0) mshrs_.release(*entry);
   }
   --outstanding_;
-  free_.push_back(&tx);
+  tx.payload.release();  // back to pool_ once nobody else holds it
 }
 
 void L1Cache::report_stats(stats::StatReport& out) const {

@@ -13,6 +13,7 @@
 #include "core/gpu_config.h"
 #include "core/stats_provider.h"
 #include "memory/memory_interfaces.h"
+#include "memory/payload_pool.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 
@@ -73,6 +74,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   /// From now on requests wait in `outbox` until its deliver() (the GPU's
   /// commit of the cycle) instead of going down at once.
   void send_through(L1RequestOutbox* outbox) { outbox_ = outbox; }
+  /// Write requests (stores, atomics) carry the bytes of `memory` (nullptr:
+  /// zeros) as of their delivery (docs/ARCHITECTURE.md, "Data in the
+  /// memory system's payloads").
+  void take_write_data_from(GlobalMemoryIf* memory) { write_data_ = memory; }
   /// From now on the cache reads the current cycle from `domain`, which runs
   /// every module that calls the cache (the SMs and the modules below),
   /// instead of dividing SystemC's time on each request and answer.
@@ -98,9 +103,11 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
  private:
 
+  /// A request below the cache, from the cache's memory manager (pool_).
   struct Transaction {
-    tlm::tlm_generic_payload payload;
+    PooledPayload payload;
     MemRequestExtension* ext = nullptr;
+    std::vector<uint8_t> data, byte_enables;
     bool fill = false;       ///< a line fill (else a store ack / atomic / bypass answer)
     uint64_t line = 0;
     uint32_t units = 0;
@@ -149,10 +156,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
   FixedDivisor period_div_;  ///< cycles of a delay annotation
   const engine::ClockDomain* domain_ = nullptr;
   L1RequestOutbox* outbox_ = nullptr;
+  GlobalMemoryIf* write_data_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
-  std::vector<std::unique_ptr<Transaction>> transactions_;
-  std::vector<Transaction*> free_;
+  PayloadPool<Transaction> pool_;
   ArrivalQueue<Transaction*> responses_;  ///< answered, applied at their arrival cycle
   uint64_t next_apply_ = ~uint64_t(0);    ///< arrival cycle of the first of responses_ (UINT64_MAX: none)
   uint32_t outstanding_ = 0;

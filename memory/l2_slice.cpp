@@ -9,7 +9,7 @@ namespace tlmgpu::memory {
 L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
     : ClockedModule(name, kL2Stage, clock_period), config_(config.l2), index_(index),
-      rop_latency_(config.l2_rop_latency), tags_(config.l2),
+      rop_latency_(config.l2_rop_latency), tags_(config.l2), dram_pool_(config.l2.line_bytes),
       atomic_interval_(config.l2_atomic_same_address_interval) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   soc_addresses_ = config.soc_memory == "soc";
@@ -42,6 +42,7 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
   const uint64_t now = this->now();
   // A fixed-latency pipeline keeps the arrival order, so the queue stays in order.
   const uint64_t ready = now + std::max<uint64_t>(cycles_in(delay), 1) + rop_latency_;
+  if (payload.has_mm()) payload.acquire();  // kept until answered (respond)
   requests_.push(ready, 0, &payload);
   if (!blocked_) wake_at(std::max(ready, port_free_));
   phase = tlm::END_REQ;
@@ -56,13 +57,38 @@ void L2Slice::answer(const Mshrs::Entry& entry, const Waiter& w) {
 
 tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
-  if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
-  const auto* ext = payload.get_extension<MemRequestExtension>();
-  if (!ext || ext->tag >= dram_requests_.size() || &dram_requests_[ext->tag]->payload != &payload)
-    SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
-  DramRequest& r = *dram_requests_[ext->tag];
   const uint64_t now = this->now();
-  const uint64_t ready = now + std::max<uint64_t>(cycles_in(delay), 1);
+  if (sc_core::sc_time_stamp() != cycle_delay(now)) {
+    // Between clock edges (a foreign target's thread; the GPU's own channels
+    // answer from the clock's driver): taken at the slice's next run, whose
+    // cycle is the GPU's, not one derived here.
+    late_phases_.push_back({&payload, phase, delay});
+    const uint64_t cycle = cycles_in(sc_core::sc_time_stamp());
+    wake_at(cycle + 1);
+    return tlm::TLM_ACCEPTED;
+  }
+  dram_phase(payload, phase, delay, now);
+  if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase, const sc_core::sc_time& delay,
+                         uint64_t now) {
+  if (phase != tlm::BEGIN_RESP && phase != tlm::END_REQ) return;
+  if (&payload == dram_open_request_) {
+    // END_REQ, or BEGIN_RESP, which ends the request phase too: the next
+    // held request may go (from the slice's process).
+    dram_open_request_ = nullptr;
+    if (!dram_held_.empty()) wake_at(now + 1);
+  }
+  if (phase == tlm::END_REQ) return;
+  DramRequest* found = dram_pool_.find(payload);
+  if (!found) SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
+  dram_answer(*found, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+}
+
+void L2Slice::dram_answer(DramRequest& r, uint64_t ready, uint64_t now) {
   fills_.push(ready, 0, &r);
   if (!r.writeback) {
     // Everyone waiting only for sectors whose arrival is now known is
@@ -82,8 +108,25 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& payload, t
   // The tags change exactly at the arrival cycle (a victim's write-back leaves
   // then), whatever else runs in between.
   wake_at(ready);
-  phase = tlm::END_RESP;
-  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::take_late_dram_phases(uint64_t now) {
+  std::vector<LatePhase> late;
+  late.swap(late_phases_);
+  for (const LatePhase& l : late) {
+    dram_phase(*l.payload, l.phase, l.delay, now);
+    if (l.phase == tlm::BEGIN_RESP) {
+      // It was answered TLM_ACCEPTED: the response phase ends now.
+      tlm::tlm_phase end = tlm::END_RESP;
+      sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+      dram_socket->nb_transport_fw(*l.payload, end, zero);
+    }
+  }
+  while (!dram_open_request_ && !dram_held_.empty()) {
+    const HeldRequest h = dram_held_.front();
+    dram_held_.pop_front();
+    begin_dram_request(*h.request, h.arrive, now);
+  }
 }
 
 void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
@@ -92,6 +135,7 @@ void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
   sc_core::sc_time delay = cycle_delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   requester_bw_->nb_transport_bw(payload, phase, delay);
+  if (payload.has_mm()) payload.release();
 }
 
 void L2Slice::end_of_elaboration() {
@@ -102,37 +146,52 @@ void L2Slice::end_of_elaboration() {
 }
 
 void L2Slice::send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive) {
-  if (free_.empty()) {
-    dram_requests_.push_back(std::make_unique<DramRequest>());
-    DramRequest* r = dram_requests_.back().get();
-    r->ext = new MemRequestExtension;
-    r->payload.set_extension(r->ext);
-    r->ext->tag = uint32_t(dram_requests_.size() - 1);
-    free_.push_back(r);
-  }
-  DramRequest* r = free_.back();
-  free_.pop_back();
+  DramRequest* r = &dram_pool_.take();  // the slice's reference, released when the answer is applied
   ++dram_outstanding_;
   r->writeback = writeback;
   r->line = line;
   r->units = units;
   tlm::tlm_generic_payload& p = r->payload;
   p.set_command(writeback ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  p.set_address(soc_addresses_ ? map_.global_address(index_, line) : dram_address(line));
-  p.set_data_ptr(nullptr);
-  p.set_data_length(popcount32(units) * kSectorUnitBytes);
-  p.set_streaming_width(p.get_data_length());
-  p.set_byte_enable_ptr(nullptr);
+  const uint64_t global = map_.global_address(index_, line);
+  set_sector_span(p, soc_addresses_ ? global : dram_address(line), units, r->data.data(), r->byte_enables.data());
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   r->ext->kind = writeback ? AccessKind::Store : AccessKind::Load;
   r->ext->source = index_;
   r->ext->id = next_dram_id_++;
   r->ext->sector_mask = units;
+  // The slice runs serially (the GPU's clock domain): functional memory is read here.
+  if (writeback) copy_write_data(write_data_, global + offset_in_line(r->ext), p);
   const uint64_t now = this->now();
   r->ext->issue_cycle = now;
+  if (dram_open_request_ || !dram_held_.empty()) {
+    dram_held_.push_back({r, arrive});  // the request exclusion rule
+    return;
+  }
+  begin_dram_request(*r, arrive, now);
+}
+
+void L2Slice::begin_dram_request(DramRequest& r, uint64_t arrive, uint64_t now) {
+  tlm::tlm_generic_payload& p = r.payload;
   sc_core::sc_time delay = cycle_delay(arrive > now ? arrive - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  dram_socket->nb_transport_fw(p, phase, delay);
+  switch (dram_socket->nb_transport_fw(p, phase, delay)) {
+    case tlm::TLM_ACCEPTED:
+      dram_open_request_ = &p;  // END_REQ or BEGIN_RESP comes later
+      break;
+    case tlm::TLM_UPDATED:
+      // END_REQ: the GPU's own channels. BEGIN_RESP: answered at once.
+      if (phase == tlm::BEGIN_RESP) {
+        dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+        phase = tlm::END_RESP;
+        sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+        dram_socket->nb_transport_fw(p, phase, zero);
+      }
+      break;
+    case tlm::TLM_COMPLETED:
+      dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+      break;
+  }
 }
 
 CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
@@ -249,7 +308,7 @@ void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
   const uint64_t line = request.line;
   const uint32_t units = request.units;
   --dram_outstanding_;
-  free_.push_back(&request);
+  request.payload.release();  // back to dram_pool_ once nobody else holds it
   blocked_ = false;  // a blocked head request may fit now
   if (writeback) return;
   CacheLine* way = tags_.find(line);
@@ -267,11 +326,13 @@ void L2Slice::reschedule() {
   // cycle may have been merged into the one that is running now.
   // next_ready() is UINT64_MAX for an empty queue.
   uint64_t next = fills_.next_ready();
+  if (!late_phases_.empty() || (!dram_open_request_ && !dram_held_.empty())) next = std::min(next, now() + 1);
   if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
   if (next != ~uint64_t(0)) wake_at(next);
 }
 
 void L2Slice::evaluate(uint64_t now) {
+  if (!late_phases_.empty() || (!dram_open_request_ && !dram_held_.empty())) take_late_dram_phases(now);
   // Fills first: one arriving now frees its MSHR for a request in this cycle.
   while (fills_.ready(now)) {
     uint64_t ready = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "core/stats_provider.h"
 #include "memory/interconnect.h"
 #include "memory/memory_interfaces.h"
+#include "memory/payload_pool.h"
 #include "memory/sector_tags.h"
 #include "memory/timed_queue.h"
 
@@ -36,6 +38,15 @@ constexpr std::size_t kAtomicAddressesTracked = 1024;
 /// SoC memory port with the global address. A DRAM answer is passed on to
 /// the waiting requesters as soon as it arrives (its cycle is known) and
 /// applied to the tags by the slice's process at its arrival cycle.
+///
+/// Toward DRAM the slice is a base-protocol initiator: a request answered
+/// TLM_ACCEPTED holds the next ones in the slice until its END_REQ (or its
+/// BEGIN_RESP) comes; TLM_UPDATED with END_REQ (the GPU's own channels) or
+/// BEGIN_RESP, and TLM_COMPLETED, are taken too; BEGIN_RESP is answered
+/// TLM_COMPLETED. A phase that arrives between clock edges (a foreign
+/// target answering from its own thread) is answered TLM_ACCEPTED, wakes
+/// the slice and is taken at its next run, at a clock edge (a BEGIN_RESP then
+/// gets its END_RESP).
 class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
  public:
   tlm_utils::simple_target_socket<L2Slice> target_socket{"target_socket"};
@@ -50,9 +61,15 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   /// interleave chunks of the slices sharing the channel alternate.
   uint64_t dram_address(uint64_t local) const;
 
+  /// Nothing of the slice's is below it (requests to DRAM sent or held,
+  /// answers not yet applied).
+  bool dram_idle() const { return dram_outstanding_ == 0; }
   /// Drops every line, dirty ones included (a new device context: timing
   /// only, the data lives in device memory). Call only when nothing is in flight.
   void invalidate_all() { tags_.invalidate_all(); }
+  /// Write-backs to DRAM carry the bytes of `memory` (nullptr: zeros) as of
+  /// the cycle they leave (docs/ARCHITECTURE.md).
+  void take_write_data_from(GlobalMemoryIf* memory) { write_data_ = memory; }
   /// A host-to-device copy wrote the 32-byte units `units` of the line at
   /// slice-local address `local`: they become valid and dirty, most recently
   /// used, as a write would leave them, without any timing (the copy ran
@@ -75,9 +92,11 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   /// address, then applies that address's updates one every
   /// l2.atomic_same_address_interval cycles, then the ALU's latency.
   uint32_t atomic_unit_cycles(const MemRequestExtension& ext, uint64_t data_cycle);
+  /// A request to DRAM, from the slice's memory manager (dram_pool_).
   struct DramRequest {
-    tlm::tlm_generic_payload payload;
+    PooledPayload payload;
     MemRequestExtension* ext = nullptr;
+    std::vector<uint8_t> data, byte_enables;
     bool writeback = false;
     uint64_t line = 0;   ///< slice-local line address
     uint32_t units = 0;
@@ -92,6 +111,15 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   void answer(const Mshrs::Entry& entry, const Waiter& w);
   CacheLine& allocate_line(uint64_t line, uint64_t now);
   void send_to_dram(uint64_t line, uint32_t units, bool writeback, uint64_t arrive);
+  /// BEGIN_REQ of `r` to arrive at `arrive`, and what the return says.
+  void begin_dram_request(DramRequest& r, uint64_t arrive, uint64_t now);
+  /// END_REQ or BEGIN_RESP from below, at a clock edge.
+  void dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase, const sc_core::sc_time& delay,
+                  uint64_t now);
+  /// The answer of `r` reaches the slice at `ready`.
+  void dram_answer(DramRequest& r, uint64_t ready, uint64_t now);
+  /// Phases from below that came between clock edges, then held requests.
+  void take_late_dram_phases(uint64_t now);
   void respond(tlm::tlm_generic_payload& payload, uint64_t ready);
   void end_of_elaboration() override;
   void reschedule();
@@ -104,13 +132,27 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   /// soc.memory = soc: requests below the slice carry the line's global
   /// (SoC) address instead of the channel-local one.
   bool soc_addresses_ = false;
+  GlobalMemoryIf* write_data_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
   ArrivalQueue<tlm::tlm_generic_payload*> requests_;
   ArrivalQueue<DramRequest*> fills_;
-  std::vector<std::unique_ptr<DramRequest>> dram_requests_;
-  std::vector<DramRequest*> free_;
+  PayloadPool<DramRequest> dram_pool_;
   uint32_t dram_outstanding_ = 0;
+  /// A request to DRAM still waiting for its END_REQ (nullptr: none): the
+  /// exclusion rule holds the next ones in dram_held_ (with their arrival cycle).
+  const tlm::tlm_generic_payload* dram_open_request_ = nullptr;
+  struct HeldRequest {
+    DramRequest* request;
+    uint64_t arrive;
+  };
+  std::deque<HeldRequest> dram_held_;
+  struct LatePhase {
+    tlm::tlm_generic_payload* payload;
+    tlm::tlm_phase phase;
+    sc_core::sc_time delay;
+  };
+  std::vector<LatePhase> late_phases_;  ///< arrived between clock edges
   uint64_t port_free_ = 0;   ///< one request accepted per cycle
   bool blocked_ = false;     ///< head request waits for an MSHR
   /// The blocked head when it was refused only because every MSHR entry is

@@ -81,4 +81,10 @@ struct MemRequestExtension : tlm::tlm_extension<MemRequestExtension> {
   }
 };
 
+/// Offset in its line of a request's first byte: a request below the L1s
+/// starts at its first requested 32-byte unit (memory/payload_pool.h).
+inline uint32_t offset_in_line(const MemRequestExtension* ext) {
+  return ext && ext->sector_mask ? uint32_t(__builtin_ctz(ext->sector_mask)) * 32 : 0;
+}
+
 }  // namespace tlmgpu::memory

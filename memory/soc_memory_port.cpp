@@ -29,6 +29,7 @@ tlm::tlm_sync_enum SocMemoryPort::nb_transport_fw(int port, tlm::tlm_generic_pay
   if (!soc_) SC_REPORT_FATAL(name(), "soc.memory = soc, but no SoC memory is connected to the GPU");
   const uint64_t now = this->now();
   Stream& stream = *streams_[uint32_t(port)];
+  if (payload.has_mm()) payload.acquire();  // kept until answered (deliver)
   stream.queue.push_back({&payload, now + std::max<uint64_t>(cycles_in(delay), 1)});
   stream.queued.notify(sc_core::SC_ZERO_TIME);
   ++outstanding_;
@@ -56,12 +57,10 @@ void SocMemoryPort::port_thread(uint32_t port) {
 uint64_t SocMemoryPort::transact(Stream& stream, const Request& request) {
   const tlm::tlm_generic_payload& from_l2 = *request.payload;
   const auto* ext = from_l2.get_extension<MemRequestExtension>();
-  const uint32_t units = ext ? ext->sector_mask : (1u << (line_bytes_ / kSectorUnitBytes)) - 1;
-  // One transaction over the requested sectors' span.
-  const uint32_t first = uint32_t(__builtin_ctz(units));
-  const uint32_t last = 31 - uint32_t(__builtin_clz(units));
-  uint64_t address = from_l2.get_address() + uint64_t(first) * kSectorUnitBytes;
-  uint32_t bytes = (last - first + 1) * kSectorUnitBytes;
+  // One transaction over the requested sectors' span (the slice's payload
+  // spans them already; without an extension, the whole line).
+  uint64_t address = from_l2.get_address();
+  uint32_t bytes = ext ? from_l2.get_data_length() : line_bytes_;
   const bool write = from_l2.is_write();
   if (address >= kCodeWindowBase && !write) {
     ++code_reads_;
@@ -115,6 +114,7 @@ void SocMemoryPort::evaluate(uint64_t now) {
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     a.payload->set_response_status(tlm::TLM_OK_RESPONSE);
     (*ports_[a.port])->nb_transport_bw(*a.payload, phase, delay);
+    if (a.payload->has_mm()) a.payload->release();
     --outstanding_;
   }
   if (!answers_.empty()) wake_at(answers_.next_ready() - 1);

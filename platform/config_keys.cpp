@@ -266,6 +266,9 @@ std::vector<KeySpec> build_key_table() {
   t.push_back(range("host.threads", "", 1, 256, top(&GpuConfig::host_threads),
                     "host threads that evaluate the SMs of a cycle in timing mode (the statistics are the same "
                     "for every value; --threads N)"));
+  t.push_back(flag("host.protocol_checkers", top(&GpuConfig::host_protocol_checkers),
+                   "a TLM-2.0 base-protocol checker on every link of the memory system (L1 to crossbar, crossbar "
+                   "to L2, L2 to DRAM): a broken rule is an error naming the link"));
 
   // LT mode's cost model (docs/LT_MODE.md): fitted against timing mode.
   const auto lt = [](double LtConfig::*member) { return at(&GpuConfig::lt, member); };

@@ -490,6 +490,9 @@ void GpuTop::start(const exec::KernelContext& ctx, const std::vector<sm::Instruc
                regs_per_thread, regs_source, limits);
   // A memory that stages copies keeps one instruction's staging for all SMs.
   parallel_launch_ = !(ctx.global && ctx.global->may_stage());
+  // Write requests carry the bytes of global memory (never staged copies,
+  // which live for one instruction).
+  memory_->take_write_data_from(parallel_launch_ ? ctx.global : nullptr);
 }
 
 TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
@@ -506,6 +509,7 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   // Throws LaunchError when not even one CTA fits.
   occupancy_ = compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
   parallel_launch_ = true;
+  memory_->take_write_data_from(nullptr);  // a trace has no functional memory
   sm::SmLaunch launch;
   launch.source = &source;
   launch.timing = &source.timing();

@@ -100,6 +100,8 @@ TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::Wa
                  {options.watchdog_instructions, options.starvation_cycles});
 }
 
+GpuTop& timing_gpu_top(const GpuConfig& config) { return timing_gpu(config, ""); }
+
 const std::vector<TimingLaunchRecord>& timing_launches() {
   static const std::vector<TimingLaunchRecord> none;
   TimingGpu& g = instance();

@@ -86,6 +86,12 @@ struct TimingLaunchRecord {
   std::vector<Cta> ctas;  ///< by linear CTA id
 };
 
+class GpuTop;
+/// The process-wide GPU for `config`, built now if it was not (the first
+/// launch would build it): a test or an integrator binds to its memory
+/// system (MemorySystem::bind_foreign_channel) before the first launch.
+/// Throws LaunchError when another configuration was already built.
+GpuTop& timing_gpu_top(const GpuConfig& config);
 /// Every launch the process-wide GPU ran, in order.
 const std::vector<TimingLaunchRecord>& timing_launches();
 

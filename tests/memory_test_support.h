@@ -20,6 +20,7 @@
 #include "engine/clock_domain.h"
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
+#include "memory/payload_pool.h"
 #include "memory/timed_queue.h"
 #include "platform/config_keys.h"
 #include "platform/memory_system.h"
@@ -142,16 +143,16 @@ class TestInitiator : public sc_core::sc_module {
       const Send& s = script[i];
       const uint64_t at = s.send_at != kDefault ? s.send_at : s.arrive - 1;
       if (at > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(at - now_cycle(), period()));
-      payloads_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-      tlm::tlm_generic_payload& p = *payloads_.back();
+      payloads_.push_back(std::make_unique<Owned>());
+      tlm::tlm_generic_payload& p = payloads_.back()->payload;
       auto* ext = new MemRequestExtension;
       ext->kind = s.kind;
       ext->id = s.id != kDefault ? s.id : i;
       ext->sector_mask = s.mask;
       p.set_extension(ext);
-      p.set_address(s.addr);
+      // As an L1 or L2 slice sends it: the span of the requested units.
+      tlmgpu::memory::set_sector_span(p, s.addr, s.mask, payloads_.back()->data, payloads_.back()->enables);
       p.set_command(s.kind == AccessKind::Store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-      p.set_data_length(32);
       index_[&p] = i;
       sc_core::sc_time delay = tlmgpu::memory::cycles_delay(s.arrive - now_cycle(), period());
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -163,7 +164,11 @@ class TestInitiator : public sc_core::sc_module {
     return tlm::TLM_COMPLETED;
   }
 
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> payloads_;
+  struct Owned {
+    tlm::tlm_generic_payload payload;
+    uint8_t data[1024] = {}, enables[1024] = {};
+  };
+  std::vector<std::unique_ptr<Owned>> payloads_;
   std::unordered_map<const tlm::tlm_generic_payload*, size_t> index_;
 };
 
@@ -177,6 +182,10 @@ class TestMemory : public sc_core::sc_module {
     uint32_t mask;
     AccessKind kind;
     uint32_t source;
+    uint64_t first_byte = 0;       ///< the payload's address
+    uint32_t length = 0;           ///< its data length
+    std::vector<uint8_t> enables;  ///< its byte enables (empty: none)
+    std::vector<uint8_t> data;     ///< a write's data as it arrived
   };
   std::vector<Seen> seen;
 
@@ -192,7 +201,13 @@ class TestMemory : public sc_core::sc_module {
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time& delay) {
     const uint64_t arrive = now_cycle() + delay.value() / period().value();
     const auto* ext = p.get_extension<MemRequestExtension>();
-    seen.push_back({arrive, p.get_address(), ext->sector_mask, ext->kind, ext->source});
+    // The line: a request starts at its first requested 32-byte unit.
+    seen.push_back({arrive, p.get_address() - tlmgpu::memory::offset_in_line(ext), ext->sector_mask, ext->kind,
+                    ext->source, p.get_address(), p.get_data_length(), {}, {}});
+    if (p.get_byte_enable_ptr())
+      seen.back().enables.assign(p.get_byte_enable_ptr(), p.get_byte_enable_ptr() + p.get_byte_enable_length());
+    if (p.is_write() && p.get_data_ptr())
+      seen.back().data.assign(p.get_data_ptr(), p.get_data_ptr() + p.get_data_length());
     pending_.push(arrive, 0, &p);
     tlmgpu::memory::notify_at_cycle(wake_, arrive, period());
     phase = tlm::END_REQ;

@@ -477,7 +477,7 @@ TEST(ConfigDump, IsIniWithSectionsAndACommentPerKey) {
   // Every key but the host settings, which change no result.
   size_t host_keys = 0;
   for (const auto& k : config_keys()) host_keys += k.key.rfind("host.", 0) == 0;
-  EXPECT_EQ(host_keys, 1u);
+  EXPECT_EQ(host_keys, 2u);
   EXPECT_EQ(assignments, config_keys().size() - host_keys);
 }
 
