@@ -85,10 +85,10 @@ void L2Slice::dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase
   if (phase == tlm::END_REQ) return;
   DramRequest* found = dram_pool_.find(payload);
   if (!found) SC_REPORT_FATAL(name(), "DRAM response for a request this slice did not send");
-  dram_answer(*found, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+  dram_answer(*found, now + std::max<uint64_t>(cycles_in(delay), 1));
 }
 
-void L2Slice::dram_answer(DramRequest& r, uint64_t ready, uint64_t now) {
+void L2Slice::dram_answer(DramRequest& r, uint64_t ready) {
   fills_.push(ready, 0, &r);
   if (!r.writeback) {
     // Everyone waiting only for sectors whose arrival is now known is
@@ -182,14 +182,14 @@ void L2Slice::begin_dram_request(DramRequest& r, uint64_t arrive, uint64_t now) 
     case tlm::TLM_UPDATED:
       // END_REQ: the GPU's own channels. BEGIN_RESP: answered at once.
       if (phase == tlm::BEGIN_RESP) {
-        dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+        dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1));
         phase = tlm::END_RESP;
         sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
         dram_socket->nb_transport_fw(p, phase, zero);
       }
       break;
     case tlm::TLM_COMPLETED:
-      dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1), now);
+      dram_answer(r, now + std::max<uint64_t>(cycles_in(delay), 1));
       break;
   }
 }

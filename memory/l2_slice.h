@@ -117,7 +117,7 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   void dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase& phase, const sc_core::sc_time& delay,
                   uint64_t now);
   /// The answer of `r` reaches the slice at `ready`.
-  void dram_answer(DramRequest& r, uint64_t ready, uint64_t now);
+  void dram_answer(DramRequest& r, uint64_t ready);
   /// Phases from below that came between clock edges, then held requests.
   void take_late_dram_phases(uint64_t now);
   void respond(tlm::tlm_generic_payload& payload, uint64_t ready);
