@@ -50,6 +50,20 @@ TEST(TlmPayloads, WriteDataIsFunctionalMemoryAndZeroOutsideIt) {
   for (uint32_t i = 64; i < 96; ++i) EXPECT_EQ(data[i], 0u) << i;  // unit 3 is not all in the allocation
 }
 
+/// An L1 between a scripted SM and a fixed-latency memory, its write data
+/// taken from `mem`.
+struct L1WithMemoryBelow {
+  L1Cache cache{"l1d", {1024, 2, 128, 32, 1, 4, 2, false}, period()};
+  TestSm sm{"sm"};
+  TestMemory below{"mem", 20};
+  explicit L1WithMemoryBelow(DeviceMemory& mem) {
+    sm.cache.bind(cache.access_export);
+    cache.response_port.bind(sm);
+    cache.socket.bind(below.socket);
+    cache.take_write_data_from(&mem);
+  }
+};
+
 // An L1 store of sectors 1 and 3: one request over bytes [32, 128) of the
 // line with sector 2 disabled, carrying the memory's bytes; a load of
 // sectors 0 and 1: [0, 64) without byte enables and without write data.
@@ -59,13 +73,8 @@ TEST(TlmPayloads, L1RequestsCarrySpanByteEnablesAndStoreData) {
   std::vector<uint8_t> bytes(4096);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 7 + 3);
   mem.copy_to_device(base, bytes.data(), bytes.size());
-  L1Cache cache("l1d", {1024, 2, 128, 32, 1, 4, 2, false}, period());
-  TestSm sm("sm");
-  TestMemory below("mem", 20);
-  sm.cache.bind(cache.access_export);
-  cache.response_port.bind(sm);
-  cache.socket.bind(below.socket);
-  cache.take_write_data_from(&mem);
+  L1WithMemoryBelow bench(mem);
+  auto& [cache, sm, below] = bench;
   const uint64_t line = base + 256;
   sm.script = {{10, line_access(1, AccessKind::Store, line, 0xa)}, {12, line_access(2, AccessKind::Load, line + 128, 0x3)}};
   run_cycles(100);
@@ -92,13 +101,8 @@ TEST(TlmPayloads, OutboxRequestsCarryMemoryAsOfTheirDelivery) {
   DeviceMemory mem;
   const uint64_t base = mem.allocate(256);
   mem.memset(base, 0x11, 256);
-  L1Cache cache("l1d", {1024, 2, 128, 32, 1, 4, 2, false}, period());
-  TestSm sm("sm");
-  TestMemory below("mem", 20);
-  sm.cache.bind(cache.access_export);
-  cache.response_port.bind(sm);
-  cache.socket.bind(below.socket);
-  cache.take_write_data_from(&mem);
+  L1WithMemoryBelow bench(mem);
+  auto& [cache, sm, below] = bench;
   tlmgpu::memory::L1RequestOutbox outbox;
   cache.send_through(&outbox);
   sm.script = {{10, line_access(1, AccessKind::Store, base, 0x1)}};
