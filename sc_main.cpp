@@ -675,7 +675,7 @@ int cmd_exec(const std::vector<std::string>& args) {
   if (vm.count("scheduler")) all_sets.push_back("gpu.scheduler=" + vm["scheduler"].as<std::string>());
   if (vm.count("fetch-scheduler")) all_sets.push_back("sm.fetch_policy=" + vm["fetch-scheduler"].as<std::string>());
   const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : "gtx480";
-  const tlmgpu::platform::GpuConfig config = tlmgpu::platform::resolve_config(preset, files, all_sets);
+  const tlmgpu::core::GpuConfig config = tlmgpu::platform::resolve_config(preset, files, all_sets);
   tlmgpu::schedulers::make_policy(config.scheduler, tlmgpu::schedulers::PolicyContext{});
   if (vm.count("divergence") && !cli::parse_divergence(vm["divergence"].as<std::string>()))
     throw UsageError(allowed_error("divergence", vm["divergence"].as<std::string>(), "ipdom, its"));

@@ -5,10 +5,10 @@
 
 #include "core/int_ops.h"
 
-namespace tlmgpu::memory {
+namespace tlmgpu::core {
 
 /// Set bits of a mask (the executor's count, without the libgcc call).
-using exec::intops::popcount32;
+using intops::popcount32;
 
 /// x / d and x mod d for a divisor fixed when a model is built (an address
 /// map, a clock period, a bank count): a shift and a mask for a power of
@@ -45,4 +45,4 @@ inline uint32_t bit_range(uint32_t first, uint32_t last) {
   return ((2u << last) - 1) & ~((1u << first) - 1);  // 2u << 31 wraps to 0: all bits
 }
 
-}  // namespace tlmgpu::memory
+}  // namespace tlmgpu::core

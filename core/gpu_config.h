@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tlmgpu::platform {
+namespace tlmgpu::core {
 
 /// An execution pipeline: cycles from issue to result, and cycles between two
 /// issues into it (1 = fully pipelined; = latency for divide / sqrt).
@@ -165,4 +165,4 @@ struct GpuConfig {
   LtConfig lt;
 };
 
-}  // namespace tlmgpu::platform
+}  // namespace tlmgpu::core

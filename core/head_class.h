@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-namespace tlmgpu::schedulers {
+namespace tlmgpu::core {
 
 /// Long operations for LFWS (seed 004): global / local / texture loads and stores.
 enum class HeadClass : uint8_t { None, ShortAlu, Sfu, Dp, SharedMem, LongMem, Control, Barrier };
 
-}  // namespace tlmgpu::schedulers
+}  // namespace tlmgpu::core

@@ -11,7 +11,7 @@
 #include <limits>
 #include <type_traits>
 
-namespace tlmgpu::exec::intops {
+namespace tlmgpu::core::intops {
 
 template <typename T>
 using U = std::make_unsigned_t<T>;
@@ -228,4 +228,4 @@ inline uint32_t prmt_mode(uint32_t a, uint32_t b, uint32_t c, int mode) {
   return r;
 }
 
-}  // namespace tlmgpu::exec::intops
+}  // namespace tlmgpu::core::intops

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-namespace tlmgpu::stats {
+namespace tlmgpu::core {
 
 /// name -> value, e.g. {"hits", 1234}, {"avg_queue_depth", 3.5}.
 using StatMap = std::map<std::string, double>;
@@ -89,4 +89,4 @@ inline const char* unit_name(Unit unit) {
   return "?";
 }
 
-}  // namespace tlmgpu::stats
+}  // namespace tlmgpu::core

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace tlmgpu::trace {
+namespace tlmgpu::core {
 
 /// One warp scheduler's issue slots, in the order the scheduler accounts
 /// them: each call covers the `cycles` cycles after the previous call's
@@ -27,4 +27,4 @@ class QueueDepthSink {
   virtual void depth(uint64_t core_cycle, uint32_t requests) = 0;
 };
 
-}  // namespace tlmgpu::trace
+}  // namespace tlmgpu::core

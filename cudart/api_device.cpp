@@ -37,11 +37,11 @@ int check_device(int device) {
 }
 
 /// deviceQuery's "memory clock": the data rate over two (DDR), in kHz.
-int memory_clock_khz(const tlmgpu::platform::GpuConfig& c) { return int(c.dram.clock_mhz * c.dram.data_rate / 2 * 1000); }
-int memory_bus_bits(const tlmgpu::platform::GpuConfig& c) { return int(c.dram.channels * c.dram.bus_bytes * 8); }
-uint64_t l2_bytes(const tlmgpu::platform::GpuConfig& c) { return uint64_t(c.l2.size_bytes) * c.l2_slices; }
+int memory_clock_khz(const tlmgpu::core::GpuConfig& c) { return int(c.dram.clock_mhz * c.dram.data_rate / 2 * 1000); }
+int memory_bus_bits(const tlmgpu::core::GpuConfig& c) { return int(c.dram.channels * c.dram.bus_bytes * 8); }
+uint64_t l2_bytes(const tlmgpu::core::GpuConfig& c) { return uint64_t(c.l2.size_bytes) * c.l2_slices; }
 
-void fill_properties(cudaDeviceProp& p, const tlmgpu::platform::GpuConfig& c) {
+void fill_properties(cudaDeviceProp& p, const tlmgpu::core::GpuConfig& c) {
   std::memset(&p, 0, sizeof(p));
   const DeviceIdentity id = identity_of(c.preset);
   std::strncpy(p.name, id.name, sizeof(p.name) - 1);
@@ -87,7 +87,7 @@ void fill_properties(cudaDeviceProp& p, const tlmgpu::platform::GpuConfig& c) {
   p.memoryPoolsSupported = 1;
 }
 
-int attribute_value(cudaDeviceAttr attr, const tlmgpu::platform::GpuConfig& c) {
+int attribute_value(cudaDeviceAttr attr, const tlmgpu::core::GpuConfig& c) {
   cudaDeviceProp p;
   fill_properties(p, c);
   switch (attr) {

@@ -124,7 +124,7 @@ class CudaRuntime {
   // --- the device ---
   platform::GpuDevice& device();
   const RuntimeOptions& options();
-  const platform::GpuConfig& config() { return options().device.config; }
+  const core::GpuConfig& config() { return options().device.config; }
   /// cudaDeviceReset: a new device; registrations stay, modules reload.
   void reset_device();
   /// The error a fault left: every later call returns it (cudaSuccess when none).

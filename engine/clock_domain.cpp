@@ -78,7 +78,7 @@ void ClockDomain::end_of_elaboration() {
     wakes_.push_back(m->pending_wake_);
     next_ = std::min(next_, m->pending_wake_);
     if (stages_.empty() || stages_.back().number != m->stage())
-      stages_.push_back({kNever, m->stage(), m->slot_, m->slot_, false, false});
+      stages_.push_back({kNever, m->stage(), m->slot_, m->slot_, false, false, nullptr});
     stages_.back().end = m->slot_ + 1;
     stages_.back().next = std::min(stages_.back().next, m->pending_wake_);
     stage_of_.push_back(uint32_t(stages_.size() - 1));
@@ -86,6 +86,9 @@ void ClockDomain::end_of_elaboration() {
     stages_.back().commits |= m->has_commit_;
   }
   ran_.assign(modules_.size(), 0);
+  due_.reserve(modules_.size());
+  elaborated_ = true;
+  apply_executors();
   stage_ticks_.assign(stages_.empty() ? 0 : stages_.back().number + 1, 0);
 }
 
@@ -94,6 +97,40 @@ uint64_t ClockDomain::earliest_wake_except(const ClockedModule* except) const {
   for (size_t i = 0; i < wakes_.size(); ++i)
     if (modules_[i] != except) earliest = std::min(earliest, wakes_[i]);
   return earliest;
+}
+
+uint64_t ClockDomain::earliest_wake_below_stage(uint32_t stage) const {
+  uint64_t earliest = kNever;
+  for (const Stage& st : stages_)
+    if (st.number < stage)
+      for (uint32_t i = st.begin; i < st.end; ++i) earliest = std::min(earliest, wakes_[i]);
+  return earliest;
+}
+
+uint64_t ClockDomain::earliest_wake_of_stage(uint32_t stage) const {
+  for (const Stage& st : stages_)
+    if (st.number == stage) return st.next;
+  return kNever;
+}
+
+void ClockDomain::set_stage_executor(uint32_t stage, StageExecutor* executor) {
+  executors_.emplace_back(stage, executor);
+  if (elaborated_) apply_executors();
+}
+
+void ClockDomain::apply_executors() {
+  for (const auto& [number, executor] : executors_) {
+    Stage* found = nullptr;
+    for (Stage& st : stages_)
+      if (st.number == number) found = &st;
+    if (!found)
+      SC_REPORT_ERROR(name(), ("a stage executor for stage " + std::to_string(number) +
+                               ", which no module on its clock has")
+                                  .c_str());
+    else
+      found->executor = executor;
+  }
+  executors_.clear();
 }
 
 void ClockDomain::notify_external(uint64_t cycle) {
@@ -147,13 +184,31 @@ void ClockDomain::run(uint64_t now) {
     stage_running_ = uint32_t(st - first);
     uint64_t next = kNever;
     uint32_t count = 0;
-    for (uint32_t i = stage.begin; i < stage.end; ++i) {
-      if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
-        wakes[i] = kNever;
-        ran[count++] = i;
-        modules[i]->evaluate(now);
+    if (stage.executor) {
+      // The due modules first, then the executor evaluates them; their
+      // wake-ups are read back once it has returned.
+      due_.clear();
+      for (uint32_t i = stage.begin; i < stage.end; ++i)
+        if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
+          wakes[i] = kNever;
+          ran[count++] = i;
+          due_.push_back(modules[i]);
+        }
+      if (count != 0) {
+        executor_running_ = true;
+        stage.executor->evaluate_stage(due_.data(), count, now);
+        executor_running_ = false;
       }
-      next = std::min(next, wakes[i]);
+      for (uint32_t i = stage.begin; i < stage.end; ++i) next = std::min(next, wakes[i]);
+    } else {
+      for (uint32_t i = stage.begin; i < stage.end; ++i) {
+        if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
+          wakes[i] = kNever;
+          ran[count++] = i;
+          modules[i]->evaluate(now);
+        }
+        next = std::min(next, wakes[i]);
+      }
     }
     if (count != 0) {
       ran_any = true;

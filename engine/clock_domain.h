@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -21,6 +22,18 @@ namespace tlmgpu::engine {
 using ClockPort = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ONE_OR_MORE_BOUND>;
 
 class ClockDomain;
+class ClockedModule;
+
+/// Evaluates the due modules of one stage in place of the domain's loop:
+/// on several host threads, say. The domain then commits them in its order.
+/// While it runs, a module may ask for a wake-up of its own only (other
+/// modules' are not safe to touch from another thread).
+class StageExecutor {
+ public:
+  virtual ~StageExecutor() = default;
+  /// Evaluates each of `modules[0..count)` (in the domain's order) once at `cycle`.
+  virtual void evaluate_stage(ClockedModule* const* modules, uint32_t count, uint64_t cycle) = 0;
+};
 
 class ClockedModule : public sc_core::sc_module {
  public:
@@ -81,7 +94,7 @@ class ClockedModule : public sc_core::sc_module {
   bool has_commit_ = false;
   uint64_t pending_wake_ = kNever;  // asked for before a domain took the module
   sc_core::sc_time period_;
-  memory::FixedDivisor period_div_;  // (core/bit_ops.h)
+  core::FixedDivisor period_div_;  // (core/bit_ops.h)
   sc_core::sc_time delays_[kCachedDelays];
 };
 
@@ -109,6 +122,15 @@ class ClockDomain : public sc_core::sc_module {
   const std::vector<ClockedModule*>& modules() const { return modules_; }
   /// The earliest cycle any module but `except` asked for.
   uint64_t earliest_wake_except(const ClockedModule* except) const;
+  /// The earliest cycle a module of a stage below `stage` asked for.
+  uint64_t earliest_wake_below_stage(uint32_t stage) const;
+  /// The earliest cycle a module of `stage` asked for (kNever: none, or no
+  /// such stage). Inside the domain's process, final for the stages run.
+  uint64_t earliest_wake_of_stage(uint32_t stage) const;
+  /// `executor` evaluates the due modules of `stage` (nullptr: the domain
+  /// does, one after another); given before the end of elaboration, from
+  /// then on. A stage no module of the domain has is an error.
+  void set_stage_executor(uint32_t stage, StageExecutor* executor);
   /// Cycles it ran (woke up at their edge and looked for due modules).
   uint64_t cycles_run() const { return cycles_run_; }
   /// Host time-stamp ticks spent evaluating and committing each stage
@@ -123,6 +145,7 @@ class ClockDomain : public sc_core::sc_module {
     uint32_t number, begin, end;
     bool follows;  // has a module that runs after any earlier stage ran
     bool commits;  // has a module with a commit()
+    StageExecutor* executor;  // evaluates its due modules (nullptr: the domain's loop)
   };
 
   void end_of_elaboration() override;
@@ -131,20 +154,25 @@ class ClockDomain : public sc_core::sc_module {
   /// A module asks for an earlier cycle than it has (ClockedModule::wake_at).
   inline void lower_wake(uint32_t slot, uint64_t cycle);
   void notify_external(uint64_t cycle);
+  void apply_executors();
 
   sc_core::sc_time period_;
-  memory::FixedDivisor period_div_;  // (core/bit_ops.h)
+  core::FixedDivisor period_div_;  // (core/bit_ops.h)
   std::vector<ClockedModule*> modules_;
   std::vector<uint64_t> wakes_;  // by slot: the cycle each module runs at next
   std::vector<uint32_t> stage_of_;  // by slot: its index in stages_
   std::vector<Stage> stages_;
   std::vector<uint32_t> ran_;    // the slots evaluated in the stage being run
+  std::vector<ClockedModule*> due_;  // a stage with an executor: its due modules
+  std::vector<std::pair<uint32_t, StageExecutor*>> executors_;  // set before the end of elaboration
+  bool elaborated_ = false;
   uint64_t now_ = 0;
   uint64_t last_run_ = kNever;   // the last cycle run
   uint64_t next_ = kNever;       // earliest wake-up of any module
   uint64_t armed_ = 0;           // the cycle the process sleeps until (0: it will look anyway)
   uint32_t stage_running_ = 0;   // while running: the index of the stage being evaluated or committed
   bool in_run_ = false;
+  bool executor_running_ = false;  // a stage's executor evaluates (maybe on other threads)
   bool timed_ = false;           // on an sc_clock of period_: sleep by time
   bool profile_ = false;
   uint64_t cycles_run_ = 0;
@@ -172,6 +200,9 @@ inline void ClockDomain::lower_wake(uint32_t slot, uint64_t cycle) {
     if (cycle <= now_) cycle = stage_of_[slot] > stage_running_ ? now_ : now_ + 1;
     if (cycle >= wakes_[slot]) return;
     wakes_[slot] = cycle;
+    // Under an executor the module's own slot only: the domain takes the
+    // stage's earliest wake-up from the slots once the executor returns.
+    if (executor_running_ && stage_of_[slot] == stage_running_) return;
     Stage& stage = stages_[stage_of_[slot]];
     if (cycle < stage.next) stage.next = cycle;
     return;

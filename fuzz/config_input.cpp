@@ -16,7 +16,7 @@ void config_input(const uint8_t* data, size_t size) {
     ini = text.substr(0, split + 1);
     assignments = text.substr(split + 4);
   }
-  platform::GpuConfig config = platform::preset_config("gtx480");
+  core::GpuConfig config = platform::preset_config("gtx480");
   try {
     platform::load_config_text(config, ini, "fuzz.ini");
     std::istringstream lines(assignments);
@@ -27,7 +27,7 @@ void config_input(const uint8_t* data, size_t size) {
   }
   // What --dump-config prints must load back to the same configuration.
   const std::string dumped = platform::dump_config(config);
-  platform::GpuConfig reloaded = platform::preset_config(config.preset.empty() ? "gtx480" : config.preset);
+  core::GpuConfig reloaded = platform::preset_config(config.preset.empty() ? "gtx480" : config.preset);
   try {
     platform::load_config_text(reloaded, dumped, "dumped.ini");
     platform::validate_config(reloaded);

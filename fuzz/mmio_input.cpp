@@ -56,8 +56,8 @@ class InputReader {
   size_t pos_ = 0;
 };
 
-platform::GpuConfig small_gpu() {
-  platform::GpuConfig c = platform::preset_config("gtx480");
+core::GpuConfig small_gpu() {
+  core::GpuConfig c = platform::preset_config("gtx480");
   c.num_sms = 2;
   return c;
 }

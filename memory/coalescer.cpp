@@ -28,7 +28,7 @@ struct Geometry {
   uint64_t line_of(uint64_t addr) const { return addr & line_mask; }
   /// Sectors of `line` that bytes [lo, hi] (inside the line) touch.
   uint32_t sectors(uint64_t line, uint64_t lo, uint64_t hi) const {
-    return bit_range(uint32_t((lo - line) >> sector_shift), uint32_t((hi - line) >> sector_shift));
+    return core::bit_range(uint32_t((lo - line) >> sector_shift), uint32_t((hi - line) >> sector_shift));
   }
 };
 
@@ -64,7 +64,7 @@ bool single_line(const MemAccess& access, uint32_t bytes, const Geometry& g, uin
     const uint64_t hi = lo + bytes - 1;
     offsets |= lo | hi;
     // Masked so an out-of-line lane cannot shift by 32 or more; its result is dropped.
-    m |= bit_range(uint32_t(lo & in_line) >> g.sector_shift, uint32_t(hi & in_line) >> g.sector_shift);
+    m |= core::bit_range(uint32_t(lo & in_line) >> g.sector_shift, uint32_t(hi & in_line) >> g.sector_shift);
   }
   mask = m;
   return offsets < g.line_bytes;
@@ -155,7 +155,7 @@ CoalescerResult coalesce_segments(const MemAccess& access, uint32_t line_bytes, 
   }
   CoalescerResult result;
   result.lines = uint32_t(out.size());
-  for (const LineAccess& l : out) result.sectors += popcount32(l.sector_mask);
+  for (const LineAccess& l : out) result.sectors += core::popcount32(l.sector_mask);
   return result;
 }
 
@@ -218,7 +218,7 @@ CoalescerResult coalesce(const MemAccess& access, uint32_t line_bytes, uint32_t 
     }
   }
   result.lines = uint32_t(out.size());
-  for (const LineAccess& l : out) result.sectors += popcount32(l.sector_mask);
+  for (const LineAccess& l : out) result.sectors += core::popcount32(l.sector_mask);
   return result;
 }
 

@@ -9,7 +9,7 @@ namespace tlmgpu::memory {
 
 namespace {
 uint64_t at_least_zero(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-uint32_t popcount64(uint64_t m) { return popcount32(uint32_t(m)) + popcount32(uint32_t(m >> 32)); }
+uint32_t popcount64(uint64_t m) { return core::popcount32(uint32_t(m)) + core::popcount32(uint32_t(m >> 32)); }
 }  // namespace
 
 DramClockCrossing::DramClockCrossing(double core_mhz, double dram_mhz) {
@@ -19,11 +19,11 @@ DramClockCrossing::DramClockCrossing(double core_mhz, double dram_mhz) {
   const uint64_t g = std::gcd(core_, dram_);
   core_ /= g;
   dram_ /= g;
-  core_div_ = FixedDivisor(core_);
-  dram_div_ = FixedDivisor(dram_);
+  core_div_ = core::FixedDivisor(core_);
+  dram_div_ = core::FixedDivisor(dram_);
 }
 
-DramChannel::DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, double core_clock_mhz,
+DramChannel::DramChannel(sc_core::sc_module_name name, const core::DramConfig& config, double core_clock_mhz,
                          const sc_core::sc_time& clock_period, uint32_t ports)
     : ClockedModule(name, kDramStage, clock_period), config_(config), clocks_(core_clock_mhz, config.clock_mhz),
       clock_period_(clock_period) {
@@ -78,7 +78,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   const Location where = map_.locate(payload.get_address() - offset_in_line(ext));
   r.bank = where.bank & (config_.banks - 1);  // equal unless the mapping and dram.banks disagree
   r.row = where.row;
-  r.sectors = std::max<uint32_t>(ext ? popcount32(ext->sector_mask) : (payload.get_data_length() + 31) / 32, 1);
+  r.sectors = std::max<uint32_t>(ext ? core::popcount32(ext->sector_mask) : (payload.get_data_length() + 31) / 32, 1);
   // A burst moves burst_bytes_ whatever part of it is wanted.
   r.bursts = (r.sectors * 32 + burst_bytes_ - 1) / burst_bytes_;
   r.write = payload.is_write();
@@ -309,31 +309,31 @@ void DramChannel::evaluate(uint64_t now) {
   if (next != kNever) wake_at(core_at_or_after(next));
 }
 
-void DramChannel::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void DramChannel::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("row_hits", row_hits_, Unit::Count, "column commands to a row already open in their bank");
   out.add("row_misses", row_misses_, Unit::Count, "requests that had to open their row (activate, after a precharge if another was open)");
-  out.add("row_hit_rate", stats::StatReport::ratio(row_hits_, row_hits_ + row_misses_), Unit::Ratio,
+  out.add("row_hit_rate", core::StatReport::ratio(row_hits_, row_hits_ + row_misses_), Unit::Ratio,
           "row_hits / (row_hits + row_misses)");
   out.add("reads", reads_, Unit::Count, "read requests served (each one or more bursts)");
   out.add("writes", writes_, Unit::Count, "write requests served (L2 write-backs)");
   out.add("activates", activates_, Unit::Count, "ACT commands");
   out.add("precharges", precharges_, Unit::Count, "PRE commands");
-  out.add("avg_queue_depth", stats::StatReport::ratio(queue_area_, queue_cycles_), Unit::Average,
+  out.add("avg_queue_depth", core::StatReport::ratio(queue_area_, queue_cycles_), Unit::Average,
           "requests waiting in the scheduler queue, averaged over the DRAM cycles it was not empty");
-  out.add("bank_parallelism", stats::StatReport::ratio(bank_busy_cycles_, any_busy_cycles_), Unit::Average,
+  out.add("bank_parallelism", core::StatReport::ratio(bank_busy_cycles_, any_busy_cycles_), Unit::Average,
           "banks busy at once, averaged over the DRAM cycles at least one was");
   out.add("busy_cycles", any_busy_cycles_, Unit::DramCycles, "DRAM cycles with at least one bank busy");
   out.add("bus_busy_cycles", bus_busy_cycles_, Unit::DramCycles, "DRAM cycles the data bus carried a burst");
   const uint64_t served = reads_ + writes_;
-  out.add("avg_latency", stats::StatReport::ratio(latency_sum_, served), Unit::Average,
+  out.add("avg_latency", core::StatReport::ratio(latency_sum_, served), Unit::Average,
           "core cycles from a request's arrival at the channel to its data, averaged over reads and writes");
   out.add("bytes_moved", bytes_moved_, Unit::Bytes, "bytes the data bus carried (whole bursts)");
   out.add("bytes_requested", bytes_requested_, Unit::Bytes, "bytes the requests asked for (their sectors)");
   // Over the whole run so far: the DRAM cycles up to now.
   const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(now(), epoch_));
   out.add("dram_cycles", cycles, Unit::DramCycles, "DRAM command-clock cycles of the run so far");
-  out.add("bus_utilization", stats::StatReport::ratio(bus_busy_cycles_, cycles), Unit::Ratio,
+  out.add("bus_utilization", core::StatReport::ratio(bus_busy_cycles_, cycles), Unit::Ratio,
           "bus_busy_cycles / dram_cycles");
   // bytes / (cycles / (MHz * 1e6)) / 1e9
   out.add("bandwidth_gbps", cycles ? double(bytes_moved_) * config_.clock_mhz / double(cycles) / 1000.0 : 0.0,

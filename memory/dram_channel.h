@@ -38,7 +38,7 @@ class DramClockCrossing {
 
  private:
   uint64_t core_ = 1, dram_ = 1;  ///< the ratio's terms
-  FixedDivisor core_div_, dram_div_;
+  core::FixedDivisor core_div_, dram_div_;
 };
 
 /// Requests arrive on `port(i)` (one per L2 slice sharing the channel) as
@@ -47,13 +47,13 @@ class DramClockCrossing {
 /// last data beat leaves the bus. Commands are timed in DRAM command-clock
 /// cycles; the channel is woken in core cycles and then runs every DRAM cycle
 /// up to the current core cycle's time (docs/MEMORY.md).
-class DramChannel : public engine::ClockedModule, public stats::StatsProvider {
+class DramChannel : public engine::ClockedModule, public core::StatsProvider {
  public:
   using TargetSocket = tlm_utils::simple_target_socket_tagged<DramChannel>;
   using Location = DramAddressMap::Location;
 
   /// `core_clock_mhz` is the clock of `clock_period`'s cycles (the GPU's).
-  DramChannel(sc_core::sc_module_name name, const platform::DramConfig& config, double core_clock_mhz,
+  DramChannel(sc_core::sc_module_name name, const core::DramConfig& config, double core_clock_mhz,
               const sc_core::sc_time& clock_period, uint32_t ports = 1);
   ~DramChannel() override;
 
@@ -71,9 +71,9 @@ class DramChannel : public engine::ClockedModule, public stats::StatsProvider {
   /// VCD: the scheduler queue depth, updated when the channel runs.
   void trace(sc_core::sc_trace_file* tf) { sc_core::sc_trace(tf, traced_depth_, std::string(name()) + ".queue_depth"); }
   /// A timeline's listener for the queue depth, told before each change and each time the channel runs (nullptr: none).
-  void set_depth_sink(trace::QueueDepthSink* sink) { depth_sink_ = sink; }
+  void set_depth_sink(core::QueueDepthSink* sink) { depth_sink_ = sink; }
 
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   /// A new device context: every row closed (precharge all) and the DRAM
   /// clock restarted in phase with the core's next cycle, as on a freshly
   /// built GPU, so results do not depend on when the device starts. Call only
@@ -105,7 +105,7 @@ class DramChannel : public engine::ClockedModule, public stats::StatsProvider {
     uint32_t next = kNone;
   };
   uint32_t traced_depth_ = 0;
-  trace::QueueDepthSink* depth_sink_ = nullptr;
+  core::QueueDepthSink* depth_sink_ = nullptr;
   /// Every "ready" field is the first DRAM cycle the constraint allows.
   struct Bank {
     bool open = false;
@@ -142,7 +142,7 @@ class DramChannel : public engine::ClockedModule, public stats::StatsProvider {
   uint64_t dram_at_or_before(uint64_t core) const { return clocks_.dram_at_or_before(core - epoch_); }
   uint64_t core_at_or_after(uint64_t dram) const { return clocks_.core_at_or_after(dram) + epoch_; }
 
-  platform::DramConfig config_;
+  core::DramConfig config_;
   DramAddressMap map_;
   DramClockCrossing clocks_;
   uint32_t burst_cycles_ = 1, burst_bytes_ = 32, group_mask_ = 0;

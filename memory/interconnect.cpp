@@ -14,13 +14,13 @@ constexpr uint32_t kHeaderBytes = 8;
 }  // namespace
 
 uint32_t Interconnect::request_bytes(AccessKind kind, uint32_t units) {
-  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + popcount32(units) * 32;
+  if (kind == AccessKind::Store || kind == AccessKind::Atomic) return kHeaderBytes + core::popcount32(units) * 32;
   return kHeaderBytes;
 }
 
 uint32_t Interconnect::response_bytes(AccessKind kind, uint32_t units) {
   if (kind == AccessKind::Store) return kHeaderBytes;
-  return std::max<uint32_t>(popcount32(units) * 32, kHeaderBytes);
+  return std::max<uint32_t>(core::popcount32(units) * 32, kHeaderBytes);
 }
 
 namespace {
@@ -229,7 +229,7 @@ uint32_t Interconnect::Direction::next_source(uint32_t dst, uint32_t from, uint3
   return next_bit(&nonempty[size_t(dst) * words], from, to);
 }
 
-Interconnect::Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config,
+Interconnect::Interconnect(sc_core::sc_module_name name, const core::InterconnectConfig& config,
                            uint32_t upstream_ports, uint32_t downstream_ports, uint32_t interleave_bytes,
                            const sc_core::sc_time& clock_period)
     : ClockedModule(name, kCrossbarStage, clock_period), config_(config) {
@@ -237,7 +237,7 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const platform::Interco
   init(upstream_ports, downstream_ports);
 }
 
-Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config,
+Interconnect::Interconnect(sc_core::sc_module_name name, const core::GpuConfig& config,
                            const sc_core::sc_time& clock_period)
     : ClockedModule(name, kCrossbarStage, clock_period), config_(config.icnt) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
@@ -247,7 +247,7 @@ Interconnect::Interconnect(sc_core::sc_module_name name, const platform::GpuConf
 Interconnect::~Interconnect() = default;
 
 void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
-  bytes_per_cycle_ = FixedDivisor(config_.bytes_per_cycle);
+  bytes_per_cycle_ = core::FixedDivisor(config_.bytes_per_cycle);
   for (uint32_t p = 0; p < upstream_ports; ++p) {
     upstream_.push_back(std::make_unique<TargetSocket>(("up" + std::to_string(p)).c_str()));
     upstream_.back()->register_nb_transport_fw(this, &Interconnect::nb_transport_fw, int(p));
@@ -403,8 +403,8 @@ void Interconnect::reset_arbitration() {
   for (Direction* dir : {&request_dir_, &response_dir_}) dir->last_src.assign(dir->dsts, dir->srcs - 1);
 }
 
-void Interconnect::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void Interconnect::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("stalls", request_dir_.stall_cycles + response_dir_.stall_cycles, Unit::Cycles,
           "request_stalls + response_stalls");
   out.add("request_stalls", request_dir_.stall_cycles, Unit::Cycles,

@@ -31,7 +31,7 @@ class L2AddressMap {
       : slices_(std::max<uint32_t>(slices, 1)), interleave_(std::max<uint32_t>(interleave_bytes, 1)) {}
   uint32_t slices() const { return uint32_t(slices_.divisor()); }
   uint32_t interleave_bytes() const { return uint32_t(interleave_.divisor()); }
-  const FixedDivisor& interleave() const { return interleave_; }
+  const core::FixedDivisor& interleave() const { return interleave_; }
 
   uint32_t slice_of(uint64_t addr) const {
     const uint64_t chunk = interleave_.div(addr);
@@ -50,7 +50,7 @@ class L2AddressMap {
   }
 
  private:
-  FixedDivisor slices_, interleave_;
+  core::FixedDivisor slices_, interleave_;
 };
 
 /// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I), then one per
@@ -60,15 +60,15 @@ class L2AddressMap {
 /// contention as waiting for the links); responses come back from the slices
 /// as BEGIN_RESP and are routed by MemRequestExtension::source, which the
 /// crossbar sets to the upstream port.
-class Interconnect : public engine::ClockedModule, public stats::StatsProvider {
+class Interconnect : public engine::ClockedModule, public core::StatsProvider {
  public:
   using TargetSocket = tlm_utils::simple_target_socket_tagged<Interconnect>;
   using InitiatorSocket = tlm_utils::simple_initiator_socket_tagged<Interconnect>;
 
-  Interconnect(sc_core::sc_module_name name, const platform::InterconnectConfig& config, uint32_t upstream_ports,
+  Interconnect(sc_core::sc_module_name name, const core::InterconnectConfig& config, uint32_t upstream_ports,
                uint32_t downstream_ports, uint32_t interleave_bytes, const sc_core::sc_time& clock_period);
   /// 2 * num_sms upstream ports, l2_slices downstream ports.
-  Interconnect(sc_core::sc_module_name name, const platform::GpuConfig& config, const sc_core::sc_time& clock_period);
+  Interconnect(sc_core::sc_module_name name, const core::GpuConfig& config, const sc_core::sc_time& clock_period);
   ~Interconnect() override;
 
   TargetSocket& upstream(uint32_t port) { return *upstream_[port]; }
@@ -90,7 +90,7 @@ class Interconnect : public engine::ClockedModule, public stats::StatsProvider {
   /// is a model error (SC_REPORT_ERROR, which throws).
   void expect_in_order(uint32_t port) { in_order_.at(port).expected = true; }
 
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   /// A new device context (nothing in flight): round-robin arbitration
   /// starts again as in a freshly built crossbar.
   void reset_arbitration();
@@ -210,9 +210,9 @@ class Interconnect : public engine::ClockedModule, public stats::StatsProvider {
     if (p.has_mm()) p.release();
   }
 
-  platform::InterconnectConfig config_;
+  core::InterconnectConfig config_;
   L2AddressMap map_;
-  FixedDivisor bytes_per_cycle_;
+  core::FixedDivisor bytes_per_cycle_;
   std::vector<std::unique_ptr<TargetSocket>> upstream_;
   /// Each upstream socket's bound backward interface (the L1's), once bound.
   std::vector<tlm::tlm_bw_transport_if<>*> upstream_bw_;

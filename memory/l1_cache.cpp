@@ -6,7 +6,7 @@
 
 namespace tlmgpu::memory {
 
-L1Cache::L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config,
+L1Cache::L1Cache(sc_core::sc_module_name name, const core::CacheConfig& config,
                  const sc_core::sc_time& clock_period)
     : sc_module(name), config_(config), period_(clock_period), period_div_(clock_period.value()), tags_(config),
       pool_(config.line_bytes) {
@@ -208,8 +208,8 @@ void L1Cache::apply(Transaction& tx) {
   tx.payload.release();  // back to pool_ once nobody else holds it
 }
 
-void L1Cache::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void L1Cache::report_stats(core::StatReport& out) const {
+  using core::Unit;
   // Fills that arrived by now count even if no access has looked since.
   const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
   out.add("accesses", accesses_, Unit::Count, "line accesses the cache took (coalesced transactions)");

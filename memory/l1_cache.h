@@ -50,18 +50,18 @@ class L1RequestOutbox {
 /// annotated with its arrival cycle, and is answered TLM_COMPLETED). The cache
 /// has no process: fills are applied when the next access (or the statistics)
 /// looks at a cycle at or after their arrival. See docs/MEMORY.md.
-class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::StatsProvider {
+class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::StatsProvider {
  public:
   ClockPort clk{"clk"};  ///< the GPU's core clock (ClockPort)
   sc_core::sc_export<CacheAccessIf> access_export{"access"};
   sc_core::sc_port<CacheResponseIf> response_port{"response"};
   tlm_utils::simple_initiator_socket<L1Cache> socket{"socket"};
 
-  L1Cache(sc_core::sc_module_name name, const platform::CacheConfig& config, const sc_core::sc_time& clock_period);
+  L1Cache(sc_core::sc_module_name name, const core::CacheConfig& config, const sc_core::sc_time& clock_period);
   ~L1Cache() override;
 
   bool try_access(const LineAccess& access, uint64_t cycle) override;
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   /// Drops every line (between kernels, as GPUs do with the non-coherent L1).
   /// Call only when nothing is in flight.
   void invalidate_all() {
@@ -151,9 +151,9 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public stats::S
 
   uint64_t now() const { return domain_ ? domain_->now() : current_cycle(period_); }
 
-  platform::CacheConfig config_;
+  core::CacheConfig config_;
   sc_core::sc_time period_;
-  FixedDivisor period_div_;  ///< cycles of a delay annotation
+  core::FixedDivisor period_div_;  ///< cycles of a delay annotation
   const engine::ClockDomain* domain_ = nullptr;
   L1RequestOutbox* outbox_ = nullptr;
   GlobalMemoryIf* write_data_ = nullptr;

@@ -6,7 +6,7 @@
 
 namespace tlmgpu::memory {
 
-L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config,
+L2Slice::L2Slice(sc_core::sc_module_name name, const core::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
     : ClockedModule(name, kL2Stage, clock_period), config_(config.l2), index_(index),
       rop_latency_(config.l2_rop_latency), tags_(config.l2), dram_pool_(config.l2.line_bytes),
@@ -31,7 +31,7 @@ L2Slice::L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config
 L2Slice::~L2Slice() = default;
 
 uint64_t L2Slice::dram_address(uint64_t local) const {
-  const FixedDivisor& interleave = map_.interleave();
+  const core::FixedDivisor& interleave = map_.interleave();
   return (interleave.div(local) * slices_per_channel_ + index_in_channel_) * interleave.divisor() +
          interleave.mod(local);
 }
@@ -200,7 +200,7 @@ CacheLine& L2Slice::allocate_line(uint64_t line, uint64_t now) {
     ++evictions_;
     if (way.dirty) {
       ++writebacks_;
-      writeback_sectors_ += popcount32(way.dirty);
+      writeback_sectors_ += core::popcount32(way.dirty);
       send_to_dram(way.line, way.dirty, true, now + 1);
     }
   }
@@ -223,7 +223,7 @@ bool L2Slice::handle_request(tlm::tlm_generic_payload& payload, uint64_t now) {
     way->dirty |= units;
     ++accesses_;
     ++writes_;
-    written_sectors_ += popcount32(units);
+    written_sectors_ += core::popcount32(units);
     respond(payload, now + config_.hit_latency);
     return true;
   }
@@ -298,7 +298,7 @@ void L2Slice::fill_from_host_copy(uint64_t local, uint32_t units) {
   tags_.touch(*way);
   way->valid |= units;
   way->dirty |= units;
-  host_copy_fills_ += popcount32(units);
+  host_copy_fills_ += core::popcount32(units);
 }
 
 void L2Slice::apply_fill(DramRequest& request, uint64_t now) {
@@ -360,8 +360,8 @@ void L2Slice::evaluate(uint64_t now) {
   reschedule();
 }
 
-void L2Slice::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void L2Slice::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("accesses", accesses_, Unit::Count, "requests the slice looked up (loads, stores, atomics)");
   out.add("hits", hits_, Unit::Count, "accesses whose sectors were all valid in the slice");
   out.add("misses", misses_, Unit::Count, "accesses that sent a read to DRAM");

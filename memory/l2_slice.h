@@ -47,13 +47,13 @@ constexpr std::size_t kAtomicAddressesTracked = 1024;
 /// target answering from its own thread) is answered TLM_ACCEPTED, wakes
 /// the slice and is taken at its next run, at a clock edge (a BEGIN_RESP then
 /// gets its END_RESP).
-class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
+class L2Slice : public engine::ClockedModule, public core::StatsProvider {
  public:
   tlm_utils::simple_target_socket<L2Slice> target_socket{"target_socket"};
   tlm_utils::simple_initiator_socket<L2Slice> dram_socket{"dram_socket"};
 
   /// Slice `index` of config.l2_slices; its channel is index * channels / slices.
-  L2Slice(sc_core::sc_module_name name, const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
+  L2Slice(sc_core::sc_module_name name, const core::GpuConfig& config, const sc_core::sc_time& clock_period,
           uint32_t index);
   ~L2Slice() override;
 
@@ -75,7 +75,7 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   /// used, as a write would leave them, without any timing (the copy ran
   /// before the kernel). Call only when nothing is in flight.
   void fill_from_host_copy(uint64_t local, uint32_t units);
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   /// One cycle: the fills due, then at most one request.
   void evaluate(uint64_t now) override;
 
@@ -124,7 +124,7 @@ class L2Slice : public engine::ClockedModule, public stats::StatsProvider {
   void end_of_elaboration() override;
   void reschedule();
 
-  platform::CacheConfig config_;
+  core::CacheConfig config_;
   uint32_t index_;
   uint64_t rop_latency_;
   L2AddressMap map_;

@@ -34,7 +34,7 @@ struct CacheLine {
 
 class SectorTags {
  public:
-  explicit SectorTags(const platform::CacheConfig& config)
+  explicit SectorTags(const core::CacheConfig& config)
       : ways_(config.ways), line_bytes_(config.line_bytes) {
     const uint32_t units = config.line_bytes / kSectorUnitBytes;
     line_mask_ = units >= 32 ? 0xffffffffu : (1u << units) - 1;

@@ -120,15 +120,15 @@ void SocMemoryPort::evaluate(uint64_t now) {
   if (!answers_.empty()) wake_at(answers_.next_ready() - 1);
 }
 
-void SocMemoryPort::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void SocMemoryPort::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("reads", reads_, Unit::Count, "reads sent to the SoC's memory");
   out.add("writes", writes_, Unit::Count, "writes sent to the SoC's memory");
   out.add("bytes", bytes_, Unit::Bytes, "bytes read and written");
   out.add("error_responses", errors_, Unit::Count, "transactions the SoC answered with an error response");
   out.add("code_reads", code_reads_, Unit::Count, "instruction fetches answered by the port itself (no SoC access)");
   const uint64_t done = reads_ + writes_;
-  out.add("avg_latency", stats::StatReport::ratio(latency_sum_, done), Unit::Average,
+  out.add("avg_latency", core::StatReport::ratio(latency_sum_, done), Unit::Average,
           "core cycles from sending a transaction to its answer, averaged");
   out.add("max_latency", latency_max_, Unit::Cycles, "the longest of those latencies");
 }

@@ -43,7 +43,7 @@ class SocMemoryIf {
 /// partition's traffic, one that only annotates its latency does not. The
 /// answers reach the slices from the port's evaluation, in (cycle, port,
 /// request) order, so results do not depend on SystemC's process order.
-class SocMemoryPort : public engine::ClockedModule, public stats::StatsProvider {
+class SocMemoryPort : public engine::ClockedModule, public core::StatsProvider {
  public:
   using TargetSocket = tlm_utils::simple_target_socket_tagged<SocMemoryPort>;
 
@@ -77,7 +77,7 @@ class SocMemoryPort : public engine::ClockedModule, public stats::StatsProvider 
   std::string failed_response() const { return failed_response_; }
   void clear_failure() { failed_ = false; }
 
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
 
  private:
   struct Request {

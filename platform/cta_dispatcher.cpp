@@ -5,8 +5,9 @@
 
 namespace tlmgpu::platform {
 
-CtaDispatcher::CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms)
-    : sc_core::sc_module(name), sms_(std::move(sms)) {}
+CtaDispatcher::CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms,
+                             uint32_t stage, const sc_core::sc_time& period)
+    : engine::ClockedModule(name, stage, period), sms_(std::move(sms)) {}
 
 void CtaDispatcher::begin_launch(const exec::Dim3& grid, uint64_t cycle) {
   grid_ = grid;
@@ -18,6 +19,34 @@ void CtaDispatcher::begin_launch(const exec::Dim3& grid, uint64_t cycle) {
   launch_cycle_ = cycle;
   records_.assign(total_ctas_, CtaRecord{});
   update_signals();
+  open_ = true;
+  signals_visible_at_ = ~0ull;
+  failure_ = nullptr;
+  wake_at(cycle);
+}
+
+void CtaDispatcher::evaluate(uint64_t now) {
+  if (!open_) return;
+  // Policies that follow the signals (PRO, KAWS) read a change through their
+  // ports in the cycle after it was written, sleeping SM or not: every SM
+  // runs in that cycle.
+  if (now == signals_visible_at_)
+    for (sm::StreamingMultiprocessor* sm : sms_) {
+      sm->dispatcher_signals_changed();
+      sm->wake_at(now);
+    }
+  const sm::KernelPhase before = phase_;
+  try {
+    if (cycle(now)) wake_at(now + 1);  // an SM may take another CTA next cycle
+  } catch (...) {
+    failure_ = std::current_exception();
+    open_ = false;
+    return;
+  }
+  if (phase_ != before) {
+    signals_visible_at_ = now + 1;
+    wake_at(now + 1);
+  }
 }
 
 bool CtaDispatcher::cycle(uint64_t now) {
@@ -53,6 +82,7 @@ void CtaDispatcher::cta_finished(uint32_t, uint64_t cta_id, uint64_t cycle) {
   records_[cta_id].end = cycle;
   --running_;
   retry_ = true;
+  wake_at(cycle + 1);  // the finished CTA's SM may take another
   if (next_cta_ == total_ctas_ && running_ == 0) last_cta_end_ = cycle;
 }
 
@@ -63,8 +93,8 @@ void CtaDispatcher::update_signals() {
   if (last_cta_dispatched.read() != phase_.last_cta_dispatched) last_cta_dispatched.write(phase_.last_cta_dispatched);
 }
 
-void CtaDispatcher::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void CtaDispatcher::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("ctas", total_ctas_, Unit::Count, "CTAs of the last launch");
   out.add("last_cta_start_cycle", last_cta_start_ - launch_cycle_, Unit::Cycles,
           "cycle of the last launch at which its last CTA was dispatched");

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <utility>
 #include <vector>
 
 #include <systemc>
 
 #include "core/stats_provider.h"
+#include "engine/clock_domain.h"
 #include "model/sm/streaming_multiprocessor.h"
 
 namespace tlmgpu::platform {
@@ -15,7 +18,12 @@ namespace tlmgpu::platform {
 /// Hands CTAs to SMs: fills every SM up to its occupancy, then one CTA at a
 /// time as CTAs finish. Drives `ctas_waiting` (CTAs still wait: seed 000's
 /// fast phase) and `last_cta_dispatched` (seed 002's switch point).
-class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, public stats::StatsProvider {
+///
+/// A clocked module of the core clock domain, in the stage before the SMs':
+/// a CTA placed in a cycle runs in that cycle. It runs when a launch begins,
+/// in the cycle after it placed CTAs or after a CTA finished, and in the
+/// cycle after its signals changed, when it tells every SM to read them.
+class CtaDispatcher : public engine::ClockedModule, public sm::CtaCompletionIf, public core::StatsProvider {
  public:
   // Written by whoever starts a launch (GpuTop::start: in a SoC, the
   // peripheral's queue thread) and by the GPU's evaluation: two writers, never in
@@ -23,18 +31,27 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> ctas_waiting{"ctas_waiting"};
   sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> last_cta_dispatched{"last_cta_dispatched"};
 
-  CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms);
+  CtaDispatcher(sc_core::sc_module_name name, std::vector<sm::StreamingMultiprocessor*> sms, uint32_t stage,
+                const sc_core::sc_time& period);
 
+  /// A launch of `grid` CTAs begins at `cycle`.
   void begin_launch(const exec::Dim3& grid, uint64_t cycle);
+  /// The launch ends (done, faulted or aborted): no more CTAs are placed.
+  void end_launch() { open_ = false; }
+  /// Dispatches what fits this cycle (cycle()); in the cycle after the
+  /// signals changed, first has every SM read them.
+  void evaluate(uint64_t now) override;
   /// Dispatches what fits this cycle (at most one CTA per SM per cycle).
   /// Returns true when it dispatched something.
   bool cycle(uint64_t now);
+  /// What starting a CTA threw (the launch's fault), once.
+  std::exception_ptr take_failure() { return std::exchange(failure_, nullptr); }
   bool all_done() const { return next_cta_ == total_ctas_ && running_ == 0; }
   bool has_waiting() const { return next_cta_ < total_ctas_; }
   const sm::KernelPhase& phase() const { return phase_; }
 
   void cta_finished(uint32_t sm, uint64_t cta_id, uint64_t cycle) override;
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
 
   struct CtaRecord {
     uint32_t sm = 0;
@@ -56,6 +73,9 @@ class CtaDispatcher : public sc_core::sc_module, public sm::CtaCompletionIf, pub
 
  private:
   uint32_t rr_ = 0;
+  bool open_ = false;  // a launch runs: CTAs may be placed
+  uint64_t signals_visible_at_ = ~0ull;  // the cycle the SMs read the signals' last change
+  std::exception_ptr failure_;
   bool retry_ = false;  // an SM may accept a CTA now (a CTA finished, or some were placed last cycle)
   sm::KernelPhase phase_;
   std::vector<CtaRecord> records_;

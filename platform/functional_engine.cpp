@@ -38,7 +38,7 @@ std::string warp_states(const std::vector<std::unique_ptr<exec::Cta>>& ctas) {
 /// arrays of the L1Ds' and the L2's sizes telling hits from misses.
 class LtCounter {
  public:
-  LtCounter(const ptx::Module& module, const GpuConfig& config, LtLaunchCounts& counts)
+  LtCounter(const ptx::Module& module, const core::GpuConfig& config, LtLaunchCounts& counts)
       : counts_(counts),
         line_bytes_(config.l1d.line_bytes),
         shared_banks_(config.sm.shared_banks),

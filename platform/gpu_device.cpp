@@ -33,7 +33,7 @@ uint64_t next_device_id() {
 }
 }  // namespace
 
-uint32_t max_shared_bytes_per_cta(const GpuConfig& config) {
+uint32_t max_shared_bytes_per_cta(const core::GpuConfig& config) {
   return std::min<uint32_t>(48 * 1024, config.sm.shared_bytes);
 }
 
@@ -431,7 +431,7 @@ void GpuDevice::launch_cooperative(ModuleHandle m, const std::string& kernel, Di
 }
 
 void GpuDevice::prepare_cooperative(const ptx::Function& k, exec::KernelContext& ctx, uint32_t regs_per_thread) {
-  const GpuConfig& cfg = options_.config;
+  const core::GpuConfig& cfg = options_.config;
   uint32_t regs = options_.regs_per_thread ? options_.regs_per_thread
                                            : regs_per_thread ? regs_per_thread : k.regs_per_thread;
   regs = std::min(std::max(regs, 1u), cfg.sm.max_regs_per_thread);

@@ -87,7 +87,7 @@ enum class SimulationMode : uint8_t {
 struct DeviceOptions {
   SimulationMode mode = SimulationMode::Functional;
   /// Timing mode: the GPU. One configuration per process (SystemC elaborates once).
-  GpuConfig config;
+  core::GpuConfig config;
   /// Timing mode: registers per thread for occupancy of every launch (0: the
   /// launch's own count when given, else the PTX register estimate).
   uint32_t regs_per_thread = 0;
@@ -107,7 +107,7 @@ struct DeviceOptions {
 /// Shared memory one CTA may declare: CUDA's 48 KB per block on every
 /// compute capability the presets model (larger needs an opt-in this model
 /// does not have), and never more than an SM holds (sm.shared_bytes).
-uint32_t max_shared_bytes_per_cta(const GpuConfig& config);
+uint32_t max_shared_bytes_per_cta(const core::GpuConfig& config);
 
 /// A host-to-device copy's destination range.
 struct HostCopy {

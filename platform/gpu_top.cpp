@@ -24,11 +24,11 @@ constexpr uint64_t kWatchdogInterval = 4096;
 // (far beyond any memory latency).
 constexpr uint64_t kStuckCycles = 200000;
 
-void walk(const sc_core::sc_object* obj, stats::StatMap& out, stats::StatDescriptions* descriptions) {
-  if (const auto* p = dynamic_cast<const stats::StatsProvider*>(obj)) {
-    stats::StatMap mine;
-    stats::StatDescriptions my_descriptions;
-    stats::StatReport report(mine, descriptions ? &my_descriptions : nullptr);
+void walk(const sc_core::sc_object* obj, core::StatMap& out, core::StatDescriptions* descriptions) {
+  if (const auto* p = dynamic_cast<const core::StatsProvider*>(obj)) {
+    core::StatMap mine;
+    core::StatDescriptions my_descriptions;
+    core::StatReport report(mine, descriptions ? &my_descriptions : nullptr);
     p->report_stats(report);
     const std::string prefix = std::string(obj->name()) + ".";
     for (const auto& [k, v] : mine) out[prefix + k] = v;
@@ -56,22 +56,68 @@ struct alignas(64) SmEvaluation {
 
 }  // namespace
 
-struct GpuTop::CycleTasks {
-  uint64_t now = 0;
-  core::IssueOrderGate* gate = nullptr;  // several threads: the order of shared functional state
-  bool profile = false;
-  std::vector<SmEvaluation> sms;
+/// Evaluates the due SMs of a cycle for the clock domain: one after another,
+/// or on the host thread pool with the issue-order gate ordering what they
+/// share. An SM's fault is kept (the lowest-numbered one's) for the GPU top,
+/// which runs after the domain has committed every SM.
+class GpuTop::SmStageExecutor : public engine::StageExecutor {
+ public:
+  explicit SmStageExecutor(GpuTop& top) : top_(top) {}
 
-  static void evaluate(void* self, uint32_t task) {
-    CycleTasks& tasks = *static_cast<CycleTasks*>(self);
-    SmEvaluation& e = tasks.sms[task];
-    core::IssueOrderTicket ticket{tasks.gate, task};
-    ticket.profile = tasks.profile;
-    if (tasks.gate) core::current_issue_order_ticket = &ticket;
-    const uint64_t t0 = tasks.profile ? core::host_time_stamp() : 0;
+  void evaluate_stage(engine::ClockedModule* const* modules, uint32_t count, uint64_t now) override {
+    GpuTop& top = top_;
+    // Between launches (after a fault or an abort) an SM woken by a late
+    // answer waits for the next launch, which wakes every SM.
+    if (!top.running_) return;
+    top.last_tick_cycle_ = now;
+    top.sms_ran_at_ = now;
+    now_ = now;
+    sms_.clear();
+    for (uint32_t i = 0; i < count; ++i)
+      sms_.push_back(SmEvaluation{static_cast<sm::StreamingMultiprocessor*>(modules[i]), false, 0, nullptr, 0, 0});
+    const bool parallel = top.pool_ && count > 1 && top.parallel_launch_;
+    gate_ = parallel ? &top.gate_ : nullptr;
+    profile_ = top.profile_ != nullptr;
+    const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
+    if (parallel) {
+      top.gate_.begin_round(count);
+      top.pool_->run(count, &SmStageExecutor::evaluate_one, this);
+    } else {
+      for (uint32_t t = 0; t < count; ++t) evaluate_one(this, t);
+    }
+    bool busy = false;
+    for (SmEvaluation& e : sms_) {
+      busy |= e.busy;
+      if (e.failure && !top.sm_failure_) top.sm_failure_ = e.failure;
+    }
+    top.sms_busy_ = busy;
+    if (profile_) {
+      PhaseProfile& p = *top.profile_;
+      p.evaluate += core::host_time_stamp() - t0;
+      ++p.cycles;
+      p.sm_evaluations += count;
+      uint64_t busiest = 0;
+      for (const SmEvaluation& e : sms_) {
+        p.sm_work += e.ticks;
+        p.gate_wait += e.gate_wait;
+        busiest = std::max(busiest, e.ticks);
+      }
+      p.busiest_sm += busiest;
+    }
+  }
+
+ private:
+  static void evaluate_one(void* self, uint32_t task) {
+    SmStageExecutor& x = *static_cast<SmStageExecutor*>(self);
+    SmEvaluation& e = x.sms_[task];
+    core::IssueOrderTicket ticket{x.gate_, task};
+    ticket.profile = x.profile_;
+    if (x.gate_) core::current_issue_order_ticket = &ticket;
+    const uint64_t t0 = x.profile_ ? core::host_time_stamp() : 0;
     try {
-      e.busy = e.sm->cycle(tasks.now);
-      e.wake = e.busy ? 0 : e.sm->next_event_cycle();
+      e.busy = e.sm->cycle(x.now_);
+      // Its own wake-up only: the one thing a module may touch in the domain from here.
+      e.sm->wake_at(e.busy ? x.now_ + 1 : e.sm->next_event_cycle());
     } catch (...) {
       // The SMs after it still finish the cycle (at any thread count alike),
       // and wait at the gate for this one's turn to end.
@@ -79,11 +125,17 @@ struct GpuTop::CycleTasks {
     }
     core::publish_issue_order();
     core::current_issue_order_ticket = nullptr;
-    if (tasks.profile) {
+    if (x.profile_) {
       e.ticks = core::host_time_stamp() - t0;
       e.gate_wait = ticket.waited;
     }
   }
+
+  GpuTop& top_;
+  uint64_t now_ = 0;
+  core::IssueOrderGate* gate_ = nullptr;  // several threads: the order of shared functional state
+  bool profile_ = false;
+  std::vector<SmEvaluation> sms_;
 };
 
 memory::SocMemoryPort* GpuTop::soc_memory_port() { return memory_->soc_memory_port(); }
@@ -104,55 +156,54 @@ namespace {
 // The modules take the configuration as given; a program that builds the
 // GPU from its own GpuConfig gets the errors naming the keys here, before
 // anything (the clock period first) is derived from it.
-const GpuConfig& validated(const GpuConfig& config) {
+const core::GpuConfig& validated(const core::GpuConfig& config) {
   validate_config(config);
   return config;
 }
 
-sc_core::sc_time core_period(const GpuConfig& config) {
+sc_core::sc_time core_period(const core::GpuConfig& config) {
   return sc_core::sc_time(1e6 / config.core_clock_mhz, sc_core::SC_PS);
 }
 
 }  // namespace
 
-GpuTop::GpuTop(sc_core::sc_module_name name, const GpuConfig& config)
-    : engine::ClockedModule(name, memory::kAfterMemoryStages, core_period(validated(config))),
+GpuTop::GpuTop(sc_core::sc_module_name name, const core::GpuConfig& config)
+    : engine::ClockedModule(name, kTopStage, core_period(validated(config))),
       config_(config),
       period_(core_period(config)),
       domain_("clock_domain", period_) {
   std::vector<sm::StreamingMultiprocessor*> raw;
   for (uint32_t i = 0; i < config_.num_sms; ++i) {
-    sms_.push_back(std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_));
+    sms_.push_back(
+        std::make_unique<sm::StreamingMultiprocessor>(("sm" + std::to_string(i)).c_str(), i, config_, kSmStage));
     raw.push_back(sms_.back().get());
   }
-  memory_ = std::make_unique<memory::MemorySystem>(config_, period_, /*texture_caches=*/true);
+  memory_ = std::make_unique<platform::MemorySystem>(config_, period_, /*texture_caches=*/true);
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_l1(i, sms_[i]->l1d(), sms_[i]->l1i());
   for (uint32_t i = 0; i < config_.num_sms; ++i) memory_->bind_tex(i, sms_[i]->tex_cache());
-  // The clock domain runs the memory modules, then this module's evaluate
-  // (the SMs), so every response reaches an SM inside the domain's process
-  // and no per-SM response event is needed.
+  // One clock domain runs them all: the memory modules, the dispatcher, the
+  // SMs, then this module. Every answer reaches an SM inside the domain's
+  // process, before the SMs' stage of the cycle.
   memory_->take_cycle_from(domain_);
   for (auto& sm : sms_) sm->clk.bind(clk);
   memory_->bind_clock(clk);
   domain_.clk.bind(clk);
   run_after_earlier_stages();
-  dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw);
+  dispatcher_ = std::make_unique<CtaDispatcher>("dispatcher", raw, kDispatcherStage, period_);
+  dispatcher_->clk.bind(clk);
   for (auto& sm : sms_)
     for (auto& sched : sm->schedulers()) {
       sched->ctas_waiting.bind(dispatcher_->ctas_waiting);
       sched->last_cta_dispatched.bind(dispatcher_->last_cta_dispatched);
     }
-  sm_wake_.assign(sms_.size(), 0);
-  sm_woken_.assign(sms_.size(), 0);
-  for (size_t i = 0; i < sms_.size(); ++i) sms_[i]->set_wake_flag(&sm_woken_[i], &sm_wake_[i]);
   // A measurement of where host time goes (docs/PERFORMANCE.md, "Parallel
   // SMs"): printed to stderr when the GPU is destroyed.
   if (const char* p = std::getenv("TLMGPU_PROFILE_PHASES"); p && *p && std::string(p) != "0") {
     profile_ = std::make_unique<PhaseProfile>();
     domain_.enable_stage_profile();
   }
-  tasks_ = std::make_unique<CycleTasks>();
-  tasks_->sms.reserve(sms_.size());
+  sm_stage_ = std::make_unique<SmStageExecutor>(*this);
+  domain_.set_stage_executor(kSmStage, sm_stage_.get());
   if (config_.host_threads > 1 && sms_.size() > 1)
     pool_ = std::make_unique<HostThreadPool>(std::min<uint32_t>(config_.host_threads, uint32_t(sms_.size())));
 }
@@ -176,7 +227,7 @@ void GpuTop::enable_vcd(const std::string& path) {
 }
 
 bool GpuTop::memory_idle() const {
-  return domain_.earliest_wake_except(this) == kNever && memory_->below_l2_idle();
+  return domain_.earliest_wake_below_stage(memory::kAfterMemoryStages) == kNever && memory_->below_l2_idle();
 }
 
 void GpuTop::evaluate(uint64_t now) {
@@ -191,140 +242,63 @@ void GpuTop::evaluate(uint64_t now) {
     }
     return;
   }
-  if (asleep_) {
-    // A response the memory modules delivered may have moved an SM's wake-up cycle earlier.
-    for (size_t i = 0; i < sms_.size(); ++i) {
-      sleep_until_ = std::min(sleep_until_, sm_wake_[i]);
-      if (sm_woken_[i]) sleep_until_ = now;
+  const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
+  // The dispatcher's fault first: it placed its CTAs before the SMs ran.
+  std::exception_ptr failure = dispatcher_->take_failure();
+  if (!failure) failure = std::exchange(sm_failure_, nullptr);
+  sm_failure_ = nullptr;
+  if (!failure && sms_ran_at_ == now) {
+    try {
+      watchdog(now);
+    } catch (...) {
+      failure = std::current_exception();
     }
-    if (now < sleep_until_) {
-      // Only the memory modules had something to do in this cycle.
-      wake_at(sleep_until_);
-      return;
-    }
-    asleep_ = false;
   }
-  last_tick_cycle_ = now;
-
-  bool active = false;
-  try {
-    // Policies that follow the dispatcher's signals (PRO, KAWS) read a
-    // change through their ports in the cycle after it was written, sleeping
-    // SM or not: every SM runs in that cycle.
-    if (now == phase_visible_at_) {
-      std::fill(sm_wake_.begin(), sm_wake_.end(), 0);
-      for (auto& sm : sms_) sm->dispatcher_signals_changed();
-    }
-    const uint64_t t1 = profile_ ? core::host_time_stamp() : 0;
-    const sm::KernelPhase before = dispatcher_->phase();
-    active = dispatcher_->cycle(now);
-    if (profile_) profile_->dispatch += core::host_time_stamp() - t1;
-    if (dispatcher_->phase() != before) {
-      phase_visible_at_ = now + 1;
-      active = true;
-    }
-    active |= evaluate_sms(now);
-    const uint64_t t3 = profile_ ? core::host_time_stamp() : 0;
-    watchdog(now);
-    if (profile_) profile_->rest += core::host_time_stamp() - t3;
-  } catch (...) {
-    failure_ = std::current_exception();
-    running_ = false;
-    end_cycle_ = now;
-    done();
+  if (failure) {
+    end_launch(now, failure);
     return;
   }
   if (dispatcher_->all_done()) {
-    running_ = false;
-    end_cycle_ = now;
     for (auto& sm : sms_) sm->end_launch(now);
-    done();
+    end_launch(now, nullptr);
     return;
   }
-  // A CTA started in this cycle after its SM ran: the SM runs next cycle.
-  for (size_t i = 0; i < sms_.size() && !active; ++i) active = sm_woken_[i];
-  if (active) {
-    wake_at(now + 1);
-    return;
+  // Nothing will move again: no SM or the dispatcher asked for a cycle and
+  // no SM waits for memory. (Checked after cycles the SMs ran in: only they
+  // change that.)
+  if (sms_ran_at_ == now && !sms_busy_ && domain_.earliest_wake_of_stage(kSmStage) == kNever &&
+      domain_.earliest_wake_of_stage(kDispatcherStage) == kNever) {
+    bool memory_pending = false;
+    for (const auto& sm : sms_) memory_pending |= sm->waiting_on_memory();
+    if (!memory_pending)
+      end_launch(now, std::make_exception_ptr(exec::DeviceFault(
+                          exec::FaultKind::Deadlock,
+                          "deadlock in kernel " + kernel_name_ + " at cycle " + std::to_string(now - start_cycle_) +
+                              ": no warp can issue and nothing is in flight (a barrier that can never complete?)" +
+                              describe_all_warps())));
   }
-
-  // Nothing moves until an event: sleep through the cycles in between. (A
-  // response an SM's own access got in this cycle is in its wake-up cycle.)
-  uint64_t next = kNever;
-  bool memory_pending = false;
-  for (size_t i = 0; i < sms_.size(); ++i) {
-    next = std::min(next, sm_wake_[i]);
-    memory_pending |= sms_[i]->waiting_on_memory();
-  }
-  if (next == kNever && !memory_pending) {
-    end_cycle_ = now;
-    failure_ = std::make_exception_ptr(exec::DeviceFault(
-        exec::FaultKind::Deadlock,
-        "deadlock in kernel " + kernel_name_ + " at cycle " + std::to_string(now - start_cycle_) +
-            ": no warp can issue and nothing is in flight (a barrier that can never complete?)" +
-            describe_all_warps()));
-    running_ = false;
-    done();
-    return;
-  }
-  asleep_ = true;
-  sleep_until_ = std::max(next, now + 1);
-  wake_at(sleep_until_);
+  if (profile_) profile_->rest += core::host_time_stamp() - t0;
 }
 
-bool GpuTop::evaluate_sms(uint64_t now) {
-  // An SM that is only waiting sleeps until its next known event or until
-  // something arrives for it; it accounts the cycles it slept itself.
-  CycleTasks& tasks = *tasks_;
-  tasks.now = now;
-  tasks.sms.clear();
-  for (size_t i = 0; i < sms_.size(); ++i)
-    if (now >= sm_wake_[i] || sm_woken_[i]) tasks.sms.push_back(SmEvaluation{sms_[i].get(), false, 0, nullptr, 0, 0});
-  const uint32_t count = uint32_t(tasks.sms.size());
-  const bool parallel = pool_ && count > 1 && parallel_launch_;
-  tasks.gate = parallel ? &gate_ : nullptr;
-  tasks.profile = profile_ != nullptr;
-  const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
-  if (parallel) {
-    gate_.begin_round(count);
-    pool_->run(count, &CycleTasks::evaluate, &tasks);
-  } else {
-    for (uint32_t t = 0; t < count; ++t) CycleTasks::evaluate(&tasks, t);
-  }
-  const uint64_t t1 = profile_ ? core::host_time_stamp() : 0;
-  // The commit, in SM index order: what the SMs send out reaches the
-  // interconnect and the dispatcher as if they had run one after another.
-  bool active = false;
-  std::exception_ptr failure;
-  for (SmEvaluation& e : tasks.sms) {
-    e.sm->commit();
-    sm_wake_[e.sm->index()] = e.wake;
-    active |= e.busy;
-    if (e.failure && !failure) failure = e.failure;
-  }
-  if (profile_) {
-    PhaseProfile& p = *profile_;
-    p.evaluate += t1 - t0;
-    p.commit += core::host_time_stamp() - t1;
-    ++p.cycles;
-    p.sm_evaluations += count;
-    uint64_t busiest = 0;
-    for (const SmEvaluation& e : tasks.sms) {
-      p.sm_work += e.ticks;
-      p.gate_wait += e.gate_wait;
-      busiest = std::max(busiest, e.ticks);
-    }
-    p.busiest_sm += busiest;
-  }
-  if (failure) std::rethrow_exception(failure);
-  return active;
+void GpuTop::end_launch(uint64_t now, std::exception_ptr failure) {
+  failure_ = std::move(failure);
+  running_ = false;
+  end_cycle_ = now;
+  dispatcher_->end_launch();
+  done();
 }
 
 void GpuTop::print_phase_profile() const {
   PhaseProfile p = *profile_;
-  // The memory modules' stages, as the clock domain measured them.
+  // The memory modules' and the dispatcher's stages as the clock domain
+  // measured them; the SMs' stage is their evaluation (the executor's
+  // measure) and their commit.
   const std::vector<uint64_t>& stage_ticks = domain_.stage_ticks();
   for (size_t s = 0; s < stage_ticks.size() && s < memory::kAfterMemoryStages; ++s) p.memory += stage_ticks[s];
+  if (stage_ticks.size() > kSmStage) {
+    p.dispatch = stage_ticks[kDispatcherStage];
+    p.commit = stage_ticks[kSmStage] > p.evaluate ? stage_ticks[kSmStage] - p.evaluate : 0;
+  }
   const double total = double(p.memory + p.dispatch + p.evaluate + p.commit + p.rest);
   if (total == 0) return;
   auto share = [&](uint64_t v) { return 100.0 * double(v) / total; };
@@ -457,9 +431,11 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
     new_device_ = false;
   }
   for (auto& sm : sms_) sm->begin_launch(launch, dispatcher_.get());
-  phase_visible_at_ = kNever;
-  sm_wake_.assign(sms_.size(), 0);
-  asleep_ = false;
+  // Every SM runs in the launch's first cycle (it may hold answers that
+  // arrived after the last launch ended).
+  for (auto& sm : sms_) sm->wake_at(start_cycle_);
+  sm_failure_ = nullptr;
+  sms_ran_at_ = kNever;
 
   insts_before_ = 0;
   thread_insts_before_ = 0;
@@ -476,7 +452,6 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   if (observer_) observer_->launch_started(kernel_name, grid, threads_per_cta, start_cycle_);
   running_ = true;
   failure_ = nullptr;
-  wake_at(start_cycle_);
 }
 
 TimingLaunchStats GpuTop::finish() {
@@ -545,20 +520,18 @@ void GpuTop::reset_for_device() {
 
 void GpuTop::abort_launch() {
   if (!running_) return;
-  running_ = false;
-  end_cycle_ = now_cycle();
-  const uint64_t ran = end_cycle_ >= start_cycle_ ? end_cycle_ - start_cycle_ : 0;
-  failure_ = std::make_exception_ptr(
-      LaunchAborted("launch of kernel " + kernel_name_ + " aborted at cycle " + std::to_string(ran)));
-  done();
+  const uint64_t now = now_cycle();
+  const uint64_t ran = now >= start_cycle_ ? now - start_cycle_ : 0;
+  end_launch(now, std::make_exception_ptr(
+                      LaunchAborted("launch of kernel " + kernel_name_ + " aborted at cycle " + std::to_string(ran))));
 }
 
 void GpuTop::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
   memory_->fill_l2_from_host_copy(address, bytes);
 }
 
-stats::StatMap GpuTop::collect_stats(stats::StatDescriptions* descriptions) const {
-  stats::StatMap out;
+core::StatMap GpuTop::collect_stats(core::StatDescriptions* descriptions) const {
+  core::StatMap out;
   walk(this, out, descriptions);
   return out;
 }

@@ -20,11 +20,12 @@
 #include "platform/timing_gpu.h"
 
 namespace tlmgpu::memory {
-class MemorySystem;
 class SocMemoryPort;
 }
 
 namespace tlmgpu::platform {
+
+class MemorySystem;
 
 /// Told when each launch of a GpuTop starts and when it completes (the
 /// timeline recorder); a launch that faults is started but never finished.
@@ -40,14 +41,20 @@ class LaunchObserver {
 
 class HostThreadPool;
 
-/// The GPU's clocked modules and their clock domain. The domain runs the
-/// memory modules, then the top's own evaluation (the CTA dispatcher, the
-/// SMs, the watchdog): the top is the clocked module of the last stage, and
-/// it also runs in every cycle in which a memory module ran, as an answer
-/// from memory may wake a sleeping SM.
+/// The core clock domain's stages after the memory modules': the CTA
+/// dispatcher, the SMs (evaluated by GpuTop's stage executor, on the host
+/// thread pool when host.threads > 1), then the GPU top's own evaluation.
+constexpr uint32_t kDispatcherStage = memory::kAfterMemoryStages;
+constexpr uint32_t kSmStage = kDispatcherStage + 1;
+constexpr uint32_t kTopStage = kSmStage + 1;
+
+/// The GPU's clocked modules and their clock domain. The domain runs, stage
+/// by stage, the memory modules, the CTA dispatcher, the SMs and last this
+/// module, which follows every cycle in which another ran: it ends the
+/// launch, raises faults and deadlocks, and runs the watchdog.
 class GpuTop : public engine::ClockedModule {
  public:
-  GpuTop(sc_core::sc_module_name name, const GpuConfig& config);
+  GpuTop(sc_core::sc_module_name name, const core::GpuConfig& config);
   ~GpuTop() override;
 
   /// When the watchdog ends a launch (DeviceOptions' watchdog_instructions
@@ -87,8 +94,8 @@ class GpuTop : public engine::ClockedModule {
 
   /// Every module's statistics by hierarchical name; with `descriptions`,
   /// also what each one counts.
-  stats::StatMap collect_stats(stats::StatDescriptions* descriptions = nullptr) const;
-  const GpuConfig& config() const { return config_; }
+  core::StatMap collect_stats(core::StatDescriptions* descriptions = nullptr) const;
+  const core::GpuConfig& config() const { return config_; }
   sc_core::sc_time period() const { return period_; }
   void enable_vcd(const std::string& path);
   CtaDispatcher& dispatcher() { return *dispatcher_; }
@@ -96,7 +103,7 @@ class GpuTop : public engine::ClockedModule {
   memory::SocMemoryPort* soc_memory_port();
   const std::vector<TimingLaunchRecord>& launches() const { return launches_; }
   const std::vector<std::unique_ptr<sm::StreamingMultiprocessor>>& sms() const { return sms_; }
-  memory::MemorySystem& memory_system() { return *memory_; }
+  platform::MemorySystem& memory_system() { return *memory_; }
   /// Who is told about every launch from now on (nullptr: nobody).
   void set_launch_observer(LaunchObserver* observer) { observer_ = observer; }
   /// The next launch belongs to a new device context: what the previous one
@@ -111,7 +118,7 @@ class GpuTop : public engine::ClockedModule {
   /// Empties the L2, closes DRAM rows, restarts arbitration and the SMs'
   /// device state at the next launch.
   void reset_for_device();
-  /// A host-to-device copy passed through the L2 (memory::MemorySystem::fill_l2_from_host_copy).
+  /// A host-to-device copy passed through the L2 (platform::MemorySystem::fill_l2_from_host_copy).
   void fill_l2_from_host_copy(uint64_t address, uint64_t bytes);
   /// The last launch ended in a device fault (its traffic may still be in flight).
   bool last_launch_failed() const { return failure_ != nullptr; }
@@ -121,7 +128,7 @@ class GpuTop : public engine::ClockedModule {
   /// drains when the next device context begins (start_drain).
   void abort_launch();
 
-  /// One cycle of the dispatcher, the awake SMs and the watchdog.
+  /// After the SMs of a cycle: the launch's end, its faults, the watchdog.
   void evaluate(uint64_t now) override;
   engine::ClockDomain& clock_domain() { return domain_; }
 
@@ -136,31 +143,28 @@ class GpuTop : public engine::ClockedModule {
   /// The memory modules have nothing to do, and nothing is in flight below the L2.
   bool memory_idle() const;
   void watchdog(uint64_t now);
-  /// Evaluates the SMs that are awake (on the host thread pool when
-  /// host.threads > 1), then commits them in index order; true when one of
-  /// them did something. Rethrows the lowest-numbered SM's fault.
-  bool evaluate_sms(uint64_t now);
+  /// The launch ends with `failure` (or completes when null) at `now`.
+  void end_launch(uint64_t now, std::exception_ptr failure);
   /// Every SM's live warps, PC and state (describe_warps), for fault reports.
   std::string describe_all_warps() const;
   uint64_t now_cycle() const;
 
-  GpuConfig config_;
+  core::GpuConfig config_;
   sc_core::sc_time period_;
   std::vector<std::unique_ptr<sm::StreamingMultiprocessor>> sms_;
-  std::unique_ptr<memory::MemorySystem> memory_;
+  std::unique_ptr<platform::MemorySystem> memory_;
   std::unique_ptr<CtaDispatcher> dispatcher_;
   engine::ClockDomain domain_;  // runs the memory modules and the top on clk
   bool running_ = false;
   bool draining_ = false;    // begin_device: pause once the memory modules are idle
   bool new_device_ = true;   // the next launch starts a device (StreamingMultiprocessor::begin_device)
-  bool asleep_ = false;         // every SM waits: only they (or memory) end it
-  uint64_t sleep_until_ = 0;    // while asleep_: the SMs' next known event
-  std::vector<uint64_t> sm_wake_;  // a sleeping SM's next known event (0: it is awake)
-  std::vector<uint8_t> sm_woken_;  // each SM's wake-up flag (SM::set_wake_flag): something arrived for it
-  struct CycleTasks;
-  std::unique_ptr<CycleTasks> tasks_;     // the awake SMs of the cycle being evaluated
+  class SmStageExecutor;
+  std::unique_ptr<SmStageExecutor> sm_stage_;  // evaluates the due SMs of a cycle
   std::unique_ptr<HostThreadPool> pool_;  // host.threads > 1
   core::IssueOrderGate gate_;
+  uint64_t sms_ran_at_ = kNever;   // the last cycle in which SMs were evaluated
+  bool sms_busy_ = false;          // one of them did something then
+  std::exception_ptr sm_failure_;  // the lowest-numbered SM's fault of that cycle
   bool parallel_launch_ = true;  // the launch's global memory allows parallel SMs (GlobalMemoryIf::may_stage)
   /// Host time per phase of the cycle (TLMGPU_PROFILE_PHASES=1), in time-stamp ticks.
   struct PhaseProfile {
@@ -173,7 +177,6 @@ class GpuTop : public engine::ClockedModule {
   std::unique_ptr<PhaseProfile> profile_;
   void print_phase_profile() const;
   uint64_t last_tick_cycle_ = 0;
-  uint64_t phase_visible_at_ = ~0ull;  // the cycle the SMs read the dispatcher's last change
   std::exception_ptr failure_;
   sc_core::sc_event finished_;
   bool pause_when_done_ = true;

@@ -13,7 +13,7 @@ uint64_t LtLaunchCounts::total_warp_insts() const {
   return n;
 }
 
-LtLoadLatencies lt_load_latencies(const GpuConfig& c) {
+LtLoadLatencies lt_load_latencies(const core::GpuConfig& c) {
   // The path a load takes in timing mode: the L1D; on a miss the crossbar
   // there and back, the ROP pipeline and the L2 lookup; on an L2 miss the
   // DRAM's fixed latency, activate and CAS (in DRAM clocks).
@@ -24,17 +24,17 @@ LtLoadLatencies lt_load_latencies(const GpuConfig& c) {
   return l;
 }
 
-double lt_dram_bytes_per_cycle(const GpuConfig& c) {
+double lt_dram_bytes_per_cycle(const core::GpuConfig& c) {
   const double dram_to_core = c.dram.clock_mhz / c.core_clock_mhz;
   return double(c.dram.channels) * c.dram.bus_bytes * c.dram.data_rate * dram_to_core;
 }
 
-LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const GpuConfig& config) {
+LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const core::GpuConfig& config) {
   LtEstimate e;
   e.occupancy = occupancy;
   const uint64_t total = counts.total_warp_insts();
   if (counts.ctas == 0 || total == 0) return e;
-  const SmConfig& sm = config.sm;
+  const core::SmConfig& sm = config.sm;
   const uint32_t num_sms = config.num_sms;
   const uint64_t per_sm = std::max<uint32_t>(occupancy.ctas_per_sm, 1);
   e.ctas_on_busiest_sm = (counts.ctas + num_sms - 1) / num_sms;
@@ -47,7 +47,7 @@ LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occ
   const LtLoadLatencies lat = lt_load_latencies(config);
   double slots = 0, chain = 0;
   for (size_t p = 0; p < LtLaunchCounts::kPipes; ++p) {
-    const UnitTiming t = sm::pipe_timing(sm::Pipe(p), sm);
+    const core::UnitTiming t = sm::pipe_timing(sm::Pipe(p), sm);
     slots += double(counts.warp_insts[p]) * t.initiation_interval;
     if (sm::Pipe(p) != sm::Pipe::Mem) chain += double(counts.warp_insts[p]) * t.latency;
   }
@@ -94,7 +94,7 @@ LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occ
   // slice, each a round trip for the warp that waits on it (spin locks).
   e.contention_bound = double(counts.hottest_line_atomics) * lat.l2_hit;
 
-  const LtConfig& k = config.lt;
+  const core::LtConfig& k = config.lt;
   const double bound = std::max({k.issue_scale * e.issue_bound, k.latency_scale * e.latency_bound,
                                  k.bandwidth_scale * e.bandwidth_bound, k.contention_scale * e.contention_bound});
   const double cycles = k.launch_cycles + k.wave_cycles * double(e.waves) + bound;

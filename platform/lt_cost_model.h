@@ -74,13 +74,13 @@ struct LtEstimate {
 struct LtLoadLatencies {
   double l1_hit = 0, l2_hit = 0, dram = 0;
 };
-LtLoadLatencies lt_load_latencies(const GpuConfig& config);
+LtLoadLatencies lt_load_latencies(const core::GpuConfig& config);
 
 /// DRAM bytes per core cycle at peak over all channels.
-double lt_dram_bytes_per_cycle(const GpuConfig& config);
+double lt_dram_bytes_per_cycle(const core::GpuConfig& config);
 
 /// The estimate for a launch with `counts` at `occupancy` on `config`.
-LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const GpuConfig& config);
+LtEstimate estimate_lt_cycles(const LtLaunchCounts& counts, const Occupancy& occupancy, const core::GpuConfig& config);
 
 /// One LT launch as GpuDevice records it (for --stats).
 struct LtLaunchRecord {

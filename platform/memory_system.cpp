@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-namespace tlmgpu::memory {
+namespace tlmgpu::platform {
 
 /// A module only for its before_end_of_elaboration: the slices' DRAM sockets
 /// are bound then, so that bind_foreign_channel may come after the GPU was
@@ -27,7 +27,7 @@ class MemorySystem::DramLinks : public sc_core::sc_module, public tlm::tlm_bw_tr
   MemorySystem& owner_;
 };
 
-MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period,
+MemorySystem::MemorySystem(const core::GpuConfig& config, const sc_core::sc_time& clock_period,
                            bool texture_caches)
     : config_(config) {
   // Modules take the configuration as given: validation decides (a program
@@ -41,16 +41,16 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
 
   if (texture_caches) {
     // Upstream ports: every SM's L1D and L1I (2 sm, 2 sm + 1), then the texture caches.
-    icnt_ = std::make_unique<Interconnect>("icnt", config_.icnt, 3 * config_.num_sms, config_.l2_slices,
+    icnt_ = std::make_unique<memory::Interconnect>("icnt", config_.icnt, 3 * config_.num_sms, config_.l2_slices,
                                            config_.l2_interleave_bytes, clock_period);
   } else {
-    icnt_ = std::make_unique<Interconnect>("icnt", config_, clock_period);
+    icnt_ = std::make_unique<memory::Interconnect>("icnt", config_, clock_period);
   }
   if (config_.soc_memory == "soc") {
     // Inside a SoC: no DRAM channels; every slice has its own port's stream.
-    soc_ = std::make_unique<SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);
+    soc_ = std::make_unique<memory::SocMemoryPort>("soc_memory", clock_period, config_.l2_slices, config_.l2.line_bytes);
     for (uint32_t s = 0; s < config_.l2_slices; ++s) {
-      l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
+      l2_.push_back(std::make_unique<memory::L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
       link(icnt_->downstream(s), l2_.back()->target_socket, "check_l2_" + std::to_string(s));
       link(l2_.back()->dram_socket, soc_->port(s), "check_soc_" + std::to_string(s));
     }
@@ -59,11 +59,11 @@ MemorySystem::MemorySystem(const platform::GpuConfig& config, const sc_core::sc_
   std::vector<uint32_t> ports_needed(config_.dram.channels, 0);
   for (uint32_t s = 0; s < config_.l2_slices; ++s) ++ports_needed[channel_of_slice(s)];
   for (uint32_t c = 0; c < config_.dram.channels; ++c)
-    dram_.push_back(std::make_unique<DramChannel>(("dram" + std::to_string(c)).c_str(), config_.dram,
+    dram_.push_back(std::make_unique<memory::DramChannel>(("dram" + std::to_string(c)).c_str(), config_.dram,
                                                   config_.core_clock_mhz, clock_period,
                                                   ports_needed[c]));
   for (uint32_t s = 0; s < config_.l2_slices; ++s) {
-    l2_.push_back(std::make_unique<L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
+    l2_.push_back(std::make_unique<memory::L2Slice>(("l2_" + std::to_string(s)).c_str(), config_, clock_period, s));
     link(icnt_->downstream(s), l2_.back()->target_socket, "check_l2_" + std::to_string(s));
   }
   // With fewer slices than channels some channels get no port and stay idle.
@@ -92,7 +92,7 @@ void MemorySystem::bind_dram_links(DramLinks& links) {
   for (uint32_t c = 0; c < dram_.size(); ++c) {
     const std::vector<uint32_t> slices = slices_of_channel(c);
     for (uint32_t k = 0; k < slices.size(); ++k) {
-      L2Slice& slice = *l2_[slices[k]];
+      memory::L2Slice& slice = *l2_[slices[k]];
       const std::string name = "check_dram_" + std::to_string(slices[k]);
       if (foreign_[c].empty()) {
         link(slice.dram_socket, dram_[c]->port(k), name);
@@ -125,35 +125,35 @@ uint32_t MemorySystem::channel_of_slice(uint32_t slice) const {
 
 void MemorySystem::take_cycle_from(const engine::ClockDomain& domain) {
   domain_ = &domain;
-  for (L1Cache* l1 : l1s_) l1->take_cycle_from(domain);
+  for (memory::L1Cache* l1 : l1s_) l1->take_cycle_from(domain);
 }
 
 void MemorySystem::fill_l2_from_host_copy(uint64_t address, uint64_t bytes) {
-  const L2AddressMap& map = icnt_->address_map();
+  const memory::L2AddressMap& map = icnt_->address_map();
   const uint64_t line_bytes = config_.l2.line_bytes;
   const uint64_t end = address + bytes;
   // One call per line of each slice: a line lies within one interleave chunk
   // (the interleave is a multiple of the line size).
   for (uint64_t line = address - address % line_bytes; line < end; line += line_bytes) {
     const uint64_t first = std::max(line, address), last = std::min(line + line_bytes, end);
-    const uint32_t units = bit_range(uint32_t((first - line) / kSectorUnitBytes),
-                                     uint32_t((last - 1 - line) / kSectorUnitBytes));
+    const uint32_t units = core::bit_range(uint32_t((first - line) / memory::kSectorUnitBytes),
+                                     uint32_t((last - 1 - line) / memory::kSectorUnitBytes));
     l2_[map.slice_of(line)]->fill_from_host_copy(map.local_address(line), units);
   }
 }
 
 namespace {
 template <class Clock>
-void bind_each(Interconnect& icnt, std::vector<std::unique_ptr<L2Slice>>& l2,
-               std::vector<std::unique_ptr<DramChannel>>& dram, SocMemoryPort* soc, Clock& clock) {
+void bind_each(memory::Interconnect& icnt, std::vector<std::unique_ptr<memory::L2Slice>>& l2,
+               std::vector<std::unique_ptr<memory::DramChannel>>& dram, memory::SocMemoryPort* soc, Clock& clock) {
   icnt.clk.bind(clock);
   for (auto& slice : l2) slice->clk.bind(clock);
   for (auto& channel : dram) channel->clk.bind(clock);
   if (soc) soc->clk.bind(clock);
 }
 }  // namespace
-void MemorySystem::take_write_data_from(GlobalMemoryIf* memory) {
-  for (L1Cache* l1 : l1s_) l1->take_write_data_from(memory);
+void MemorySystem::take_write_data_from(memory::GlobalMemoryIf* memory) {
+  for (memory::L1Cache* l1 : l1s_) l1->take_write_data_from(memory);
   for (auto& slice : l2_) slice->take_write_data_from(soc_ ? nullptr : memory);
 }
 
@@ -165,19 +165,19 @@ void MemorySystem::bind_clock(sc_core::sc_signal_in_if<bool>& clock) {
   bind_each(*icnt_, l2_, dram_, soc_.get(), clock);
 }
 
-void MemorySystem::bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i) {
+void MemorySystem::bind_l1(uint32_t sm, memory::L1Cache& l1d, memory::L1Cache& l1i) {
   link(l1d.socket, icnt_->upstream(2 * sm), "check_up" + std::to_string(2 * sm));
   link(l1i.socket, icnt_->upstream(2 * sm + 1), "check_up" + std::to_string(2 * sm + 1));
   // An L1 sends each request the cycle after its access, ids ascending.
   icnt_->expect_in_order(2 * sm);
   icnt_->expect_in_order(2 * sm + 1);
-  for (L1Cache* l1 : {&l1d, &l1i}) {
+  for (memory::L1Cache* l1 : {&l1d, &l1i}) {
     l1s_.push_back(l1);
     if (domain_) l1->take_cycle_from(*domain_);
   }
 }
 
-void MemorySystem::bind_tex(uint32_t sm, L1Cache& tex) {
+void MemorySystem::bind_tex(uint32_t sm, memory::L1Cache& tex) {
   const uint32_t port = 2 * config_.num_sms + sm;
   link(tex.socket, icnt_->upstream(port), "check_up" + std::to_string(port));
   icnt_->expect_in_order(port);
@@ -185,4 +185,4 @@ void MemorySystem::bind_tex(uint32_t sm, L1Cache& tex) {
   if (domain_) tex.take_cycle_from(*domain_);
 }
 
-}  // namespace tlmgpu::memory
+}  // namespace tlmgpu::platform

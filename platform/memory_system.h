@@ -20,7 +20,7 @@
 #include "memory/soc_memory_port.h"
 #include "platform/config_keys.h"
 
-namespace tlmgpu::memory {
+namespace tlmgpu::platform {
 
 /// Not an sc_module itself: it creates its modules inside the module being
 /// constructed (the GPU top), so they are named `gpu.icnt`, `gpu.l2_0`...,
@@ -29,7 +29,7 @@ namespace tlmgpu::memory {
 class MemorySystem {
  public:
   /// `texture_caches`: the crossbar also has a port per SM's texture cache (bind_tex).
-  MemorySystem(const platform::GpuConfig& config, const sc_core::sc_time& clock_period, bool texture_caches = false);
+  MemorySystem(const core::GpuConfig& config, const sc_core::sc_time& clock_period, bool texture_caches = false);
   ~MemorySystem();
 
   /// Binds every module's clock port to the GPU's clock (the top's `clk`):
@@ -38,16 +38,16 @@ class MemorySystem {
   /// The same with the clock itself (a memory system built without a GPU top).
   void bind_clock(sc_core::sc_signal_in_if<bool>& clock);
   /// Binds SM `sm`'s caches to interconnect ports 2 * sm (L1D) and 2 * sm + 1 (L1I).
-  void bind_l1(uint32_t sm, L1Cache& l1d, L1Cache& l1i);
+  void bind_l1(uint32_t sm, memory::L1Cache& l1d, memory::L1Cache& l1i);
   /// SM `sm`'s texture cache: upstream port 2 * num_sms + sm (after every L1D and L1I).
-  void bind_tex(uint32_t sm, L1Cache& tex);
+  void bind_tex(uint32_t sm, memory::L1Cache& tex);
 
-  Interconnect& interconnect() { return *icnt_; }
-  L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }
-  DramChannel& dram_channel(uint32_t index) { return *dram_[index]; }
+  memory::Interconnect& interconnect() { return *icnt_; }
+  memory::L2Slice& l2_slice(uint32_t index) { return *l2_[index]; }
+  memory::DramChannel& dram_channel(uint32_t index) { return *dram_[index]; }
   /// soc.memory = soc: the port L2 misses leave by (nullptr otherwise; then
   /// there are no DRAM channels).
-  SocMemoryPort* soc_memory_port() { return soc_.get(); }
+  memory::SocMemoryPort* soc_memory_port() { return soc_.get(); }
   /// Nothing in flight below the L2 that no module's wake-up stands for (a
   /// transaction waiting inside the SoC).
   bool below_l2_idle() const;
@@ -66,7 +66,7 @@ class MemorySystem {
   /// nullptr: zeros): every bound L1's stores and atomics and, with the GPU's
   /// own DRAM channels, the L2 write-backs (a SoC memory port reads the SoC's
   /// memory itself). See docs/ARCHITECTURE.md.
-  void take_write_data_from(GlobalMemoryIf* memory);
+  void take_write_data_from(memory::GlobalMemoryIf* memory);
   /// The slices of channel `channel` send to `ports` (one per slice sharing
   /// the channel, in slice order: slices_of_channel) instead of to the GPU's
   /// own DramChannel, which then stays idle: a standard TLM-2.0 target (a
@@ -81,7 +81,7 @@ class MemorySystem {
   std::vector<uint32_t> slices_of_channel(uint32_t channel) const;
   /// host.protocol_checkers: the checker on every link (L1 to crossbar,
   /// crossbar to L2 slice, slice to DRAM channel or SoC port), else none.
-  const std::vector<std::unique_ptr<BaseProtocolChecker>>& protocol_checkers() const { return checkers_; }
+  const std::vector<std::unique_ptr<memory::BaseProtocolChecker>>& protocol_checkers() const { return checkers_; }
 
  private:
   /// Binds initiator socket `from` to target socket `to`, through a new
@@ -92,25 +92,25 @@ class MemorySystem {
       from.bind(to);
       return;
     }
-    checkers_.push_back(std::make_unique<BaseProtocolChecker>(name.c_str()));
+    checkers_.push_back(std::make_unique<memory::BaseProtocolChecker>(name.c_str()));
     from.bind(checkers_.back()->target);
     checkers_.back()->initiator.bind(to);
   }
 
-  platform::GpuConfig config_;
-  std::unique_ptr<Interconnect> icnt_;
-  std::vector<std::unique_ptr<L2Slice>> l2_;
-  std::vector<std::unique_ptr<DramChannel>> dram_;
-  std::unique_ptr<SocMemoryPort> soc_;
-  std::vector<std::unique_ptr<BaseProtocolChecker>> checkers_;
+  core::GpuConfig config_;
+  std::unique_ptr<memory::Interconnect> icnt_;
+  std::vector<std::unique_ptr<memory::L2Slice>> l2_;
+  std::vector<std::unique_ptr<memory::DramChannel>> dram_;
+  std::unique_ptr<memory::SocMemoryPort> soc_;
+  std::vector<std::unique_ptr<memory::BaseProtocolChecker>> checkers_;
   /// Binds the slices' DRAM sockets at the end of elaboration, when every
   /// bind_foreign_channel call has been made.
   class DramLinks;
   void bind_dram_links(DramLinks& links);
   std::unique_ptr<DramLinks> dram_links_;
   std::vector<std::vector<tlm::tlm_target_socket<>*>> foreign_;  ///< per channel (empty: its own)
-  std::vector<L1Cache*> l1s_;                  ///< bound so far
+  std::vector<memory::L1Cache*> l1s_;                  ///< bound so far
   const engine::ClockDomain* domain_ = nullptr;  ///< set by take_cycle_from
 };
 
-}  // namespace tlmgpu::memory
+}  // namespace tlmgpu::platform

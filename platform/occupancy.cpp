@@ -18,12 +18,12 @@ const char* register_source_name(RegisterSource s) {
   return "?";
 }
 
-uint64_t registers_per_warp(const SmConfig& sm, uint32_t regs_per_thread) {
+uint64_t registers_per_warp(const core::SmConfig& sm, uint32_t regs_per_thread) {
   const uint64_t unit = std::max(1u, sm.register_allocation_unit);
   return (uint64_t(regs_per_thread) * ptx::kWarpSize + unit - 1) / unit * unit;
 }
 
-Occupancy compute_occupancy(const SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
+Occupancy compute_occupancy(const core::SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
                             uint32_t shared_bytes, uint32_t regs_per_thread, RegisterSource regs_source) {
   Occupancy o;
   o.regs_per_thread = regs_per_thread;

@@ -22,7 +22,7 @@ const char* register_source_name(RegisterSource s);
 
 /// Registers one warp is given: regs_per_thread x 32 rounded up to
 /// sm.register_allocation_unit (the warp is the allocation granularity).
-uint64_t registers_per_warp(const SmConfig& sm, uint32_t regs_per_thread);
+uint64_t registers_per_warp(const core::SmConfig& sm, uint32_t regs_per_thread);
 
 struct Occupancy {
   uint32_t regs_per_thread = 0;
@@ -45,7 +45,7 @@ struct Occupancy {
 /// shared memory with `regs_per_thread` registers per thread on an SM of
 /// `sm`. Throws LaunchError naming the resource, what one CTA needs and what
 /// the SM has when not even one CTA fits.
-Occupancy compute_occupancy(const SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
+Occupancy compute_occupancy(const core::SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
                             uint32_t shared_bytes, uint32_t regs_per_thread, RegisterSource regs_source);
 
 }  // namespace tlmgpu::platform

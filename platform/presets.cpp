@@ -33,16 +33,16 @@ namespace {
 
 // Each embedded file is read once per process (a few million instructions
 // of INI parsing), then copied.
-const std::map<std::string, GpuConfig>& parsed_presets() {
-  static const std::map<std::string, GpuConfig> parsed = [] {
-    std::map<std::string, GpuConfig> m;
+const std::map<std::string, core::GpuConfig>& parsed_presets() {
+  static const std::map<std::string, core::GpuConfig> parsed = [] {
+    std::map<std::string, core::GpuConfig> m;
     for (const PresetEntry& p : kPresets) {
       auto file = embedded_preset_files().find(p.name);
       if (file == embedded_preset_files().end()) continue;  // reported by preset_config
       // Every key is in a complete file (tests/test_config.cpp checks), so
       // the default-constructed values underneath do not show through; a
       // derived preset's few keys go over its base, parsed before it.
-      GpuConfig c;
+      core::GpuConfig c;
       if (*p.base) {
         auto base = m.find(p.base);
         if (base == m.end()) continue;  // reported by preset_config
@@ -59,7 +59,7 @@ const std::map<std::string, GpuConfig>& parsed_presets() {
 
 }  // namespace
 
-GpuConfig preset_config(const std::string& name) {
+core::GpuConfig preset_config(const std::string& name) {
   for (const PresetEntry& p : kPresets) {
     if (name != p.name) continue;
     auto it = parsed_presets().find(name);

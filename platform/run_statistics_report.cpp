@@ -117,7 +117,7 @@ double ipc(const DeviceStats& counters) {
 
 }  // namespace
 
-void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const DeviceStats& counters) {
+void add_timing_statistics(RunStatistics& stats, const core::GpuConfig& config, const DeviceStats& counters) {
   using json = RunStatistics::json;
   stats.add("preset", config.preset).json_only();
   stats.add("scheduler", config.scheduler).json_only();
@@ -183,7 +183,7 @@ std::string with_indices_as_n(const std::string& name) {
 }  // namespace
 
 void print_statistics_descriptions(std::ostream& out) {
-  using stats::Unit;
+  using core::Unit;
   struct Line {
     std::string unit, description;
   };
@@ -201,8 +201,8 @@ void print_statistics_descriptions(std::ostream& out) {
       {"launches", {"list", "per launch: kernel, cycles, last CTA's execution time, occupancy, each CTA's SM, start and end"}},
   };
   for (const auto& [name, line] : totals) lines.emplace(name, line);
-  stats::StatDescriptions descriptions;
-  const stats::StatMap values = timing_stats(&descriptions);
+  core::StatDescriptions descriptions;
+  const core::StatMap values = timing_stats(&descriptions);
   for (const auto& [name, value] : values) {
     const auto d = descriptions.find(name);
     if (d == descriptions.end() || d->second.description.empty())
@@ -219,7 +219,7 @@ void print_statistics_descriptions(std::ostream& out) {
         << std::string(unit_width - line.unit.size() + 2, ' ') << line.description << '\n';
 }
 
-void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuDevice& device) {
+void add_lt_statistics(RunStatistics& stats, const core::GpuConfig& config, const GpuDevice& device) {
   using json = RunStatistics::json;
   const DeviceStats& s = device.stats();
   stats.add("preset", config.preset).json_only();

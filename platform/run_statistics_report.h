@@ -72,7 +72,7 @@ void add_device_counters(RunStatistics& stats, const DeviceStats& counters, doub
 
 /// Timing mode: the cycle count, IPC, every module's statistics and each
 /// launch of the process-wide GPU (occupancy, CTAs per SM).
-void add_timing_statistics(RunStatistics& stats, const GpuConfig& config, const DeviceStats& counters);
+void add_timing_statistics(RunStatistics& stats, const core::GpuConfig& config, const DeviceStats& counters);
 
 /// What each statistic of a timing run counts, one line per statistic with
 /// the indices of its module's and its own name as N (gpu.smN.l1d.hits):
@@ -82,7 +82,7 @@ void print_statistics_descriptions(std::ostream& out);
 
 /// LT mode: the cost model's estimate where timing mode has its cycle count,
 /// marked as estimated, with each launch's counts and bounds.
-void add_lt_statistics(RunStatistics& stats, const GpuConfig& config, const GpuDevice& device);
+void add_lt_statistics(RunStatistics& stats, const core::GpuConfig& config, const GpuDevice& device);
 
 /// A launch file's run: kernels, repeat groups, dumped files, expectations
 /// and the verdict's detail (its table row reads "verified yes (detail)").

@@ -128,7 +128,7 @@ TimelineRecorder::~TimelineRecorder() { detach(); }
 void TimelineRecorder::attach(GpuTop& top) {
   detach();
   top_ = &top;
-  const GpuConfig& config = top.config();
+  const core::GpuConfig& config = top.config();
   core_clock_mhz_ = config.core_clock_mhz;
   preset_ = config.preset;
   scheduler_policy_ = config.scheduler;
@@ -142,7 +142,7 @@ void TimelineRecorder::attach(GpuTop& top) {
       scheds[k]->set_slot_sink(schedulers_.back().get());
     }
   }
-  memory::MemorySystem& memory = top.memory_system();
+  platform::MemorySystem& memory = top.memory_system();
   for (uint32_t c = 0; c < memory.dram_channels(); ++c) {
     channels_.push_back(std::make_unique<ChannelTrack>(*this));
     memory.dram_channel(c).set_depth_sink(channels_.back().get());
@@ -154,7 +154,7 @@ void TimelineRecorder::detach() {
   if (!top_) return;
   for (const auto& sm : top_->sms())
     for (const auto& sched : sm->schedulers()) sched->set_slot_sink(nullptr);
-  memory::MemorySystem& memory = top_->memory_system();
+  platform::MemorySystem& memory = top_->memory_system();
   for (uint32_t c = 0; c < memory.dram_channels(); ++c) memory.dram_channel(c).set_depth_sink(nullptr);
   top_->set_launch_observer(nullptr);
   top_ = nullptr;

@@ -51,7 +51,7 @@ class TimelineRecorder : public LaunchObserver {
   };
 
   /// One scheduler's slots of the running launch, binned by interval.
-  class SchedulerTrack : public trace::IssueSlotSink {
+  class SchedulerTrack : public core::IssueSlotSink {
    public:
     SchedulerTrack(const TimelineRecorder& owner, uint32_t sm_index, uint32_t scheduler_index)
         : owner_(owner), sm(sm_index), scheduler(scheduler_index) {}
@@ -65,7 +65,7 @@ class TimelineRecorder : public LaunchObserver {
   };
 
   /// One DRAM channel's depth reports of the running launch, binned by interval.
-  class ChannelTrack : public trace::QueueDepthSink {
+  class ChannelTrack : public core::QueueDepthSink {
    public:
     explicit ChannelTrack(const TimelineRecorder& owner) : owner_(owner) {}
     void depth(uint64_t core_cycle, uint32_t requests) override;

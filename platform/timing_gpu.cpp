@@ -28,7 +28,7 @@ TimingGpu& instance() {
   return gpu;
 }
 
-GpuTop& timing_gpu(const GpuConfig& config, const std::string& vcd_path) {
+GpuTop& timing_gpu(const core::GpuConfig& config, const std::string& vcd_path) {
   TimingGpu& g = instance();
   const std::string text = dump_config(config);
   if (g.top) {
@@ -100,7 +100,7 @@ TimingLaunchStats run_trace_launch(const DeviceOptions& options, const trace::Wa
                  {options.watchdog_instructions, options.starvation_cycles});
 }
 
-GpuTop& timing_gpu_top(const GpuConfig& config) { return timing_gpu(config, ""); }
+GpuTop& timing_gpu_top(const core::GpuConfig& config) { return timing_gpu(config, ""); }
 
 const std::vector<TimingLaunchRecord>& timing_launches() {
   static const std::vector<TimingLaunchRecord> none;
@@ -117,7 +117,7 @@ std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timi
   return out;
 }
 
-std::map<std::string, double> timing_stats(stats::StatDescriptions* descriptions) {
+std::map<std::string, double> timing_stats(core::StatDescriptions* descriptions) {
   TimingGpu& g = instance();
   return g.top ? g.top->collect_stats(descriptions) : std::map<std::string, double>{};
 }

@@ -91,7 +91,7 @@ class GpuTop;
 /// launch would build it): a test or an integrator binds to its memory
 /// system (MemorySystem::bind_foreign_channel) before the first launch.
 /// Throws LaunchError when another configuration was already built.
-GpuTop& timing_gpu_top(const GpuConfig& config);
+GpuTop& timing_gpu_top(const core::GpuConfig& config);
 /// Every launch the process-wide GPU ran, in order.
 const std::vector<TimingLaunchRecord>& timing_launches();
 
@@ -107,7 +107,7 @@ std::vector<std::pair<std::string, const schedulers::WarpSchedulerPolicy*>> timi
 
 /// Statistics of every module of the process-wide GPU, by hierarchical name
 /// (empty when no GPU was elaborated); with `descriptions`, what each counts.
-std::map<std::string, double> timing_stats(stats::StatDescriptions* descriptions = nullptr);
+std::map<std::string, double> timing_stats(core::StatDescriptions* descriptions = nullptr);
 
 /// From now on, records a timeline of every launch the process-wide GPU
 /// completes, sampled every `interval_cycles` (> 0) cycles

@@ -38,8 +38,8 @@ void FetchScheduler::fetched(uint32_t slot) {
   ++fetches_;
 }
 
-void FetchScheduler::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void FetchScheduler::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("fetches", fetches_, Unit::Count, "instruction fetches into the warps' instruction buffers");
   out.add("repeat_fetches", greedy_fetches_, Unit::Count,
           "fetches for the same warp as the fetch before (the greedy policies' aim)");

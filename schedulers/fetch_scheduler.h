@@ -15,7 +15,7 @@
 
 namespace tlmgpu::schedulers {
 
-class FetchScheduler : public sc_core::sc_module, public stats::StatsProvider {
+class FetchScheduler : public sc_core::sc_module, public core::StatsProvider {
  public:
   enum class Policy : uint8_t { Lrr, Gtlrr, Gtlo };
   /// `policy`: "lrr", "gtlrr" or "gtlo"; throws std::invalid_argument otherwise.
@@ -30,7 +30,7 @@ class FetchScheduler : public sc_core::sc_module, public stats::StatsProvider {
   void reset() { last_ = -1; }
 
   Policy policy() const { return policy_; }
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
 
   static Policy parse(const std::string& policy);
 

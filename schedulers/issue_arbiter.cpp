@@ -134,8 +134,8 @@ void IssueArbiter::account_cycles(StallClass cls, uint64_t n) {
   if (slot_sink_ && n) slot_sink_->slots(static_cast<uint8_t>(cls), n);
 }
 
-void IssueArbiter::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void IssueArbiter::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add(to_string(StallClass::Issued), cycles(StallClass::Issued), Unit::Cycles, "cycles the scheduler issued");
   out.add(to_string(StallClass::Idle), cycles(StallClass::Idle), Unit::Cycles,
           "cycles without issue and without a valid instruction (barrier, empty buffer, finished)");

@@ -65,10 +65,10 @@ class IssueArbiter {
 
   /// issued / idle / scoreboard / pipeline cycles, warp_insts, then the
   /// policy's own statistics.
-  void report_stats(stats::StatReport& out) const;
+  void report_stats(core::StatReport& out) const;
 
   /// A timeline's listener for every cycle counted from now on (nullptr: none).
-  void set_slot_sink(trace::IssueSlotSink* sink) { slot_sink_ = sink; }
+  void set_slot_sink(core::IssueSlotSink* sink) { slot_sink_ = sink; }
 
  private:
   int pick(const SchedulerView& view, StallClass& cls);
@@ -89,7 +89,7 @@ class IssueArbiter {
   /// The policy's order need not be asked for when no warp is Ready (a pure
   /// order, and no warp sharing reading last_order()).
   bool skip_unready_ = false;
-  trace::IssueSlotSink* slot_sink_ = nullptr;
+  core::IssueSlotSink* slot_sink_ = nullptr;
 };
 
 }  // namespace tlmgpu::schedulers

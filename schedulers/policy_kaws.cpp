@@ -73,9 +73,9 @@ class KernelAwarePolicy final : public WarpSchedulerPolicy {
     if (live_ > 0 && --live_ == 0) any_live_ = false;
     base_->on_warp_finish(slot, cycle);
   }
-  void report_stats(stats::StatReport& out) const override {
+  void report_stats(core::StatReport& out) const override {
     base_->report_stats(out);
-    out.add("kaws_switch_cycle", switched_ ? double(switch_cycle_) : -1.0, stats::Unit::Cycles,
+    out.add("kaws_switch_cycle", switched_ ? double(switch_cycle_) : -1.0, core::Unit::Cycles,
             "cycle at which the kernel's last CTA was dispatched and KAWS began ordering by CTA progress (-1: not yet)");
   }
 

@@ -27,13 +27,13 @@ class LongFirst final : public WarpSchedulerPolicy {
     const int greedy = last_.valid() ? index_of_slot(view, last_.slot()) : -1;
     for (const auto& w : view.warps) {
       if (w.slot >= was_long_.size()) was_long_.resize(w.slot + 1, false);
-      was_long_[w.slot] = w.head_class == HeadClass::LongMem;
+      was_long_[w.slot] = w.head_class == core::HeadClass::LongMem;
     }
     // Two passes over the same age ranking: long group, then short group.
     for (const bool long_group : {true, false}) {
       const auto in_group = [&](uint32_t i) {
         const auto& w = view.warps[i];
-        return !is_absent(w.wait) && !is_lfws_pending(w.wait) && (w.head_class == HeadClass::LongMem) == long_group;
+        return !is_absent(w.wait) && !is_lfws_pending(w.wait) && (w.head_class == core::HeadClass::LongMem) == long_group;
       };
       if (greedy >= 0 && in_group(static_cast<uint32_t>(greedy))) order.push_back(static_cast<uint32_t>(greedy));
       for (const uint32_t i : ranking)
@@ -50,10 +50,10 @@ class LongFirst final : public WarpSchedulerPolicy {
   bool order_follows_completions() const override { return false; }
   void on_warp_finish(uint32_t slot, uint64_t) override { last_.finished(slot); }
 
-  void report_stats(stats::StatReport& out) const override {
-    out.add("lfws_long_issues", double(long_issues_), stats::Unit::Count,
+  void report_stats(core::StatReport& out) const override {
+    out.add("lfws_long_issues", double(long_issues_), core::Unit::Count,
             "issues of warps in the long-latency (global memory) group");
-    out.add("lfws_short_issues", double(short_issues_), stats::Unit::Count, "issues of warps in the short-latency group");
+    out.add("lfws_short_issues", double(short_issues_), core::Unit::Count, "issues of warps in the short-latency group");
   }
 
  private:

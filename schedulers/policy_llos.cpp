@@ -36,7 +36,7 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
         guiding_[w.slot] = false;
         continue;
       }
-      if (!guiding_[w.slot] && w.wait == WarpWait::Scoreboard && w.head_class == HeadClass::LongMem) {
+      if (!guiding_[w.slot] && w.wait == WarpWait::Scoreboard && w.head_class == core::HeadClass::LongMem) {
         guiding_[w.slot] = true;
         ++entries_;
       }
@@ -72,10 +72,10 @@ class LongLatencyOperationBased final : public WarpSchedulerPolicy {
     last_.finished(slot);
   }
 
-  void report_stats(stats::StatReport& out) const override {
-    out.add("llos_guiding_entries", double(entries_), stats::Unit::Count,
+  void report_stats(core::StatReport& out) const override {
+    out.add("llos_guiding_entries", double(entries_), core::Unit::Count,
             "warps that became guiding (waiting on the scoreboard with a long memory operation at their head)");
-    out.add("llos_guiding_issues", double(guiding_issues_), stats::Unit::Count, "issues of guiding warps");
+    out.add("llos_guiding_issues", double(guiding_issues_), core::Unit::Count, "issues of guiding warps");
   }
 
  private:

@@ -350,8 +350,8 @@ std::vector<uint64_t> ProPolicy::cta_order() const {
   return ids;
 }
 
-void ProPolicy::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void ProPolicy::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("pro_resorts", double(resorts_), Unit::Count, "re-sorts of the remaining CTAs by progress");
   out.add("pro_phase_switches", double(phase_switches_), Unit::Count,
           "switches between the fast-CTA phase and the finish phase");

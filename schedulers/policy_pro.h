@@ -28,7 +28,7 @@ class ProPolicy final : public WarpSchedulerPolicy {
   std::string name() const override { return "pro"; }
   void order(const SchedulerView& view, std::vector<uint32_t>& order) override;
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   /// "STATS.pro_order.csv": write_order_csv() under "# scheduler", when it re-sorted.
   void write_extra_outputs(const std::string& scheduler, PolicyOutputFiles& files) const override;
   bool wants_cta_view() const override { return true; }

@@ -47,7 +47,7 @@ class LongLoadTracker {
   void issued(const IssueEvent& e) {
     grow(e.slot + 1);
     const bool store_like = e.op == ptx::Opcode::St || e.op == ptx::Opcode::Red || e.op == ptx::Opcode::Prefetch;
-    if (head_class_[e.slot] == HeadClass::LongMem && !store_like) loads_[e.slot].push_back(e.pc);
+    if (head_class_[e.slot] == core::HeadClass::LongMem && !store_like) loads_[e.slot].push_back(e.pc);
   }
   void completed(const CompleteEvent& e) {
     if (e.slot >= loads_.size()) return;
@@ -66,11 +66,11 @@ class LongLoadTracker {
   void grow(size_t slots) {
     if (slots <= loads_.size()) return;
     loads_.resize(slots);
-    head_class_.resize(slots, HeadClass::None);
+    head_class_.resize(slots, core::HeadClass::None);
   }
 
   std::vector<std::vector<uint32_t>> loads_;
-  std::vector<HeadClass> head_class_;
+  std::vector<core::HeadClass> head_class_;
 };
 
 }  // namespace tlmgpu::schedulers

@@ -175,8 +175,8 @@ void SpinBackoffPolicy::on_warp_finish(uint32_t slot, uint64_t cycle) {
   w = WarpState{};
 }
 
-void SpinBackoffPolicy::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void SpinBackoffPolicy::report_stats(core::StatReport& out) const {
+  using core::Unit;
   base_->report_stats(out);
   out.add("spin_detections", double(detections_), Unit::Count, "spin loops the detector found");
   out.add("spin_backoffs", double(backoffs_), Unit::Count, "times a warp was held back from issue as spinning");

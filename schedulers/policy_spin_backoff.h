@@ -37,7 +37,7 @@ class SpinBackoffPolicy final : public WarpSchedulerPolicy {
   bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override;
   void on_warp_finish(uint32_t slot, uint64_t cycle) override;
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   bool wants_cta_view() const override { return base_->wants_cta_view(); }
   /// The earliest back-off to expire, or the base policy's own time rule.
   uint64_t next_reorder_cycle(uint64_t now) const override;

@@ -85,7 +85,7 @@ class TwoLevel final : public WarpSchedulerPolicy {
     const auto it = std::find(active_.begin(), active_.end(), e.slot);
     if (it != active_.end()) rr_next_ = static_cast<uint32_t>(it - active_.begin()) + 1;
     const bool store_like = e.op == ptx::Opcode::St || e.op == ptx::Opcode::Red || e.op == ptx::Opcode::Prefetch;
-    if (head_class_[e.slot] == HeadClass::LongMem && !store_like) long_loads_[e.slot].push_back(e.pc);
+    if (head_class_[e.slot] == core::HeadClass::LongMem && !store_like) long_loads_[e.slot].push_back(e.pc);
   }
 
   void on_complete(const CompleteEvent& e) override {
@@ -104,10 +104,10 @@ class TwoLevel final : public WarpSchedulerPolicy {
     long_loads_[slot].clear();
   }
 
-  void report_stats(stats::StatReport& out) const override {
-    out.add("two_level_demotions", double(demotions_), stats::Unit::Count,
+  void report_stats(core::StatReport& out) const override {
+    out.add("two_level_demotions", double(demotions_), core::Unit::Count,
             "warps moved from the active set to the pending set (waiting on a long-latency operation)");
-    out.add("two_level_promotions", double(promotions_), stats::Unit::Count,
+    out.add("two_level_promotions", double(promotions_), core::Unit::Count,
             "warps moved from the pending set back into the active set");
   }
 
@@ -142,7 +142,7 @@ class TwoLevel final : public WarpSchedulerPolicy {
   void grow(size_t slots) {
     if (slots <= view_index_.size()) return;
     view_index_.resize(slots, kAbsent);
-    head_class_.resize(slots, HeadClass::None);
+    head_class_.resize(slots, core::HeadClass::None);
     member_.resize(slots, false);
     long_loads_.resize(slots);
   }
@@ -152,7 +152,7 @@ class TwoLevel final : public WarpSchedulerPolicy {
   std::vector<uint32_t> pending_;  ///< slots, FIFO
   uint32_t rr_next_ = 0;           ///< position in active_ where the next round starts
   std::vector<int> view_index_;    ///< slot -> index in the current view
-  std::vector<HeadClass> head_class_;
+  std::vector<core::HeadClass> head_class_;
   std::vector<bool> member_;       ///< slot is in active_ or pending_
   std::vector<std::vector<uint32_t>> long_loads_;  ///< slot -> PCs of outstanding long loads
   uint64_t demotions_ = 0;

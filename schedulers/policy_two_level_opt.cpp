@@ -27,7 +27,7 @@ class TwoLevelLongFirst final : public WarpSchedulerPolicy {
     // Stable partition into `order` without allocating: long heads, then the rest.
     for (const bool long_part : {true, false})
       for (const uint32_t i : active_)
-        if ((view.warps[i].head_class == HeadClass::LongMem) == long_part) order.push_back(i);
+        if ((view.warps[i].head_class == core::HeadClass::LongMem) == long_part) order.push_back(i);
   }
 
   void on_issue(const IssueEvent& e) override { base_->on_issue(e); }
@@ -35,7 +35,7 @@ class TwoLevelLongFirst final : public WarpSchedulerPolicy {
   bool order_follows_completions() const override { return base_->order_follows_completions(); }
   void on_warp_start(uint32_t slot, uint64_t cycle) override { base_->on_warp_start(slot, cycle); }
   void on_warp_finish(uint32_t slot, uint64_t cycle) override { base_->on_warp_finish(slot, cycle); }
-  void report_stats(stats::StatReport& out) const override { base_->report_stats(out); }
+  void report_stats(core::StatReport& out) const override { base_->report_stats(out); }
 
  private:
   std::unique_ptr<WarpSchedulerPolicy> base_;  ///< a two_level policy

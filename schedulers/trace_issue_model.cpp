@@ -13,12 +13,12 @@ using trace::TraceOp;
 
 char timeline_letter(TraceOp op) {
   switch (trace::head_class_of(op)) {
-    case HeadClass::LongMem: return 'L';
-    case HeadClass::SharedMem: return 'M';
-    case HeadClass::Sfu: return 'F';
-    case HeadClass::Dp: return 'D';
-    case HeadClass::Barrier: return 'B';
-    case HeadClass::Control: return 'E';
+    case core::HeadClass::LongMem: return 'L';
+    case core::HeadClass::SharedMem: return 'M';
+    case core::HeadClass::Sfu: return 'F';
+    case core::HeadClass::Dp: return 'D';
+    case core::HeadClass::Barrier: return 'B';
+    case core::HeadClass::Control: return 'E';
     default: return op == TraceOp::Nop ? 'N' : 'S';
   }
 }
@@ -111,7 +111,7 @@ TraceRunResult TraceIssueModel::run(uint64_t max_cycles) {
       w.progress = uint64_t{state.next} * 32;
       if (state.done) {
         w.wait = WarpWait::Finished;
-        w.head_class = HeadClass::None;
+        w.head_class = core::HeadClass::None;
         continue;
       }
       const auto& inst = trace_.warps[i].instructions[state.next];

@@ -95,8 +95,8 @@ void WarpScheduler::count_shared_issue(ptx::UnitClass unit) {
   }
 }
 
-void WarpScheduler::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void WarpScheduler::report_stats(core::StatReport& out) const {
+  using core::Unit;
   arbiter_.report_stats(out);
   if (oracle1_) {
     // Seed 003: cycles whose real decision differs from osched1 (intended
@@ -108,7 +108,7 @@ void WarpScheduler::report_stats(stats::StatReport& out) const {
             "cycles whose decision differs from the intended policy's (seed 003's osched1)");
     out.add("errors", errors_, Unit::Count,
             "cycles whose decision differs from osched2 (the intended policy minus predictable fetch breaks)");
-    out.add("error_rate", stats::StatReport::ratio(errors_, cycles), Unit::Ratio, "errors / classified cycles");
+    out.add("error_rate", core::StatReport::ratio(errors_, cycles), Unit::Ratio, "errors / classified cycles");
   }
   if (!arbiter_.policy().shares_warps()) return;
   // Seed 002's warp sharing: issues for other schedulers' warps, by the unit

@@ -16,7 +16,7 @@
 
 namespace tlmgpu::schedulers {
 
-class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
+class WarpScheduler : public sc_core::sc_module, public core::StatsProvider {
  public:
   /// Owns `policy`.
   WarpScheduler(sc_core::sc_module_name name, std::unique_ptr<WarpSchedulerPolicy> policy);
@@ -90,9 +90,9 @@ class WarpScheduler : public sc_core::sc_module, public stats::StatsProvider {
   std::string policy_name() const { return arbiter_.policy().name(); }
   const IssueArbiter& arbiter() const { return arbiter_; }
   /// A timeline's listener for this scheduler's issue slots (nullptr: none).
-  void set_slot_sink(trace::IssueSlotSink* sink) { arbiter_.set_slot_sink(sink); }
+  void set_slot_sink(core::IssueSlotSink* sink) { arbiter_.set_slot_sink(sink); }
 
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
 
  private:
   IssueArbiter arbiter_;

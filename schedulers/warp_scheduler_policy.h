@@ -36,7 +36,7 @@ struct WarpView {
   uint32_t slot = 0;             ///< warp slot in the SM
   WarpWait wait = WarpWait::Unused;
   ptx::UnitClass head_unit = ptx::UnitClass::SP;
-  HeadClass head_class = HeadClass::None;
+  core::HeadClass head_class = core::HeadClass::None;
   uint32_t head_pc = 0;
   uint32_t cta_slot = 0;         ///< CTA slot in the SM
   uint64_t cta_id = 0;           ///< launch order of its CTA in the kernel (linear id)
@@ -175,9 +175,9 @@ class WarpSchedulerPolicy {
   virtual void on_warp_start(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   virtual void on_warp_finish(uint32_t /*slot*/, uint64_t /*cycle*/) {}
   /// Policy statistics (e.g. spin detections), merged into the scheduler's in --stats.
-  virtual void report_stats(stats::StatReport& /*out*/) const {}
+  virtual void report_stats(core::StatReport& /*out*/) const {}
   /// Their values (tests).
-  std::map<std::string, double> stats() const { return stats::values_of(*this); }
+  std::map<std::string, double> stats() const { return core::values_of(*this); }
   /// Records beyond stats(), written after a run with --stats into `files`,
   /// headed by `scheduler` (the scheduler's module name, e.g.
   /// "gpu.sm0.sched1"). Default: none.

@@ -8,7 +8,7 @@
 # -g1: line tables are all the reports' stack traces need, and full debug
 # information makes the instrumented build a fifth to a third slower.
 #   bash scripts/test_sanitizers.sh [--ci] [ctest options, e.g. -R Golden]
-# --ci: CI's share, which keeps .ci/run under 30 minutes on two cores. It
+# --ci: CI's share, which keeps .ci/run under 45 minutes on two cores. It
 # leaves out tests that spend their time outside the sanitized code or
 # repeat what others run: the determinism soak (ten repetitions of runs the
 # Golden tests make once), the Golden runs on two and four host threads
@@ -17,8 +17,12 @@
 # --ci) and the report scripts and page renders (Python and Chromium; the
 # programs' C++ side runs in the PaperComparison, ReportPapers and Sweep
 # tests), and the default-size calibration (minutes of the same timing
-# code the small-size calibration and the workload tests run sanitized).
-# Without --ci all run.
+# code the small-size calibration and the workload tests run sanitized),
+# the LT accuracy comparison (every workload in both modes, which the
+# workload tests run sanitized one by one) and the CLI's check that a device's
+# timing does not depend on earlier devices (a dozen CLI runs of code the
+# Golden and device-reset tests run sanitized): the two longest sanitized
+# tests, 90 and 45 s. Without --ci all run.
 # LeakSanitizer is off: its tracer crashes on SystemC's coroutine stacks
 # ("Tracer caught signal 11"); the fuzzers check for leaks per input.
 # Left out: GpuPeripheral.TimingModeDeviceFaultThenRecovery and
@@ -51,7 +55,7 @@ cmake --build build-sanitize -j"$(nproc)" --target tlmgpu_tests
 left_out='GpuPeripheral\.TimingModeDeviceFaultThenRecovery|Programs/FirmwareOnGpu\.PassesItsCpuCheck/errors_timing|Package\.ConsumerBuildsAgainstInstalledPackage|RuntimePrograms\.DirectRun(WithEnvironment|PresetFromEnvironment)'
 if [ "${1:-}" = --ci ]; then
   shift
-  left_out+='|GoldenThreads[24]\..*|Determinism\.TenRepetitionsOfFiveWorkloadsUnderThreeSchedulersAreBitIdentical|Slurm\..*|ReportScripts\..*|ReportBrowser\..*|ReportPapers\.ComparisonWritesThePageAndFigures|Workloads/CalibrationGtx480Default\..*'
+  left_out+='|GoldenThreads[24]\..*|Determinism\.TenRepetitionsOfFiveWorkloadsUnderThreeSchedulersAreBitIdentical|Slurm\..*|ReportScripts\..*|ReportBrowser\..*|ReportPapers\.ComparisonWritesThePageAndFigures|Workloads/CalibrationGtx480Default\..*|LtAccuracy\.WithinTheDocumentedErrorOfTimingModeOnEveryWorkload|Cli\.TimingResultsDoNotDependOnEarlierDevices'
 fi
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" --timeout 1800 -E "^($left_out)( |\$)" "$@"

@@ -233,8 +233,8 @@ class TestMemory : public sc_core::sc_module {
 // (1-cycle L1D over 32-byte sectors, six 128 KB L2 slices answering in 10
 // cycles without a ROP delay, an 8-cycle 32-byte crossbar), spelt out here
 // so that the tests do not move when a preset does.
-inline tlmgpu::platform::GpuConfig unit_test_memory_config() {
-  tlmgpu::platform::GpuConfig c;
+inline tlmgpu::core::GpuConfig unit_test_memory_config() {
+  tlmgpu::core::GpuConfig c;
   c.l1d = {16 * 1024, 4, 128, 32, 1, 32, 8, false};
   c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false};
   c.l2 = {128 * 1024, 8, 128, 32, 10, 32, 4, true};
@@ -250,7 +250,7 @@ inline tlmgpu::platform::GpuConfig unit_test_memory_config() {
 // per cycle, 4 transfers of one per cycle): long enough that bursts on the
 // data bus visibly queue. The rest is DramConfig's defaults: DRAM clock =
 // core clock, no bank groups, tCCD = tRRD = 1.
-inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConfig c = {}) {
+inline tlmgpu::core::DramConfig four_cycle_bursts(tlmgpu::core::DramConfig c = {}) {
   c.bus_bytes = 8;
   c.burst_length = 4;
   c.data_rate = 1;
@@ -260,13 +260,13 @@ inline tlmgpu::platform::DramConfig four_cycle_bursts(tlmgpu::platform::DramConf
 /// One SM's L1D and L1I on a memory system built from `config` (one SM),
 /// each cache answering a scripted SM.
 struct OneSmMemoryBench {
-  tlmgpu::platform::GpuConfig config;
-  std::unique_ptr<tlmgpu::memory::MemorySystem> mem;
+  tlmgpu::core::GpuConfig config;
+  std::unique_ptr<tlmgpu::platform::MemorySystem> mem;
   std::unique_ptr<tlmgpu::memory::L1Cache> l1d, l1i;
   TestSm sm_d{"sm_d"}, sm_i{"sm_i"};
-  explicit OneSmMemoryBench(const tlmgpu::platform::GpuConfig& c) : config(c) {
+  explicit OneSmMemoryBench(const tlmgpu::core::GpuConfig& c) : config(c) {
     config.num_sms = 1;
-    mem = std::make_unique<tlmgpu::memory::MemorySystem>(config, period());
+    mem = std::make_unique<tlmgpu::platform::MemorySystem>(config, period());
     l1d = std::make_unique<tlmgpu::memory::L1Cache>("l1d", config.l1d, period());
     l1i = std::make_unique<tlmgpu::memory::L1Cache>("l1i", config.l1i, period());
     sm_d.cache.bind(l1d->access_export);

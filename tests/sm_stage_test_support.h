@@ -98,8 +98,8 @@ class StandInKernel : public KernelInstructionSource {
 
 /// `schedulers` schedulers with two register banks each and one collector
 /// per class: a collector is busy after one dispatch.
-inline platform::SmConfig one_collector_per_class(uint32_t schedulers) {
-  platform::SmConfig smc;
+inline core::SmConfig one_collector_per_class(uint32_t schedulers) {
+  core::SmConfig smc;
   smc.num_schedulers = schedulers;
   smc.register_banks = 2;
   smc.collectors_sp = 1;

@@ -221,7 +221,7 @@ struct Soc {
   sc_core::sc_signal<bool> irq;
   uint32_t next_descriptor = 0;  // ring slot of the next queued launch
 
-  explicit Soc(const tlmgpu::platform::GpuConfig& config, const tlmgpu::GpuPeripheralOptions& options = {},
+  explicit Soc(const tlmgpu::core::GpuConfig& config, const tlmgpu::GpuPeripheralOptions& options = {},
                const std::string& prefix = "")
       : memory((prefix + "memory").c_str(), kMemoryBytes),
         cpu((prefix + "cpu").c_str()),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <systemc>
@@ -15,6 +16,7 @@ namespace {
 
 using tlmgpu::engine::ClockDomain;
 using tlmgpu::engine::ClockedModule;
+using tlmgpu::engine::StageExecutor;
 
 const sc_core::sc_time kNs(1, sc_core::SC_NS);
 
@@ -219,6 +221,66 @@ TEST(ClockDomain, AModuleOnAClockNoDomainRunsIsRefused) {
     FAIL() << "expected an error: nothing runs m";
   } catch (const sc_core::sc_report& r) {
     EXPECT_NE(std::string(r.what()).find("no clock domain"), std::string::npos) << r.what();
+  }
+}
+
+/// Evaluates a stage's due modules on threads of its own, in reverse order,
+/// and records which modules it got at which cycle.
+class ThreadedExecutor : public StageExecutor {
+ public:
+  std::vector<std::pair<uint64_t, std::vector<std::string>>> rounds;
+  void evaluate_stage(ClockedModule* const* modules, uint32_t count, uint64_t cycle) override {
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < count; ++i) names.push_back(modules[i]->basename());
+    rounds.emplace_back(cycle, names);
+    std::vector<std::thread> threads;
+    for (uint32_t i = count; i-- > 0;) threads.emplace_back([=] { modules[i]->evaluate(cycle); });
+    for (std::thread& t : threads) t.join();
+  }
+};
+
+TEST(ClockDomain, AStageExecutorEvaluatesTheDueModulesAndTheDomainCommitsThemInOrder) {
+  sc_core::sc_clock clock("clock", kNs);
+  ClockDomain domain("domain", kNs);
+  domain.clk.bind(clock);
+  std::vector<StubModule::Call> log;
+  // a: every cycle; b: every second; c: cycle 1 only. d is in another stage.
+  StubModule a("a", 1, kNs, nullptr, 0, 1), b("b", 1, kNs, nullptr, 0, 2), c("c", 1, kNs, nullptr, 1, 0);
+  StubModule d("d", 2, kNs, &log, 0, 1);
+  for (StubModule* m : {&a, &b, &c, &d}) m->clk.bind(clock);
+  d.upstream = &c;  // a later stage sees the executor's stage committed
+  ThreadedExecutor executor;
+  domain.set_stage_executor(1, &executor);  // before elaboration: taken at its end
+  sc_core::sc_start(sc_core::sc_time(4.5, sc_core::SC_NS));  // cycles 0..4
+  using Names = std::vector<std::string>;
+  ASSERT_EQ(executor.rounds.size(), 5u);
+  EXPECT_EQ(executor.rounds[0], std::make_pair(uint64_t(0), Names{"a", "b"}));
+  EXPECT_EQ(executor.rounds[1], std::make_pair(uint64_t(1), Names{"a", "c"}));
+  EXPECT_EQ(executor.rounds[2], std::make_pair(uint64_t(2), Names{"a", "b"}));
+  EXPECT_EQ(executor.rounds[4], std::make_pair(uint64_t(4), Names{"a", "b"}));
+  // Wake-ups asked for on the executor's threads were read back: b every
+  // second cycle, c never again.
+  EXPECT_EQ(b.evaluated, (std::vector<uint64_t>{0, 2, 4}));
+  EXPECT_EQ(c.evaluated, (std::vector<uint64_t>{1}));
+  // c's commit of cycle 1 came before d's evaluation of cycle 1.
+  EXPECT_EQ(d.seen_upstream, (std::vector<int>{0, 2, 2, 2, 2}));
+  EXPECT_EQ(domain.earliest_wake_of_stage(1), 5u);
+  EXPECT_EQ(domain.earliest_wake_of_stage(7), ClockDomain::kNever);
+}
+
+TEST(ClockDomain, AStageExecutorForAStageWithoutModulesIsRefused) {
+  sc_core::sc_clock clock("clock", kNs);
+  ClockDomain domain("domain", kNs);
+  domain.clk.bind(clock);
+  StubModule m("m", 0, kNs, nullptr, 0, 1);
+  m.clk.bind(clock);
+  ThreadedExecutor executor;
+  domain.set_stage_executor(3, &executor);
+  try {
+    sc_core::sc_start(kNs);
+    FAIL() << "expected an elaboration error";
+  } catch (const sc_core::sc_report& r) {
+    EXPECT_NE(std::string(r.what()).find("stage 3"), std::string::npos) << r.what();
   }
 }
 

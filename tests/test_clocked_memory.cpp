@@ -25,7 +25,7 @@ struct HeldLowClock {
 
 TEST(ClockedMemory, ACrossbarOnAClockHeldLowPassesNothingOn) {
   HeldLowClock low;
-  tlmgpu::platform::InterconnectConfig config{8, 32};
+  tlmgpu::core::InterconnectConfig config{8, 32};
   tlmgpu::memory::Interconnect icnt("icnt", config, 1, 1, 256, period());
   TestInitiator sender("sender");
   TestMemory slice("slice", 5);
@@ -41,7 +41,7 @@ TEST(ClockedMemory, ACrossbarOnAClockHeldLowPassesNothingOn) {
 
 TEST(ClockedMemory, AnL2SliceOnAClockHeldLowAnswersNothing) {
   HeldLowClock low;
-  const tlmgpu::platform::GpuConfig config = unit_test_memory_config();
+  const tlmgpu::core::GpuConfig config = unit_test_memory_config();
   tlmgpu::memory::L2Slice slice("l2", config, period(), 0);
   TestInitiator crossbar("crossbar");
   TestMemory dram("dram", 20);
@@ -57,7 +57,7 @@ TEST(ClockedMemory, AnL2SliceOnAClockHeldLowAnswersNothing) {
 
 TEST(ClockedMemory, ADramChannelOnAClockHeldLowAnswersNothing) {
   HeldLowClock low;
-  const tlmgpu::platform::DramConfig config = four_cycle_bursts();
+  const tlmgpu::core::DramConfig config = four_cycle_bursts();
   tlmgpu::memory::DramChannel dram("dram", config, 700, period());
   TestInitiator l2("l2");
   l2.socket.bind(dram.port(0));

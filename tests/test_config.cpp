@@ -44,7 +44,7 @@ const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gt
 // Presets: the headline values of each paper's table.
 
 TEST(ConfigPresets, Gtx480FromSeed000And004Tables) {
-  const GpuConfig c = preset_config("gtx480");
+  const tlmgpu::core::GpuConfig c = preset_config("gtx480");
   EXPECT_EQ(c.preset, "gtx480");
   EXPECT_EQ(c.num_sms, 15u);
   EXPECT_EQ(c.core_clock_mhz, 700);
@@ -81,7 +81,7 @@ TEST(ConfigPresets, Gtx480FromSeed000And004Tables) {
 }
 
 TEST(ConfigPresets, TitanXPascalFromSeed002Table) {
-  const GpuConfig c = preset_config("titanx_pascal");
+  const tlmgpu::core::GpuConfig c = preset_config("titanx_pascal");
   EXPECT_EQ(c.preset, "titanx_pascal");
   EXPECT_EQ(c.num_sms, 28u);
   EXPECT_EQ(c.core_clock_mhz, 1417);
@@ -100,7 +100,7 @@ TEST(ConfigPresets, TitanXPascalFromSeed002Table) {
 }
 
 TEST(ConfigPresets, Vortex1SmFromSeed003) {
-  const GpuConfig c = preset_config("vortex_1sm");
+  const tlmgpu::core::GpuConfig c = preset_config("vortex_1sm");
   EXPECT_EQ(c.preset, "vortex_1sm");
   EXPECT_EQ(c.num_sms, 1u);
   EXPECT_EQ(c.sm.max_warps, 32u);
@@ -120,7 +120,7 @@ TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
   // DramConfig's defaults keep the single-clock DRAM the memory unit tests
   // were worked out with (DRAM clock = core clock, 32 B per cycle, no bank
   // groups, no fixed latency); the preset has GPGPU-Sim's GDDR5.
-  const auto defaults = config_values(GpuConfig{});
+  const auto defaults = config_values(tlmgpu::core::GpuConfig{});
   const auto preset = config_values(preset_config("gtx480"));
   ASSERT_EQ(defaults.size(), preset.size());
   size_t dram_differs = 0;
@@ -132,7 +132,7 @@ TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
     EXPECT_EQ(defaults[i], preset[i]);
   }
   EXPECT_GT(dram_differs, 10u);
-  EXPECT_EQ(GpuConfig{}.dram.clock_mhz, GpuConfig{}.core_clock_mhz);
+  EXPECT_EQ(tlmgpu::core::GpuConfig{}.dram.clock_mhz, tlmgpu::core::GpuConfig{}.core_clock_mhz);
 }
 
 TEST(ConfigPresets, DescriptionsListThePresetsDefaultFirst) {
@@ -187,11 +187,11 @@ TEST(ConfigKeys, CoverEverySectionAndAreUnique) {
 TEST(ConfigKeys, EveryKeyChangesItsOwnField) {
   // Setting each key to another allowed value changes that key and no other,
   // so no two keys share a field and none is a no-op.
-  const GpuConfig base = preset_config("gtx480");
+  const tlmgpu::core::GpuConfig base = preset_config("gtx480");
   const auto before = config_values(base);
   for (size_t i = 0; i < before.size(); ++i) {
     const auto& [key, value] = before[i];
-    GpuConfig c = base;
+    tlmgpu::core::GpuConfig c = base;
     std::string other;
     if (value == "true" || value == "false")
       other = value == "true" ? "false" : "true";
@@ -222,7 +222,7 @@ TEST(ConfigKeys, EveryKeyChangesItsOwnField) {
 }
 
 TEST(ConfigSet, SetsValuesOfEveryType) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   set_config_value(c, "sm.num_schedulers", "4");
   set_config_value(c, "gpu.core_clock_mhz", "1417.5");
   set_config_value(c, "sm.has_dp_unit", "true");
@@ -252,7 +252,7 @@ TEST(ConfigSet, SetsValuesOfEveryType) {
 }
 
 TEST(ConfigSet, UnknownKeySuggestsTheNearestKey) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulerz", "2"); }),
             "unknown configuration key 'sm.num_schedulerz' (did you mean 'sm.num_schedulers'?)");
   EXPECT_EQ(config_error([&] { set_config_value(c, "num_schedulers", "2"); }),
@@ -269,7 +269,7 @@ TEST(ConfigSet, UnknownKeySuggestsTheNearestKey) {
 }
 
 TEST(ConfigSet, OutOfRangeNamesKeyAndAllowedRange) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulers", "0"); }),
             "sm.num_schedulers = 0 is out of range (allowed: 1..8)");
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulers", "9"); }),
@@ -290,7 +290,7 @@ TEST(ConfigSet, OutOfRangeNamesKeyAndAllowedRange) {
 }
 
 TEST(ConfigSet, PowerOfTwoKeys) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "l1d.line_bytes", "100"); }),
             "l1d.line_bytes = 100: must be a power of two between 32 and 1024");
   EXPECT_EQ(config_error([&] { set_config_value(c, "l1d.line_bytes", "2048"); }),
@@ -300,7 +300,7 @@ TEST(ConfigSet, PowerOfTwoKeys) {
 }
 
 TEST(ConfigSet, WrongTypeNamesKeyAndExpectedType) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulers", "two"); }),
             "sm.num_schedulers = 'two': expected an unsigned integer (allowed: 1..8)");
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.num_schedulers", "-1"); }),
@@ -318,7 +318,7 @@ TEST(ConfigSet, WrongTypeNamesKeyAndExpectedType) {
 }
 
 TEST(ConfigSet, BadEnumStringListsAllowedValues) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { set_config_value(c, "sm.fetch_policy", "fifo"); }),
             "sm.fetch_policy = 'fifo' is not allowed (allowed: lrr, gtlrr, gtlo)");
   // gpu.scheduler: names and syntax from the scheduler registry.
@@ -336,7 +336,7 @@ TEST(ConfigSet, BadEnumStringListsAllowedValues) {
 }
 
 TEST(ConfigSet, BadValueLeavesTheConfigUnchanged) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   const auto before = config_values(c);
   EXPECT_THROW(set_config_value(c, "sm.num_schedulers", "0"), ConfigError);
   EXPECT_THROW(set_config_value(c, "l1d.line_bytes", "100"), ConfigError);
@@ -345,7 +345,7 @@ TEST(ConfigSet, BadValueLeavesTheConfigUnchanged) {
 }
 
 TEST(ConfigSet, AssignmentsAsGivenToSet) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   apply_config_assignment(c, "sm.num_schedulers=4");
   apply_config_assignment(c, "gpu.scheduler = two_level:group=8");
   EXPECT_EQ(c.sm.num_schedulers, 4u);
@@ -355,7 +355,7 @@ TEST(ConfigSet, AssignmentsAsGivenToSet) {
 }
 
 TEST(ConfigSet, GetUnknownKeyIsAnError) {
-  EXPECT_TRUE(contains(config_error([] { get_config_value(GpuConfig{}, "sm.warps"); }),
+  EXPECT_TRUE(contains(config_error([] { get_config_value(tlmgpu::core::GpuConfig{}, "sm.warps"); }),
                        "unknown configuration key 'sm.warps'"));
 }
 
@@ -363,7 +363,7 @@ TEST(ConfigSet, GetUnknownKeyIsAnError) {
 // INI files.
 
 TEST(ConfigIni, LoadsSectionsKeysAndComments) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   load_config_text(c,
                    "# a comment\n"
                    "[gpu]\n"
@@ -384,19 +384,19 @@ TEST(ConfigIni, LoadsSectionsKeysAndComments) {
 }
 
 TEST(ConfigIni, UnknownKeyNamesFileAndLine) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { load_config_text(c, "[gpu]\nnum_sms = 2\n\n[sm]\nnum_schedulerz = 2\n", "a.ini"); }),
             "a.ini:5: unknown configuration key 'sm.num_schedulerz' (did you mean 'sm.num_schedulers'?)");
 }
 
 TEST(ConfigIni, BadValueNamesFileAndLine) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { load_config_text(c, "# x\n[sm]\nnum_schedulers = 0\n", "b.ini"); }),
             "b.ini:3: sm.num_schedulers = 0 is out of range (allowed: 1..8)");
 }
 
 TEST(ConfigIni, SyntaxErrorsNameFileAndLine) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   EXPECT_EQ(config_error([&] { load_config_text(c, "[sm]\nnum_schedulers = 2\nnum_schedulers 4\n", "c.ini"); }),
             "c.ini:3: expected 'key = value' or '[section]', got 'num_schedulers 4'");
   EXPECT_EQ(config_error([&] { load_config_text(c, "\n[sm\n", "d.ini"); }),
@@ -408,7 +408,7 @@ TEST(ConfigIni, SyntaxErrorsNameFileAndLine) {
 }
 
 TEST(ConfigIni, LoadsFilesAndReportsMissingOnes) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   const std::string path = temp_file("load.ini", "[l1d]\nsize_bytes = 32K\nways = 8\n");
   load_config_file(c, path);
   EXPECT_EQ(c.l1d.size_bytes, 32u * 1024);
@@ -421,7 +421,7 @@ TEST(ConfigIni, ShippedExampleFilesEqualThePresets) {
   for (const PresetDescription& p : preset_descriptions()) {
     // A complete file is loaded onto a different preset, so every key must
     // be in it; a derived one onto its base.
-    GpuConfig c = !p.base.empty()             ? preset_config(p.base)
+    tlmgpu::core::GpuConfig c = !p.base.empty()             ? preset_config(p.base)
                   : p.name == "vortex_1sm" ? preset_config("titanx_pascal")
                                             : preset_config("vortex_1sm");
     load_config_file(c, std::string(TLMGPU_SOURCE_DIR) + "/configs/" + p.name + ".ini");
@@ -431,7 +431,7 @@ TEST(ConfigIni, ShippedExampleFilesEqualThePresets) {
 
 // The one key seed 000's Table I changes, and nothing else.
 TEST(ConfigPresets, Gtx480With14SmsDiffersFromGtx480OnlyInTheSmCount) {
-  GpuConfig pro = preset_config("gtx480_14sm");
+  tlmgpu::core::GpuConfig pro = preset_config("gtx480_14sm");
   EXPECT_EQ(pro.num_sms, 14u);
   pro.num_sms = preset_config("gtx480").num_sms;
   EXPECT_EQ(config_values(pro), config_values(preset_config("gtx480")));
@@ -442,20 +442,20 @@ TEST(ConfigPresets, Gtx480With14SmsDiffersFromGtx480OnlyInTheSmCount) {
 
 TEST(ConfigDump, RoundTripReproducesEveryPreset) {
   for (const char* name : kPresetNames) {
-    const GpuConfig original = preset_config(name);
+    const tlmgpu::core::GpuConfig original = preset_config(name);
     const std::string text = dump_config(original);
-    GpuConfig loaded = preset_config(std::string(name) == "gtx480" ? "vortex_1sm" : "gtx480");
+    tlmgpu::core::GpuConfig loaded = preset_config(std::string(name) == "gtx480" ? "vortex_1sm" : "gtx480");
     load_config_text(loaded, text, "dump.ini");
     EXPECT_EQ(config_values(loaded), config_values(original)) << name;
   }
 }
 
 TEST(ConfigDump, RoundTripKeepsOverriddenValuesExactly) {
-  GpuConfig c;
+  tlmgpu::core::GpuConfig c;
   set_config_value(c, "gpu.core_clock_mhz", "1234.5678901234");
   set_config_value(c, "gpu.scheduler", "two_level:group=8");
   set_config_value(c, "sm.has_dp_unit", "true");
-  GpuConfig loaded = preset_config("titanx_pascal");
+  tlmgpu::core::GpuConfig loaded = preset_config("titanx_pascal");
   load_config_text(loaded, dump_config(c), "dump.ini");
   EXPECT_EQ(loaded.core_clock_mhz, c.core_clock_mhz);
   EXPECT_EQ(config_values(loaded), config_values(c));
@@ -482,7 +482,7 @@ TEST(ConfigDump, IsIniWithSectionsAndACommentPerKey) {
 }
 
 TEST(ConfigDump, HostThreadsAreASettingNotPartOfTheConfiguration) {
-  GpuConfig c = preset_config("gtx480");
+  tlmgpu::core::GpuConfig c = preset_config("gtx480");
   apply_config_assignment(c, "host.threads=4");
   EXPECT_EQ(c.host_threads, 4u);
   // The dump (and with it the configuration hash runs resume by) is that of one thread.
@@ -496,7 +496,7 @@ TEST(ConfigDump, HostThreadsAreASettingNotPartOfTheConfiguration) {
 
 namespace {
 std::string validation_error(const std::vector<std::string>& assignments) {
-  GpuConfig c = preset_config("gtx480");
+  tlmgpu::core::GpuConfig c = preset_config("gtx480");
   for (const auto& a : assignments) apply_config_assignment(c, a);
   return config_error([&] { validate_config(c); });
 }
@@ -568,7 +568,7 @@ TEST(ConfigValidate, SchedulerParametersAreCheckedByBuildingThePolicy) {
 }
 
 TEST(ConfigValidate, ReportsEveryProblemAndRechecksRanges) {
-  GpuConfig c = preset_config("gtx480");
+  tlmgpu::core::GpuConfig c = preset_config("gtx480");
   c.sm.num_schedulers = 0;  // set in code, past set_config_value's checks
   c.l1d.line_bytes = 100;
   c.sm.fetch_policy = "fifo";
@@ -585,7 +585,7 @@ TEST(ConfigValidate, ReportsEveryProblemAndRechecksRanges) {
 TEST(ConfigResolve, PresetThenFilesInOrderThenOverrides) {
   const std::string first = temp_file("first.ini", "[gpu]\nnum_sms = 4\nscheduler = gto\n[sm]\nnum_schedulers = 1\n");
   const std::string second = temp_file("second.ini", "[gpu]\nnum_sms = 8\n");
-  const GpuConfig c = resolve_config("titanx_pascal", {first, second}, {"gpu.scheduler=two_level:group=4"});
+  const tlmgpu::core::GpuConfig c = resolve_config("titanx_pascal", {first, second}, {"gpu.scheduler=two_level:group=4"});
   EXPECT_EQ(c.preset, "titanx_pascal");
   EXPECT_EQ(c.sm.max_ctas, 32u);         // from the preset
   EXPECT_EQ(c.sm.num_schedulers, 1u);    // first file

@@ -22,8 +22,8 @@ void for_each_object(const sc_core::sc_object* obj, const std::function<void(con
   for (const sc_core::sc_object* child : obj->get_child_objects()) for_each_object(child, f);
 }
 
-platform::GpuConfig small_gpu() {
-  platform::GpuConfig c = platform::preset_config("gtx480");
+core::GpuConfig small_gpu() {
+  core::GpuConfig c = platform::preset_config("gtx480");
   c.num_sms = 2;
   return c;
 }
@@ -42,15 +42,14 @@ TEST(DesignLinks, EveryClockedModuleSeesTheOneClock) {
     ++clock_ports;
   });
   // 2 SMs with 2 L1s and a texture cache each, the crossbar, 12 L2 slices,
-  // 6 DRAM channels, the clock domain.
-  EXPECT_EQ(clock_ports, 2 * 4 + 1 + 12 + 6 + 1);
+  // 6 DRAM channels, the CTA dispatcher, the clock domain.
+  EXPECT_EQ(clock_ports, 2 * 4 + 1 + 12 + 6 + 1 + 1);
 }
 
 // A clock port means something: every clocked module's is read by the clock
-// domain that runs it, in the stage order memory, then the top (whose
-// evaluation runs the dispatcher and the SMs, and with them their L1s: their
-// clk ports are bound for the hierarchy's sake, the SM's evaluation is what
-// runs them).
+// domain that runs it, in the stage order memory, the CTA dispatcher, the SMs,
+// the top. (The L1s' clk ports name their clock; they have no state that
+// changes on their own: their SM's evaluation and the crossbar's answers run them.)
 TEST(DesignLinks, TheClockDomainRunsEveryClockedModule) {
   platform::GpuTop top("gpu", small_gpu());
   sc_core::sc_clock clock("clk", top.period());
@@ -62,7 +61,7 @@ TEST(DesignLinks, TheClockDomainRunsEveryClockedModule) {
   std::vector<std::string> expected{"gpu.icnt"};
   for (int s = 0; s < 12; ++s) expected.push_back("gpu.l2_" + std::to_string(s));
   for (int c = 0; c < 6; ++c) expected.push_back("gpu.dram" + std::to_string(c));
-  expected.push_back("gpu");
+  for (const char* m : {"gpu.dispatcher", "gpu.sm0", "gpu.sm1", "gpu"}) expected.push_back(m);
   EXPECT_EQ(run, expected);
   int clocked = 0;
   for_each_object(&top, [&](const sc_core::sc_object* o) {

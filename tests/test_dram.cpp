@@ -23,22 +23,22 @@ using namespace tlmgpu_memtest;
 using tlmgpu::memory::DramAddressMap;
 using tlmgpu::memory::DramChannel;
 using tlmgpu::memory::DramClockCrossing;
-using tlmgpu::platform::DramConfig;
+using tlmgpu::core::DramConfig;
 
 constexpr double kCoreMhz = 700;
 
 struct Bench {
-  DramConfig config;
+  tlmgpu::core::DramConfig config;
   DramChannel dram;
   TestInitiator l2;
-  explicit Bench(const DramConfig& c, const char* name = "dram")
+  explicit Bench(const tlmgpu::core::DramConfig& c, const char* name = "dram")
       : config(c), dram(name, config, kCoreMhz, period()), l2((std::string(name) + "_l2").c_str()) {
     l2.socket.bind(dram.port(0));
     on_test_clock(dram);
   }
   double stat(const char* name) const {
-    tlmgpu::stats::StatMap m;
-    m = tlmgpu::stats::values_of(dram);
+    tlmgpu::core::StatMap m;
+    m = tlmgpu::core::values_of(dram);
     return m.at(name);
   }
 };
@@ -51,7 +51,7 @@ constexpr uint64_t kBank = 2048;      // next bank
 TEST_F(DramDriven, DefaultLinearMapping) {
   DramAddressMap map;
   std::string error;
-  ASSERT_TRUE(map.parse(DramConfig{}.address_mapping, error)) << error;
+  ASSERT_TRUE(map.parse(tlmgpu::core::DramConfig{}.address_mapping, error)) << error;
   const auto l = map.locate(5 * kRow + 3 * kBank + 100);
   EXPECT_EQ(l.bank, 3u);
   EXPECT_EQ(l.row, 5u);
@@ -119,7 +119,7 @@ TEST_F(DramDriven, TwoBanksOverlapTheirActivations) {
 }
 
 TEST_F(DramDriven, QueueDepthBoundsTheSchedulerWindow) {
-  DramConfig config = four_cycle_bursts();
+  tlmgpu::core::DramConfig config = four_cycle_bursts();
   config.queue_depth = 1;
   Bench b(config);
   // The row hit (third) is not in the one-entry window when bank 0 frees, so
@@ -160,8 +160,8 @@ TEST_F(DramClockDriven, ConvertsWithIntegersBothWays) {
 /// GPGPU-Sim's GTX480 GDDR5 (SM2_GTX480): 64-byte bursts of 2 DRAM cycles,
 /// 4 bank groups; a linear mapping with 4 KB rows (bank = bits 12..15) so
 /// tests pick banks and rows directly.
-DramConfig gddr5() {
-  DramConfig d;
+tlmgpu::core::DramConfig gddr5() {
+  tlmgpu::core::DramConfig d;
   d.clock_mhz = kCoreMhz;  // one clock unless a test says otherwise
   d.banks = 16;
   d.bank_groups = 4;
@@ -190,7 +190,7 @@ constexpr uint64_t kBank4K = 4096;       // next bank; bank b is in group b mod 
 constexpr uint64_t kRow4K = 4096 * 16;   // next row of a bank
 
 TEST_F(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
-  DramConfig config = gddr5();
+  tlmgpu::core::DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench b(config);
   b.l2.script = {{10, 0, 0x1, AccessKind::Load}};
@@ -203,7 +203,7 @@ TEST_F(DramClockDriven, RequestWaitsForTheDramEdgeAndAnswersOnACoreEdge) {
 }
 
 TEST_F(DramClockDriven, FixedLatencyIsSpentBeforeTheQueue) {
-  DramConfig config = gddr5();
+  tlmgpu::core::DramConfig config = gddr5();
   config.clock_mhz = 924;
   config.latency = 100;
   Bench b(config);
@@ -248,7 +248,7 @@ TEST_F(DramTimingDriven, ActivatesAreTRrdApartAndColumnsTCcdOrTCcdl) {
 TEST_F(DramTimingDriven, ActivateWaitsForTRcAfterTheLastActivate) {
   // A row miss right behind a closed-bank access: activate 10, column 22,
   // precharge at 38 (tRAS 28), activate at max(38 + tRP, 10 + tRC).
-  DramConfig slow = gddr5();
+  tlmgpu::core::DramConfig slow = gddr5();
   slow.tRC = 60;
   Bench rc40(gddr5(), "rc40"), rc60(slow, "rc60");
   for (Bench* b : {&rc40, &rc60}) b->l2.script = {{10, 0, 0x1, AccessKind::Load}, {11, kRow4K, 0x1, AccessKind::Load}};
@@ -353,7 +353,7 @@ void all_at_once(Bench& b, const std::vector<uint64_t>& addrs, uint32_t mask) {
 }
 
 TEST_F(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd) {
-  DramConfig config = gddr5();
+  tlmgpu::core::DramConfig config = gddr5();
   config.address_mapping = "0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS";  // GTX480
   Bench seq(config, "seq"), rnd(config, "rnd");
   const uint64_t lines = 1024, sectors = 600;
@@ -398,7 +398,7 @@ TEST_F(DramBandwidthDriven, SequentialLinesFillTheBusRandomSectorsAreBoundByTRrd
 }
 
 TEST_F(DramDriven, SameTrafficGivesTheSameCyclesWhateverTheBuildOrder) {
-  DramConfig config = gddr5();
+  tlmgpu::core::DramConfig config = gddr5();
   config.clock_mhz = 924;
   Bench second(config, "second"), first(config, "first");
   uint64_t x = 7;

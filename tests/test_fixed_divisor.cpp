@@ -12,10 +12,10 @@
 
 namespace {
 
-using tlmgpu::memory::FixedDivisor;
+using tlmgpu::core::FixedDivisor;
 
 void expect_exact(uint64_t d, uint64_t x) {
-  const FixedDivisor div(d);
+  const tlmgpu::core::FixedDivisor div(d);
   ASSERT_EQ(div.div(x), x / d) << x << " / " << d;
   ASSERT_EQ(div.mod(x), x % d) << x << " % " << d;
 }
@@ -46,7 +46,7 @@ TEST(FixedDivisor, ExactOnRandomOperands) {
 }
 
 TEST(FixedDivisor, ZeroDividesByOne) {
-  const FixedDivisor div(0);
+  const tlmgpu::core::FixedDivisor div(0);
   EXPECT_EQ(div.divisor(), 1u);
   EXPECT_EQ(div.div(12345), 12345u);
   EXPECT_EQ(div.mod(12345), 0u);

@@ -74,9 +74,9 @@ void run_with_foreign_channel(const char* workload, bool compare_writes, bool ex
   // loads miss and their stores are written back.
   options.config.l2.size_bytes = 2 * 1024;
   options.config.l2_fill_on_host_copy = false;
-  const tlmgpu::platform::GpuConfig& config = options.config;
+  const tlmgpu::core::GpuConfig& config = options.config;
   tlmgpu::platform::GpuTop& top = tlmgpu::platform::timing_gpu_top(config);
-  tlmgpu::memory::MemorySystem& memory = top.memory_system();
+  tlmgpu::platform::MemorySystem& memory = top.memory_system();
   const std::vector<uint32_t> slices = memory.slices_of_channel(0);
   ASSERT_EQ(slices.size(), 2u);
   ForeignMemory foreign("foreign", uint32_t(slices.size()));
@@ -101,8 +101,8 @@ void run_with_foreign_channel(const char* workload, bool compare_writes, bool ex
   EXPECT_TRUE(r.verified) << r.detail;
   EXPECT_GT(foreign.reads, 0u);
   // The GPU's own channel 0 saw nothing; channel 1 did.
-  const tlmgpu::stats::StatMap dram0 = tlmgpu::stats::values_of(memory.dram_channel(0));
-  const tlmgpu::stats::StatMap dram1 = tlmgpu::stats::values_of(memory.dram_channel(1));
+  const tlmgpu::core::StatMap dram0 = tlmgpu::core::values_of(memory.dram_channel(0));
+  const tlmgpu::core::StatMap dram1 = tlmgpu::core::values_of(memory.dram_channel(1));
   EXPECT_EQ(dram0.at("reads") + dram0.at("writes"), 0.0);
   EXPECT_GT(dram1.at("reads"), 0.0);
   // The simple socket's nb-to-b adapter accepted each request and answered

@@ -77,7 +77,7 @@ TEST(FuzzRegressions, LaunchFileNumberOverflowNamesFileAndLine) {
 // is a memory error naming the address.
 TEST(FuzzRegressions, PtxImageAtTheTopOfTheAddressSpaceIsAMemoryError) {
   using namespace tlmgpu_soctest;
-  tlmgpu::platform::GpuConfig config = tlmgpu::preset("gtx480");
+  tlmgpu::core::GpuConfig config = tlmgpu::preset("gtx480");
   config.num_sms = 2;
   Soc soc(config);
   soc.setup_queue();

@@ -15,14 +15,14 @@
 #include "workloads/workload.h"
 
 using namespace tlmgpu_soctest;
-using tlmgpu::platform::GpuConfig;
+using tlmgpu::core::GpuConfig;
 using tlmgpu::platform::soc::ClockSource;
 using tlmgpu::platform::soc::PeripheralMode;
 
 namespace {
 
-GpuConfig small_gpu() {
-  GpuConfig c = tlmgpu::preset("gtx480");
+tlmgpu::core::GpuConfig small_gpu() {
+  tlmgpu::core::GpuConfig c = tlmgpu::preset("gtx480");
   c.num_sms = 2;
   return c;
 }
@@ -423,7 +423,7 @@ TEST(GpuPeripheral, TimingLaunchOfVectorAdd) {
 
 // soc.memory = soc: the GPU's L2 misses are timed by the SoC's memory.
 TEST(GpuPeripheral, SocMemoryTimesTheL2Misses) {
-  GpuConfig config = small_gpu();
+  tlmgpu::core::GpuConfig config = small_gpu();
   config.soc_memory = "soc";
   Soc soc(config, timing());
   const sc_core::sc_time period(1e6 / config.core_clock_mhz, sc_core::SC_PS);
@@ -443,7 +443,7 @@ TEST(GpuPeripheral, SocMemoryTimesTheL2Misses) {
 }
 
 TEST(GpuPeripheral, SocMemoryRefusingTimedTrafficIsAMemoryError) {
-  GpuConfig config = small_gpu();
+  tlmgpu::core::GpuConfig config = small_gpu();
   config.soc_memory = "soc";
   Soc soc(config, timing());
   soc.setup_queue();
@@ -468,7 +468,7 @@ TEST(GpuPeripheral, SocMemoryRefusingTimedTrafficIsAMemoryError) {
 TEST(GpuPeripheral, TimingModeOnTheSocClock) {
   tlmgpu::GpuPeripheralOptions o = timing();
   o.clock = ClockSource::Soc;
-  GpuConfig config = small_gpu();
+  tlmgpu::core::GpuConfig config = small_gpu();
   config.core_clock_mhz = 500;
   sc_core::sc_clock soc_clock("soc_clock", sc_core::sc_time(2, sc_core::SC_NS));
   Soc soc(config, o);

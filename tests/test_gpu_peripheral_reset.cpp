@@ -17,13 +17,13 @@
 #include "workloads/workload.h"
 
 using namespace tlmgpu_soctest;
-using tlmgpu::platform::GpuConfig;
+using tlmgpu::core::GpuConfig;
 using tlmgpu::platform::soc::PeripheralMode;
 
 namespace {
 
-GpuConfig two_sms(const std::string& preset) {
-  GpuConfig c = tlmgpu::preset(preset);
+tlmgpu::core::GpuConfig two_sms(const std::string& preset) {
+  tlmgpu::core::GpuConfig c = tlmgpu::preset(preset);
   c.num_sms = 2;
   return c;
 }
@@ -164,7 +164,7 @@ TEST(GpuPeripheralReset, AbortsAHungLtLaunch) { reset_a_hung_launch(PeripheralMo
 // for it. They are answered after it (those still queued with error
 // responses) and dropped; the next launch is not charged with them.
 TEST(GpuPeripheralReset, LateSocMemoryAnswersOfAnAbortedLaunchAreDropped) {
-  GpuConfig config = two_sms("gtx480");
+  tlmgpu::core::GpuConfig config = two_sms("gtx480");
   config.soc_memory = "soc";
   Soc soc(config, options(PeripheralMode::Timing));
   const sc_core::sc_time period(1e6 / config.core_clock_mhz, sc_core::SC_PS);
@@ -181,8 +181,8 @@ TEST(GpuPeripheralReset, LateSocMemoryAnswersOfAnAbortedLaunchAreDropped) {
   auto* port = dynamic_cast<tlmgpu::memory::SocMemoryPort*>(sc_core::sc_find_object("gpu.core.soc_memory"));
   ASSERT_NE(port, nullptr);
   auto port_errors = [port] {
-    tlmgpu::stats::StatMap stats;
-    stats = tlmgpu::stats::values_of(*port);
+    tlmgpu::core::StatMap stats;
+    stats = tlmgpu::core::values_of(*port);
     return stats["error_responses"];
   };
   EXPECT_FALSE(port->idle()) << "the reset should come while transactions are out";

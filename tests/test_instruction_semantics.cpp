@@ -24,9 +24,9 @@ using platform::KernelArgs;
 
 TEST(IntOps, GatherBitsPacksTheMaskedBitsInOrder) {
   // (The SM turns its per-slot wait masks into view positions with it.)
-  EXPECT_EQ(exec::intops::gather_bits(0b1011'0110, 0b1111'0000), 0b1011u);
-  EXPECT_EQ(exec::intops::gather_bits(~uint64_t(0), 0), 0u);
-  EXPECT_EQ(exec::intops::gather_bits(uint64_t(1) << 63, uint64_t(1) << 63 | 1), 0b10u);
+  EXPECT_EQ(core::intops::gather_bits(0b1011'0110, 0b1111'0000), 0b1011u);
+  EXPECT_EQ(core::intops::gather_bits(~uint64_t(0), 0), 0u);
+  EXPECT_EQ(core::intops::gather_bits(uint64_t(1) << 63, uint64_t(1) << 63 | 1), 0b10u);
   std::mt19937_64 rng(3);
   for (int i = 0; i < 10000; ++i) {
     const uint64_t x = rng(), mask = rng() & rng();
@@ -34,7 +34,7 @@ TEST(IntOps, GatherBitsPacksTheMaskedBitsInOrder) {
     uint32_t out = 0;
     for (uint32_t b = 0; b < 64; ++b)
       if (mask >> b & 1) expected |= (x >> b & 1) << out++;
-    ASSERT_EQ(exec::intops::gather_bits(x, mask), expected) << x << " " << mask;
+    ASSERT_EQ(core::intops::gather_bits(x, mask), expected) << x << " " << mask;
   }
 }
 

@@ -34,7 +34,7 @@ std::vector<TestInitiator::Send> script_of(const std::vector<Batch>& batches) {
 }
 
 struct OneSourceBench {
-  tlmgpu::platform::InterconnectConfig config{8, 32};  // latency 8, 32 bytes a cycle
+  tlmgpu::core::InterconnectConfig config{8, 32};  // latency 8, 32 bytes a cycle
   Interconnect icnt;
   TestInitiator sender;
   TestMemory slice;
@@ -116,9 +116,9 @@ TEST(InterconnectArrivals, InOrderPortGrantsAsTheGeneralPath) {
     EXPECT_EQ(in_order.slice.seen[i].addr, general.slice.seen[i].addr) << i;
     EXPECT_EQ(in_order.slice.seen[i].cycle, general.slice.seen[i].cycle) << i;
   }
-  tlmgpu::stats::StatMap a, b;
-  a = tlmgpu::stats::values_of(general.icnt);
-  b = tlmgpu::stats::values_of(in_order.icnt);
+  tlmgpu::core::StatMap a, b;
+  a = tlmgpu::core::values_of(general.icnt);
+  b = tlmgpu::core::values_of(in_order.icnt);
   EXPECT_EQ(a, b);
   EXPECT_GT(a.at("request_stalls"), 0.0);  // the input link was contended
 }

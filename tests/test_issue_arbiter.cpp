@@ -27,7 +27,7 @@ SchedulerView random_view(std::mt19937& rng, uint64_t cycle) {
     w.slot = slot;
     w.wait = kWaits[rng() % 6 == 0 ? 0 : 1 + rng() % 5];
     w.age = (slot * 7 + rng() % 3) % 64;
-    w.head_class = HeadClass::ShortAlu;
+    w.head_class = tlmgpu::core::HeadClass::ShortAlu;
     v.warps.push_back(w);
   }
   return v;
@@ -135,7 +135,7 @@ TEST_P(ArbiterFastPath, CompletionsDoNotMoveAnOrderThatSaysSo) {
   for (uint64_t cycle = 0; cycle < 2000; ++cycle) {
     // Long loads at a few PCs, so that completions match issued loads.
     SchedulerView v = random_view(rng, cycle);
-    for (WarpView& w : v.warps) w.head_class = rng() % 3 == 0 ? HeadClass::LongMem : HeadClass::ShortAlu;
+    for (WarpView& w : v.warps) w.head_class = rng() % 3 == 0 ? tlmgpu::core::HeadClass::LongMem : tlmgpu::core::HeadClass::ShortAlu;
     for (uint32_t k = rng() % 4; k > 0 && !v.warps.empty(); --k) {
       CompleteEvent c;
       c.cycle = cycle;

@@ -16,21 +16,21 @@ constexpr uint32_t kMemLatency = 20;
 
 // 1 KB, 2 ways, 128-byte lines of 32-byte sectors: 4 sets, lines 512 bytes
 // apart share a set. 4 MSHRs of at most 2 requests each.
-tlmgpu::platform::CacheConfig small_l1() { return {1024, 2, 128, 32, 1, 4, 2, false}; }
+tlmgpu::core::CacheConfig small_l1() { return {1024, 2, 128, 32, 1, 4, 2, false}; }
 
 struct Bench {
   L1Cache cache;
   TestSm sm{"sm"};
   TestMemory mem;
-  explicit Bench(const tlmgpu::platform::CacheConfig& config = small_l1())
+  explicit Bench(const tlmgpu::core::CacheConfig& config = small_l1())
       : cache("l1d", config, period()), mem("mem", kMemLatency) {
     sm.cache.bind(cache.access_export);
     cache.response_port.bind(sm);
     cache.socket.bind(mem.socket);
   }
   double stat(const char* name) const {
-    tlmgpu::stats::StatMap m;
-    m = tlmgpu::stats::values_of(cache);
+    tlmgpu::core::StatMap m;
+    m = tlmgpu::core::values_of(cache);
     return m.at(name);
   }
 };
@@ -97,7 +97,7 @@ TEST(L1Cache, MshrsFullAndMergeSlotsFullAreReservationFails) {
 // The requester learns, as soon as the cache does, the cycle an answer frees
 // its MSHR: an SM sleeps on a refused line until then (release_at).
 TEST(L1Cache, AnAnswerTellsTheRequesterWhenItsMshrFrees) {
-  tlmgpu::platform::CacheConfig one_mshr = small_l1();
+  tlmgpu::core::CacheConfig one_mshr = small_l1();
   one_mshr.mshrs = 1;
   Bench b(one_mshr);
   b.sm.script = {{10, line_access(1, AccessKind::Load, 0x0000)},
@@ -121,7 +121,7 @@ TEST(L1Cache, AnAnswerTellsTheRequesterWhenItsMshrFrees) {
 // touch, so a full-warp store writes the whole line and a scattered atomic
 // carries one unit, not a line, across the interconnect.
 TEST(L1Cache, StoresAndAtomicsKeepTheirOwnUnitsWhateverTheSectorSize) {
-  tlmgpu::platform::CacheConfig fermi = small_l1();
+  tlmgpu::core::CacheConfig fermi = small_l1();
   fermi.sector_bytes = 128;
   Bench b(fermi);
   b.sm.script = {{10, line_access(1, AccessKind::Store, 0x0000, 0xf)},

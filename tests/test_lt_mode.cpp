@@ -26,7 +26,7 @@ namespace tlmgpu {
 namespace {
 
 namespace fs = std::filesystem;
-using platform::GpuConfig;
+using core::GpuConfig;
 using platform::LtLaunchCounts;
 
 // docs/SOC.md's error (LT mode: calibration and error) of the gtx480 preset's coefficients at the small
@@ -188,16 +188,16 @@ LtLaunchCounts synthetic(uint64_t ctas, uint64_t per_warp, uint64_t loads = 0) {
   return c;
 }
 
-platform::Occupancy occupancy_of(const GpuConfig& config) {
+platform::Occupancy occupancy_of(const core::GpuConfig& config) {
   return platform::compute_occupancy(config.sm, "k", 256, 0, 16, platform::RegisterSource::Launch);
 }
 
-uint64_t cycles(const LtLaunchCounts& c, const GpuConfig& config) {
+uint64_t cycles(const LtLaunchCounts& c, const core::GpuConfig& config) {
   return platform::estimate_lt_cycles(c, occupancy_of(config), config).cycles;
 }
 
 TEST(LtCostModel, MoreInstructionsTakeMoreCycles) {
-  const GpuConfig config = platform::preset_config("gtx480");
+  const core::GpuConfig config = platform::preset_config("gtx480");
   uint64_t previous = 0;
   for (uint64_t per_warp : {100u, 1000u, 10000u}) {
     const uint64_t c = cycles(synthetic(120, per_warp), config);
@@ -208,8 +208,8 @@ TEST(LtCostModel, MoreInstructionsTakeMoreCycles) {
 }
 
 TEST(LtCostModel, MoreSmsTakeFewerCyclesForAWideGrid) {
-  GpuConfig few = platform::preset_config("gtx480");
-  GpuConfig many = few;
+  core::GpuConfig few = platform::preset_config("gtx480");
+  core::GpuConfig many = few;
   few.num_sms = 4;
   many.num_sms = 16;
   const LtLaunchCounts wide = synthetic(256, 2000, 10);
@@ -220,45 +220,45 @@ TEST(LtCostModel, MoreSmsTakeFewerCyclesForAWideGrid) {
 }
 
 TEST(LtCostModel, BandwidthBoundCountsFollowTheBandwidthTerm) {
-  GpuConfig config = platform::preset_config("gtx480");
+  core::GpuConfig config = platform::preset_config("gtx480");
   config.icnt.bytes_per_cycle = 4096;  // a crossbar faster than DRAM: the DRAM term is the bandwidth bound
   // Every instruction a load of four sectors that misses the L2: DRAM-bound.
   const LtLaunchCounts streaming = synthetic(600, 2, 200);
   const platform::LtEstimate e = platform::estimate_lt_cycles(streaming, occupancy_of(config), config);
   const double expected_bandwidth = double(streaming.dram_sectors) * 32 / platform::lt_dram_bytes_per_cycle(config);
   EXPECT_DOUBLE_EQ(e.bandwidth_bound, expected_bandwidth);
-  const platform::LtConfig& k = config.lt;
+  const core::LtConfig& k = config.lt;
   ASSERT_GE(k.bandwidth_scale * e.bandwidth_bound, k.issue_scale * e.issue_bound);
   ASSERT_GE(k.bandwidth_scale * e.bandwidth_bound, k.latency_scale * e.latency_bound);
   EXPECT_EQ(e.cycles, uint64_t(std::llround(k.launch_cycles + k.wave_cycles * double(e.waves) +
                                             k.bandwidth_scale * e.bandwidth_bound)));
   // Twice the DRAM channels: half the bandwidth bound, fewer cycles.
-  GpuConfig wider = config;
+  core::GpuConfig wider = config;
   wider.dram.channels *= 2;
   const platform::LtEstimate w = platform::estimate_lt_cycles(streaming, occupancy_of(wider), wider);
   EXPECT_DOUBLE_EQ(w.bandwidth_bound, e.bandwidth_bound / 2);
   EXPECT_LT(w.cycles, e.cycles);
   // The scale multiplies the bound.
-  GpuConfig doubled = config;
+  core::GpuConfig doubled = config;
   doubled.lt.bandwidth_scale *= 2;
   EXPECT_GT(cycles(streaming, doubled), e.cycles);
 }
 
 TEST(LtCostModel, AtomicsOnOneLineFollowTheContentionTerm) {
-  const GpuConfig config = platform::preset_config("gtx480");
+  const core::GpuConfig config = platform::preset_config("gtx480");
   LtLaunchCounts spread = synthetic(8, 100, 4);
   LtLaunchCounts hot = spread;
   hot.hottest_line_atomics = 20000;  // every warp's atomics on one lock word
   const platform::LtEstimate e = platform::estimate_lt_cycles(hot, occupancy_of(config), config);
   EXPECT_DOUBLE_EQ(e.contention_bound, 20000 * platform::lt_load_latencies(config).l2_hit);
-  const platform::LtConfig& k = config.lt;
+  const core::LtConfig& k = config.lt;
   EXPECT_EQ(e.cycles, uint64_t(std::llround(k.launch_cycles + k.wave_cycles * double(e.waves) +
                                             k.contention_scale * e.contention_bound)));
   EXPECT_GT(e.cycles, cycles(spread, config));
 }
 
 TEST(LtCostModel, TheLongestCtaBoundsAnImbalancedGrid) {
-  const GpuConfig config = platform::preset_config("gtx480");
+  const core::GpuConfig config = platform::preset_config("gtx480");
   LtLaunchCounts even = synthetic(15, 1000, 20);
   even.cta_warp_insts.assign(15, 8 * 1020);
   even.cta_longest_warp.assign(15, 1020);
@@ -271,7 +271,7 @@ TEST(LtCostModel, TheLongestCtaBoundsAnImbalancedGrid) {
 }
 
 TEST(LtConfigKeys, BadValuesNameTheKey) {
-  GpuConfig c = platform::preset_config("gtx480");
+  core::GpuConfig c = platform::preset_config("gtx480");
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"lt.issue_scale", "-1"}, {"lt.latency_scale", "fast"}, {"lt.launch_cycles", "1e12"},
            {"lt.bandwidth_scale", ""}, {"lt.wave_cycles", "nan"}, {"lt.contention_scale", "1001"}}) {

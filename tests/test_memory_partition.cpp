@@ -13,9 +13,9 @@ class MemoryPartitionDriven : public tlmgpu_memtest::MemoryDriver {};
 
 using namespace tlmgpu_memtest;
 
-double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
-  tlmgpu::stats::StatMap m;
-  m = tlmgpu::stats::values_of(p);
+double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
+  tlmgpu::core::StatMap m;
+  m = tlmgpu::core::values_of(p);
   return m.at(name);
 }
 
@@ -23,8 +23,8 @@ double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
 /// as gtx480 has them.
 struct PartitionBench : OneSmMemoryBench {
   PartitionBench() : OneSmMemoryBench(partition_config()) {}
-  static tlmgpu::platform::GpuConfig partition_config() {
-    tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+  static tlmgpu::core::GpuConfig partition_config() {
+    tlmgpu::core::GpuConfig c = unit_test_memory_config();
     c.l2_rop_latency = 120;
     c.l1d.hit_latency = 35;
     return c;
@@ -140,11 +140,11 @@ namespace {
 // Validation decides; the modules take what they are given. A program that
 // builds the memory system from its own configuration gets the key named.
 TEST_F(MemoryPartitionDriven, UnvalidatedConfigurationIsRefusedNamingTheKey) {
-  tlmgpu::platform::GpuConfig c = tlmgpu_memtest::unit_test_memory_config();
+  tlmgpu::core::GpuConfig c = tlmgpu_memtest::unit_test_memory_config();
   c.l1d.hit_latency = 0;
   c.dram.banks = 0;
   try {
-    tlmgpu::memory::MemorySystem m(c, sc_core::sc_time(1, sc_core::SC_NS));
+    tlmgpu::platform::MemorySystem m(c, sc_core::sc_time(1, sc_core::SC_NS));
     ADD_FAILURE() << "a memory system was built with l1d.hit_latency = 0";
   } catch (const tlmgpu::platform::ConfigError& e) {
     const std::string what = e.what();

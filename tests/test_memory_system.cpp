@@ -22,18 +22,18 @@ class L2Driven : public tlmgpu_memtest::MemoryDriver {};
 using namespace tlmgpu_memtest;
 using tlmgpu::memory::Interconnect;
 using tlmgpu::memory::L1Cache;
-using tlmgpu::memory::MemorySystem;
+using tlmgpu::platform::MemorySystem;
 
-double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
-  tlmgpu::stats::StatMap m;
-  m = tlmgpu::stats::values_of(p);
+double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
+  tlmgpu::core::StatMap m;
+  m = tlmgpu::core::values_of(p);
   return m.at(name);
 }
 
 // ---------------------------------------------------------------- crossbar
 
 struct CrossbarBench {
-  tlmgpu::platform::InterconnectConfig config{8, 32};
+  tlmgpu::core::InterconnectConfig config{8, 32};
   Interconnect icnt;
   std::vector<std::unique_ptr<TestInitiator>> sources;
   TestMemory slice{"slice", 5};
@@ -102,8 +102,8 @@ TEST_F(InterconnectDriven, AddressMapIsABijectionSpreadOverSlices) {
 /// The unit-test memory system with 4-cycle bursts, one SM.
 struct SystemBench : OneSmMemoryBench {
   SystemBench() : OneSmMemoryBench(config_with_four_cycle_bursts()) {}
-  static tlmgpu::platform::GpuConfig config_with_four_cycle_bursts() {
-    tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+  static tlmgpu::core::GpuConfig config_with_four_cycle_bursts() {
+    tlmgpu::core::GpuConfig c = unit_test_memory_config();
     c.dram = four_cycle_bursts(c.dram);
     return c;
   }
@@ -244,7 +244,7 @@ TEST_F(L2Driven, FillThatEvictsADirtyLineReleasesItsMshr) {
 }
 
 TEST_F(MemorySystemDriven, TwoSmsInTheSameCycleAreOrderedByPortNotProcessOrder) {
-  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
+  tlmgpu::core::GpuConfig config = unit_test_memory_config();
   config.num_sms = 2;
   config.dram = four_cycle_bursts(config.dram);
   MemorySystem mem(config, period());
@@ -298,7 +298,7 @@ class StreamSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponse
 // Its host cost is measured with callgrind (docs/MEMORY.md, "Speed"), not
 // asserted in time: a shared or slower machine would fail a time bound.
 TEST_F(MemorySystemDriven, StreamOfMissesCompletesAndLeavesNothingPending) {
-  tlmgpu::platform::GpuConfig config = unit_test_memory_config();
+  tlmgpu::core::GpuConfig config = unit_test_memory_config();
   config.num_sms = 1;
   MemorySystem mem(config, period());
   L1Cache l1d("l1d", config.l1d, period()), l1i("l1i", config.l1i, period());

@@ -38,7 +38,7 @@ TEST(Occupancy, EachResourceCanBeTheLimit) {
   EXPECT_EQ(gtx480(64, 8).ctas_per_sm, 8u);
   EXPECT_EQ(gtx480(128, 8, 20 * 1024).limited_by, "shared_memory");  // 48 KB / 20 KB = 2
   EXPECT_EQ(gtx480(128, 8, 20 * 1024).ctas_per_sm, 2u);
-  tlmgpu::platform::SmConfig few_warps = preset_config("gtx480").sm;
+  tlmgpu::core::SmConfig few_warps = preset_config("gtx480").sm;
   few_warps.max_warps = 40;  // 40 / 8 = 5 warps-limited, 1536 / 256 = 6
   const Occupancy o = compute_occupancy(few_warps, "k", 256, 0, 8, RegisterSource::Estimate);
   EXPECT_EQ(o.limited_by, "warps");

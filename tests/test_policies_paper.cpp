@@ -19,12 +19,12 @@ namespace {
 using namespace tlmgpu::schedulers;
 using tlmgpu::ptx::Opcode;
 using W = WarpWait;
-using H = HeadClass;
+using H = tlmgpu::core::HeadClass;
 using Order = std::vector<uint32_t>;
 
 struct Spec {
   WarpWait wait = W::Ready;
-  HeadClass head = H::ShortAlu;
+  tlmgpu::core::HeadClass head = H::ShortAlu;
   uint64_t age = ~uint64_t{0};  // default: the slot
 };
 

@@ -27,7 +27,7 @@ SchedulerView view_of(std::initializer_list<WarpWait> waits, std::vector<uint64_
     w.slot = slot;
     w.wait = wait;
     w.age = slot < ages.size() ? ages[slot] : slot;
-    w.head_class = HeadClass::ShortAlu;
+    w.head_class = tlmgpu::core::HeadClass::ShortAlu;
     v.warps.push_back(w);
     ++slot;
   }
@@ -41,7 +41,7 @@ SchedulerView all_ready(uint32_t n, std::vector<uint64_t> ages = {}) {
     w.slot = s;
     w.wait = W::Ready;
     w.age = s < ages.size() ? ages[s] : s;
-    w.head_class = HeadClass::ShortAlu;
+    w.head_class = tlmgpu::core::HeadClass::ShortAlu;
     v.warps.push_back(w);
   }
   return v;
@@ -292,7 +292,7 @@ TEST(PolicyTwoLevel, RoundRobinInsideTheActiveSet) {
 TEST(PolicyTwoLevel, LongLatencyStallRotatesTheGroups) {
   auto p = policy("two_level:group=2");
   auto v = all_ready(4);
-  v.warps[0].head_class = HeadClass::LongMem;
+  v.warps[0].head_class = tlmgpu::core::HeadClass::LongMem;
   EXPECT_EQ(order_of(*p, v), (Order{0, 1}));
   issue(*p, 0, Opcode::Ld, /*pc=*/7);  // a global load is now outstanding
 
@@ -320,8 +320,8 @@ TEST(PolicyTwoLevel, LongLatencyStallRotatesTheGroups) {
 TEST(PolicyTwoLevel, ShortStallsAndStoresStayActive) {
   auto p = policy("two_level:group=2");
   auto v = all_ready(3);
-  v.warps[0].head_class = HeadClass::LongMem;
-  v.warps[1].head_class = HeadClass::ShortAlu;
+  v.warps[0].head_class = tlmgpu::core::HeadClass::LongMem;
+  v.warps[1].head_class = tlmgpu::core::HeadClass::ShortAlu;
   EXPECT_EQ(order_of(*p, v), (Order{0, 1}));
   issue(*p, 0, Opcode::St, 3);  // a global store writes no register
   issue(*p, 1, Opcode::Add, 4);
@@ -375,8 +375,8 @@ TEST(SchedulerStall, CountsEveryCycleOnceIncludingSkippedOnes) {
   a.select(view_of({W::Barrier}));
   a.account_cycles(StallClass::Idle, 10);
   EXPECT_EQ(a.select_again(view_of({W::Ready})), 0);  // second issue in one cycle: no cycle counted
-  tlmgpu::stats::StatMap s;
-  s = tlmgpu::stats::values_of(a);
+  tlmgpu::core::StatMap s;
+  s = tlmgpu::core::values_of(a);
   EXPECT_EQ(s.at("issued"), 1);
   EXPECT_EQ(s.at("scoreboard"), 1);
   EXPECT_EQ(s.at("pipeline"), 1);
@@ -429,8 +429,8 @@ TEST(SchedulerModule, HierarchicalNameStatsAndVcd) {
   EXPECT_THROW(sm.sched.account_cycles(7, 1), std::invalid_argument);
   EXPECT_FALSE(sm.sched.wants_cta_view());
 
-  tlmgpu::stats::StatMap s;
-  s = tlmgpu::stats::values_of(sm.sched);
+  tlmgpu::core::StatMap s;
+  s = tlmgpu::core::values_of(sm.sched);
   EXPECT_EQ(s.at("issued") + s.at("scoreboard") - 3, static_cast<double>(sm.cycle));
   EXPECT_EQ(s.at("issued"), static_cast<double>((sm.cycle + 1) / 2));
   EXPECT_EQ(s.at("idle"), 5);

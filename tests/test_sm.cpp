@@ -300,7 +300,7 @@ std::string scattered_kernel(bool load) {
 struct ScatteredRun {
   uint64_t cycles = 0;
   double reservation_fails = 0;
-  platform::GpuConfig config;
+  core::GpuConfig config;
 };
 
 ScatteredRun run_scattered(bool load) {

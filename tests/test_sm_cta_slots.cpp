@@ -29,15 +29,15 @@ class RecordingDispatcher : public CtaCompletionIf {
 /// An SM (index 3) with 8 warp slots and 4 CTA slots running CTAs of
 /// `warps_per_cta` warps.
 struct Fixture {
-  explicit Fixture(uint32_t warps_per_cta, platform::SmConfig config = small_sm())
+  explicit Fixture(uint32_t warps_per_cta, core::SmConfig config = small_sm())
       : smc(config), kernel(warps_per_cta, {InstructionTiming{}}), slots(3, smc), warps(smc.max_warps) {
     launch.source = &kernel;
     launch.timing = &kernel.timing();
     launch.warps_per_cta = warps_per_cta;
     launch.threads_per_cta = warps_per_cta * ptx::kWarpSize;
   }
-  static platform::SmConfig small_sm() {
-    platform::SmConfig c;
+  static core::SmConfig small_sm() {
+    core::SmConfig c;
     c.max_warps = 8;
     c.max_ctas = 4;
     return c;
@@ -52,7 +52,7 @@ struct Fixture {
     return placed;
   }
 
-  platform::SmConfig smc;
+  core::SmConfig smc;
   StandInKernel kernel;
   CtaSlots slots;
   std::vector<WarpSlot> warps;
@@ -80,7 +80,7 @@ TEST(SmCtaSlots, WarpSlotsLimitResidency) {
 }
 
 TEST(SmCtaSlots, CtaSlotsLimitResidency) {
-  platform::SmConfig c = Fixture::small_sm();
+  core::SmConfig c = Fixture::small_sm();
   c.max_ctas = 2;
   Fixture f(1, c);
   f.slots.begin_launch(f.launch, &f.dispatcher);
@@ -91,7 +91,7 @@ TEST(SmCtaSlots, CtaSlotsLimitResidency) {
 
 TEST(SmCtaSlots, ThreadsRegistersAndSharedMemoryLimitResidencyButNeverTheFirstCta) {
   for (int limit = 0; limit < 3; ++limit) {
-    platform::SmConfig c = Fixture::small_sm();
+    core::SmConfig c = Fixture::small_sm();
     Fixture f(1, c);
     if (limit == 0) f.smc.max_threads = 48;  // one 32-thread CTA fits, not two
     if (limit == 1) {

@@ -35,8 +35,8 @@ class StandInL1i : public memory::CacheAccessIf {
   void count_skipped_retries(uint64_t refused_at, uint64_t cycle) override { skipped.push_back({refused_at, cycle}); }
 };
 
-platform::GpuConfig config() {
-  platform::GpuConfig c;
+core::GpuConfig config() {
+  core::GpuConfig c;
   c.sm.max_warps = 4;
   c.sm.ibuffer_depth = 4;
   c.sm.decode_latency = 1;
@@ -49,7 +49,7 @@ platform::GpuConfig config() {
 }
 
 struct Fixture {
-  explicit Fixture(const platform::GpuConfig& c = config()) : warps(c.sm.max_warps), fetch(c, warps) {
+  explicit Fixture(const core::GpuConfig& c = config()) : warps(c.sm.max_warps), fetch(c, warps) {
     l1i.stage = &fetch;
     fetch.connect(&l1i);
   }
@@ -146,7 +146,7 @@ TEST(SmFetchStage, ARefusedFetchWaitsForAnMshrAndReportsItsSkippedRetries) {
 }
 
 TEST(SmFetchStage, PerInstructionFetchBuffersEntriesThatDecodeWhenAnswered) {
-  platform::GpuConfig c = config();
+  core::GpuConfig c = config();
   c.sm.fetch_instructions = 2;
   Fixture f(c);
   f.l1i.hit = true;

@@ -39,8 +39,8 @@ InstructionTiming sfu_reading(uint32_t src) {
   return t;
 }
 
-platform::GpuConfig small_gpu(uint32_t schedulers, uint32_t issue_width, uint32_t sp_collectors) {
-  platform::GpuConfig c;
+core::GpuConfig small_gpu(uint32_t schedulers, uint32_t issue_width, uint32_t sp_collectors) {
+  core::GpuConfig c;
   c.sm = test::one_collector_per_class(schedulers);
   c.sm.collectors_sp = sp_collectors;
   c.sm.max_warps = 4;
@@ -54,7 +54,7 @@ platform::GpuConfig small_gpu(uint32_t schedulers, uint32_t issue_width, uint32_
 /// An SM's stages around its issue stage, running CTAs of `warps_per_cta`
 /// warps whose code has `timing`.
 struct Fixture {
-  Fixture(const platform::GpuConfig& gpu, uint32_t warps_per_cta, std::vector<InstructionTiming> timing)
+  Fixture(const core::GpuConfig& gpu, uint32_t warps_per_cta, std::vector<InstructionTiming> timing)
       : config(gpu),
         kernel(warps_per_cta, std::move(timing)),
         warps(config.sm.max_warps),
@@ -87,12 +87,12 @@ struct Fixture {
   }
   /// Scheduler `s`'s cycles of stall class `c` so far.
   double cycles(uint32_t s, StallClass c) const {
-    stats::StatMap out;
-    out = tlmgpu::stats::values_of(*issue.schedulers()[s]);
+    core::StatMap out;
+    out = tlmgpu::core::values_of(*issue.schedulers()[s]);
     return out.at(schedulers::to_string(c));
   }
 
-  platform::GpuConfig config;
+  core::GpuConfig config;
   test::StandInKernel kernel;
   std::vector<WarpSlot> warps;
   CtaSlots ctas;
@@ -135,7 +135,7 @@ TEST(SmIssueStage, AnUnchangedSchedulerIsNotEvaluatedAndKeepsItsLastStallClass) 
 // warps need not be contiguous: each CTA's counts are over its own warps,
 // and its retired warps still count (their slots hold other warps now).
 TEST(SmIssueStage, CtaViewCountsEachCtasOwnWarpsWhereverTheySit) {
-  platform::GpuConfig gpu = small_gpu(1, 1, 1);
+  core::GpuConfig gpu = small_gpu(1, 1, 1);
   gpu.sm.max_warps = 6;
   gpu.sm.max_ctas = 3;
   Fixture f(gpu, 2, {sp(), sp()});

@@ -40,8 +40,8 @@ exec::MemAccess access(ptx::StateSpace space, uint64_t base, uint64_t stride) {
   return a;
 }
 
-platform::GpuConfig config() {
-  platform::GpuConfig c;
+core::GpuConfig config() {
+  core::GpuConfig c;
   c.sm.shared_latency = 20;
   c.sm.shared_banks = 32;
   c.sm.sp.latency = 6;
@@ -111,7 +111,7 @@ TEST(SmLoadStoreUnit, GlobalLinesGoToTheL1dOnePerCycleAndCompleteWithTheLast) {
 // has 128-byte sectors): a full-warp store of words covers all four units of
 // its line, a store of every other 32-byte chunk two.
 TEST(SmLoadStoreUnit, LineMasksCount32ByteUnitsWhateverTheL1SectorSize) {
-  platform::GpuConfig c = config();
+  core::GpuConfig c = config();
   c.l1d.line_bytes = 128;
   c.l1d.sector_bytes = 128;
   LoadStoreUnit lsu(c);

@@ -10,8 +10,8 @@
 namespace tlmgpu::sm {
 namespace {
 
-platform::SmConfig two_schedulers() {
-  platform::SmConfig smc;
+core::SmConfig two_schedulers() {
+  core::SmConfig smc;
   smc.num_schedulers = 2;
   smc.register_banks = 4;  // 8 banks in all: bank = (reg + slot) mod 8
   smc.collectors_sp = 2;

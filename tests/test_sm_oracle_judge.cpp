@@ -18,8 +18,8 @@ namespace {
 using schedulers::WarpWait;
 using test::StandInWarp;  // at PC 0: the oracles read only its PC
 
-platform::SmConfig one_scheduler() {
-  platform::SmConfig smc;
+core::SmConfig one_scheduler() {
+  core::SmConfig smc;
   smc.num_schedulers = 1;
   smc.register_banks = 2;
   return smc;
@@ -57,8 +57,8 @@ struct Fixture {
     judge.judge(*scheduler, 0, views.view(0), pick, now);
   }
   std::pair<uint64_t, uint64_t> counts() const {
-    stats::StatMap m;
-    m = tlmgpu::stats::values_of(*scheduler);
+    core::StatMap m;
+    m = tlmgpu::core::values_of(*scheduler);
     return {uint64_t(m["discrepancies"]), uint64_t(m["errors"])};
   }
 

@@ -58,8 +58,8 @@ struct Fixture {
     return issued;
   }
   uint64_t shared_sp(uint32_t s) const {
-    stats::StatMap m;
-    m = tlmgpu::stats::values_of(*schedulers[s]);
+    core::StatMap m;
+    m = tlmgpu::core::values_of(*schedulers[s]);
     return uint64_t(m["shared_issues_sp"]);
   }
 

@@ -14,9 +14,9 @@ using tlmgpu::memory::SocMemoryPort;
 
 namespace {
 
-double stat_of(const tlmgpu::stats::StatsProvider& p, const char* name) {
-  tlmgpu::stats::StatMap m;
-  m = tlmgpu::stats::values_of(p);
+double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
+  tlmgpu::core::StatMap m;
+  m = tlmgpu::core::values_of(p);
   return m.at(name);
 }
 
@@ -164,7 +164,7 @@ TEST(SocMemoryPort, InstructionLinesWithoutAnImageStayInside) {
 }
 
 TEST(SocMemoryPort, L2MissesLeaveWithTheirGlobalAddresses) {
-  tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+  tlmgpu::core::GpuConfig c = unit_test_memory_config();
   c.soc_memory = "soc";
   OneSmMemoryBench b(c);
   FakeSocMemory soc;
@@ -189,7 +189,7 @@ TEST(SocMemoryPort, L2MissesLeaveWithTheirGlobalAddresses) {
 
 TEST(SocMemoryPort, SocLatencyAddsToTheLoadLatencyExactly) {
   auto load_done = [](uint64_t latency) {
-    tlmgpu::platform::GpuConfig c = unit_test_memory_config();
+    tlmgpu::core::GpuConfig c = unit_test_memory_config();
     c.soc_memory = "soc";
     OneSmMemoryBench b(c);
     FakeSocMemory soc;

@@ -85,14 +85,14 @@ TEST(OracleSchedulers, CountCyclesWhoseRealDecisionDiffers) {
   s.judge(intended, real, 1);
   // Agreement: no count.
   s.judge(real, real, 1);
-  stats::StatMap out;
-  out = tlmgpu::stats::values_of(s);
+  core::StatMap out;
+  out = tlmgpu::core::values_of(s);
   EXPECT_EQ(out.at("discrepancies"), 1.0);
   EXPECT_EQ(out.at("errors"), 0.0);
   EXPECT_EQ(out.at("error_rate"), 0.0);
   // Nothing issued while the intended policy would have: an error too.
   s.judge(intended, intended, -1);
-  out = tlmgpu::stats::values_of(s);
+  out = tlmgpu::core::values_of(s);
   EXPECT_EQ(out.at("errors"), 1.0);
   EXPECT_EQ(out.at("error_rate"), 1.0);  // one cycle classified so far
 }

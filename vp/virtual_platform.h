@@ -33,7 +33,7 @@ namespace tlmgpu::vp {
 class VirtualPlatform : public sc_core::sc_module {
 public:
   struct GpuSetup {
-    platform::GpuConfig config;
+    core::GpuConfig config;
     platform::soc::GpuPeripheralOptions options;
   };
   struct Config {

@@ -38,8 +38,8 @@ bool Cta::arrive(Warp& warp, unsigned id, uint32_t expected_threads, bool wait, 
   // Hardware counts barrier arrivals per warp, in units of the warp size.
   b.arrived_threads += ptx::kWarpSize;
   if (expected_threads != 0) b.expected_threads = expected_threads;
-  b.votes_true += intops::popcount32(red_votes);
-  b.votes_cast += intops::popcount32(warp.live_mask());
+  b.votes_true += core::intops::popcount32(red_votes);
+  b.votes_cast += core::intops::popcount32(warp.live_mask());
   if (wait) b.waiting.push_back(&warp);
   try_release(id);
   return wait && warp.at_barrier();

@@ -18,7 +18,7 @@ using ptx::StateSpace;
 namespace {
 
 /// Lanes in a mask; most warp instructions run on all 32.
-inline uint32_t lane_count(uint32_t m) { return m == 0xffffffffu ? 32 : intops::popcount32(m); }
+inline uint32_t lane_count(uint32_t m) { return m == 0xffffffffu ? 32 : core::intops::popcount32(m); }
 
 std::string hex(uint64_t v) {
   std::ostringstream os;

@@ -51,7 +51,7 @@ class CtaSlots {
   };
 
   /// The CTA slots of SM `sm` (sm.max_ctas of them, limits from `smc`).
-  CtaSlots(uint32_t sm, const platform::SmConfig& smc) : sm_(sm), smc_(smc), slots_(smc.max_ctas) {}
+  CtaSlots(uint32_t sm, const core::SmConfig& smc) : sm_(sm), smc_(smc), slots_(smc.max_ctas) {}
 
   /// A new GPU context: warp ages start again.
   void begin_device() { next_age_ = 0; }
@@ -83,7 +83,7 @@ class CtaSlots {
 
  private:
   uint32_t sm_;
-  const platform::SmConfig& smc_;
+  const core::SmConfig& smc_;
   SmLaunch launch_;
   CtaCompletionIf* dispatcher_ = nullptr;
   std::vector<Slot> slots_;

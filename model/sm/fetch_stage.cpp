@@ -6,7 +6,7 @@
 
 namespace tlmgpu::sm {
 
-FetchStage::FetchStage(const platform::GpuConfig& config, std::vector<WarpSlot>& warps)
+FetchStage::FetchStage(const core::GpuConfig& config, std::vector<WarpSlot>& warps)
     : warps_(warps),
       scheduler_(std::make_unique<schedulers::FetchScheduler>("fetch", config.sm.fetch_policy)),
       slot_age_(config.sm.max_warps, 0),

@@ -33,7 +33,7 @@ class FetchStage {
 
   /// Creates the fetch scheduler module ("fetch", sm.fetch_policy) under
   /// the module being constructed. `warps` are the SM's warp slots.
-  FetchStage(const platform::GpuConfig& config, std::vector<WarpSlot>& warps);
+  FetchStage(const core::GpuConfig& config, std::vector<WarpSlot>& warps);
   ~FetchStage();
 
   /// The L1I port's interface, once elaboration resolved it.
@@ -109,7 +109,7 @@ class FetchStage {
   bool with_issue_ = false;
   uint32_t depth_;  // buffer entries used
   uint32_t per_line_;
-  memory::FixedDivisor line_insts_div_;  // instructions per L1I line
+  core::FixedDivisor line_insts_div_;  // instructions per L1I line
   uint32_t line_bytes_, hit_latency_;
   uint32_t fetch_width_, fetch_instructions_, decode_latency_;
 };

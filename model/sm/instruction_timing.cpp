@@ -75,21 +75,21 @@ std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_
     t.is_shared = in.space == ptx::StateSpace::Shared;
     t.is_texture = in.op == Opcode::Tex || in.op == Opcode::Tld4;
 
-    using schedulers::HeadClass;
+    using core::HeadClass;
     switch (t.pipe) {
-      case Pipe::Sp: case Pipe::IntDiv: t.head_class = HeadClass::ShortAlu; break;
-      case Pipe::Sfu: case Pipe::FpDivSqrt: t.head_class = HeadClass::Sfu; break;
-      case Pipe::Dp: t.head_class = HeadClass::Dp; break;
-      case Pipe::Ctrl: t.head_class = HeadClass::Control; break;
-      case Pipe::Bar: t.head_class = HeadClass::Barrier; break;
+      case Pipe::Sp: case Pipe::IntDiv: t.head_class = core::HeadClass::ShortAlu; break;
+      case Pipe::Sfu: case Pipe::FpDivSqrt: t.head_class = core::HeadClass::Sfu; break;
+      case Pipe::Dp: t.head_class = core::HeadClass::Dp; break;
+      case Pipe::Ctrl: t.head_class = core::HeadClass::Control; break;
+      case Pipe::Bar: t.head_class = core::HeadClass::Barrier; break;
       case Pipe::Mem: {
         // Seed 004's long operations: global, local (and texture) loads and stores.
         const ptx::StateSpace s = in.space;
         const bool long_space = s == ptx::StateSpace::Global || s == ptx::StateSpace::Local ||
                                 s == ptx::StateSpace::Generic;
-        t.head_class = t.is_memory && long_space ? HeadClass::LongMem
-                       : t.is_memory && s == ptx::StateSpace::Shared ? HeadClass::SharedMem
-                                                                      : HeadClass::ShortAlu;
+        t.head_class = t.is_memory && long_space ? core::HeadClass::LongMem
+                       : t.is_memory && s == ptx::StateSpace::Shared ? core::HeadClass::SharedMem
+                                                                      : core::HeadClass::ShortAlu;
         break;
       }
     }
@@ -97,7 +97,7 @@ std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_
   return out;
 }
 
-platform::UnitTiming pipe_timing(Pipe pipe, const platform::SmConfig& c) {
+core::UnitTiming pipe_timing(Pipe pipe, const core::SmConfig& c) {
   switch (pipe) {
     case Pipe::Sp: return c.sp;
     case Pipe::Sfu: return c.sfu;
@@ -106,7 +106,7 @@ platform::UnitTiming pipe_timing(Pipe pipe, const platform::SmConfig& c) {
     case Pipe::FpDivSqrt: return c.fp_div_sqrt;
     case Pipe::Mem: return c.ldst;
     case Pipe::Ctrl: return c.sp;
-    case Pipe::Bar: return platform::UnitTiming{1, 1};
+    case Pipe::Bar: return core::UnitTiming{1, 1};
   }
   return c.sp;
 }

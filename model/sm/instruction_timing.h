@@ -24,7 +24,7 @@ struct InstructionTiming {
   static constexpr int kMaxDst = 5;
   Pipe pipe = Pipe::Sp;
   ptx::UnitClass unit = ptx::UnitClass::SP;
-  schedulers::HeadClass head_class = schedulers::HeadClass::ShortAlu;
+  core::HeadClass head_class = core::HeadClass::ShortAlu;
   uint8_t num_src = 0, num_dst = 0;
   std::array<uint32_t, kMaxSrc> src{};
   std::array<uint32_t, kMaxDst> dst{};
@@ -49,6 +49,6 @@ Pipe pipe_of(const ptx::Instruction& in);
 std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_t num_regs);
 
 /// Latency and initiation interval of a pipe under `config`.
-platform::UnitTiming pipe_timing(Pipe pipe, const platform::SmConfig& config);
+core::UnitTiming pipe_timing(Pipe pipe, const core::SmConfig& config);
 
 }  // namespace tlmgpu::sm

@@ -12,7 +12,7 @@ using schedulers::WarpWait;
 namespace {
 
 /// What each of the SM's policies is told about its place (scheduler_index set per scheduler).
-schedulers::PolicyContext policy_context(const platform::SmConfig& smc) {
+schedulers::PolicyContext policy_context(const core::SmConfig& smc) {
   schedulers::PolicyContext pctx;
   pctx.num_schedulers = smc.num_schedulers;
   pctx.max_warps_per_scheduler = (smc.max_warps + smc.num_schedulers - 1) / smc.num_schedulers;
@@ -21,7 +21,7 @@ schedulers::PolicyContext policy_context(const platform::SmConfig& smc) {
 
 }  // namespace
 
-IssueStage::IssueStage(uint32_t sm, const std::string& sm_name, const platform::GpuConfig& config,
+IssueStage::IssueStage(uint32_t sm, const std::string& sm_name, const core::GpuConfig& config,
                        std::vector<WarpSlot>& warps, const CtaSlots& ctas, FetchStage& fetch,
                        OperandCollectors& collectors, ExecutionPipes& pipes, WritebackStage& writeback)
     : config_(config),
@@ -50,7 +50,7 @@ void IssueStage::create_schedulers() {
       pctx.scheduler_index = uint32_t(&s - schedulers_.data());
       s->enable_oracles(config_.scheduler, pctx);
     }
-  nsched_div_ = memory::FixedDivisor(nsched);
+  nsched_div_ = core::FixedDivisor(nsched);
 
   if (smc_.max_warps > 64) throw std::invalid_argument("sm.max_warps above 64 is not supported");
   sched_dirty_.fill(1);
@@ -271,7 +271,7 @@ bool IssueStage::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
   w.pop_instruction();
   if (w.finished || warp.pc() != pc + 1) flush(w, now);
 
-  const uint32_t active = exec::intops::popcount32(info.active_mask);
+  const uint32_t active = core::intops::popcount32(info.active_mask);
   ++warp_insts_;
   thread_insts_ += active;
   ++w.insts_issued;

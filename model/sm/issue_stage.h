@@ -55,7 +55,7 @@ class IssueStage {
   /// The issue stage of SM `sm` (named `sm_name` in errors) over its warp
   /// slots, resident CTAs (for the policies' CTA views) and the stages it
   /// issues into. The schedulers come with create_schedulers.
-  IssueStage(uint32_t sm, const std::string& sm_name, const platform::GpuConfig& config, std::vector<WarpSlot>& warps,
+  IssueStage(uint32_t sm, const std::string& sm_name, const core::GpuConfig& config, std::vector<WarpSlot>& warps,
              const CtaSlots& ctas, FetchStage& fetch, OperandCollectors& collectors, ExecutionPipes& pipes,
              WritebackStage& writeback);
   ~IssueStage();
@@ -212,7 +212,7 @@ class IssueStage {
   // banked (predicates are not), read once per launch.
   const std::vector<InstructionTiming>* timing_ = nullptr;
   uint32_t banked_registers_ = 0;
-  memory::FixedDivisor nsched_div_;  // slot -> scheduler (slot mod N)
+  core::FixedDivisor nsched_div_;  // slot -> scheduler (slot mod N)
   std::array<uint8_t, kMaxSchedulers> sched_dirty_{};  // its choice may have changed
   // Its policy's order may change with a completion (else only a completion
   // that changes what a warp waits for makes the scheduler look again).
@@ -229,8 +229,8 @@ class IssueStage {
   std::array<CycleHeap, kMaxSchedulers> decoded_at_;        // decode-done cycles of buffered instructions
   std::array<KernelPhase, kMaxSchedulers> seen_phase_{};    // its ports' values when last read
 
-  const platform::GpuConfig& config_;
-  const platform::SmConfig& smc_;
+  const core::GpuConfig& config_;
+  const core::SmConfig& smc_;
   std::string sm_name_;
   std::vector<WarpSlot>& warps_;
   const CtaSlots& ctas_;

@@ -5,7 +5,7 @@
 
 namespace tlmgpu::sm {
 
-LoadStoreUnit::LoadStoreUnit(const platform::GpuConfig& config)
+LoadStoreUnit::LoadStoreUnit(const core::GpuConfig& config)
     : line_bytes_(config.l1d.line_bytes),
       shared_banks_(config.sm.shared_banks),
       shared_latency_(config.sm.shared_latency),

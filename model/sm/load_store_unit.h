@@ -25,7 +25,7 @@ class LoadStoreUnit {
   /// start's answer for an instruction whose lines went to a cache.
   static constexpr uint64_t kQueued = ~uint64_t(0);
 
-  explicit LoadStoreUnit(const platform::GpuConfig& config);
+  explicit LoadStoreUnit(const core::GpuConfig& config);
 
   /// A new device: no instruction waits, no line is queued. (A launch that
   /// ended in a fault may have left answers for its lines: line_answered

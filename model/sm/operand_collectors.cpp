@@ -5,13 +5,13 @@
 
 namespace tlmgpu::sm {
 
-OperandCollectors::OperandCollectors(const platform::SmConfig& smc) : nsched_(smc.num_schedulers) {
+OperandCollectors::OperandCollectors(const core::SmConfig& smc) : nsched_(smc.num_schedulers) {
   if (nsched_ > kMaxSchedulersPerSm) throw std::invalid_argument("sm.num_schedulers above 8 is not supported");
   bank_ports_.resize(smc.register_banks * nsched_);
   for (uint32_t b = 0; b < bank_ports_.size(); ++b)
     banks_.push_back(std::make_unique<RegisterFileBank>(("bank" + std::to_string(b)).c_str(), bank_ports_[b]));
-  nsched_div_ = memory::FixedDivisor(nsched_);
-  bank_div_ = memory::FixedDivisor(uint32_t(banks_.size()));
+  nsched_div_ = core::FixedDivisor(nsched_);
+  bank_div_ = core::FixedDivisor(uint32_t(banks_.size()));
   collectors_.resize(nsched_);
   for (auto& classes : collectors_) {
     classes[kSpCollector].resize(smc.collectors_sp);

@@ -48,7 +48,7 @@ class OperandCollectors {
   /// `smc`'s collectors per class for each of its schedulers, and
   /// smc.register_banks banks per scheduler: RegisterFileBank modules named
   /// bank0 ... under the module being constructed.
-  explicit OperandCollectors(const platform::SmConfig& smc);
+  explicit OperandCollectors(const core::SmConfig& smc);
 
   /// Every collector free.
   void reset();
@@ -126,8 +126,8 @@ class OperandCollectors {
   uint32_t pair_bit(uint32_t scheduler, uint32_t cls) const { return uint32_t(1) << (cls * nsched_ + scheduler); }
 
   uint32_t nsched_;
-  memory::FixedDivisor nsched_div_;  // pair -> (scheduler, class)
-  memory::FixedDivisor bank_div_;    // register -> bank
+  core::FixedDivisor nsched_div_;  // pair -> (scheduler, class)
+  core::FixedDivisor bank_div_;    // register -> bank
   // Bit cls * nsched + s: scheduler s has a busy collector of class cls.
   uint32_t busy_pairs_ = 0;
   std::array<std::array<uint64_t, kCollectorClasses>, kMaxSchedulersPerSm> busy_{};  // bit per collector

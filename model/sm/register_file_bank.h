@@ -29,14 +29,14 @@ struct RegisterBankPort {
   }
 };
 
-class RegisterFileBank : public sc_core::sc_module, public stats::StatsProvider {
+class RegisterFileBank : public sc_core::sc_module, public core::StatsProvider {
  public:
   RegisterFileBank(sc_core::sc_module_name name, const RegisterBankPort& port)
       : sc_core::sc_module(name), port_(port) {}
 
-  void report_stats(stats::StatReport& out) const override {
-    out.add("reads", double(port_.reads), stats::Unit::Count, "register reads the bank served for operand collectors");
-    out.add("conflicts", double(port_.conflicts), stats::Unit::Count,
+  void report_stats(core::StatReport& out) const override {
+    out.add("reads", double(port_.reads), core::Unit::Count, "register reads the bank served for operand collectors");
+    out.add("conflicts", double(port_.conflicts), core::Unit::Count,
             "read requests refused because the bank already served one that cycle (retried)");
   }
 

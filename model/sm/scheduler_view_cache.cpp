@@ -42,7 +42,7 @@ schedulers::WarpView SchedulerViewCache::warp_view(const WarpSlot& w, uint32_t s
   v.age = w.age;
   v.insts_issued = w.insts_issued;
   v.progress = w.progress;
-  v.active_threads = exec::intops::popcount32(w.next_mask);
+  v.active_threads = core::intops::popcount32(w.next_mask);
   const uint32_t head = w.ib_count ? w.ibuffer[w.ib_head].pc : kNopPc;
   // The scheduler sees a head once it has decoded: before, the entry says
   // none, whenever it was last refreshed.
@@ -53,7 +53,7 @@ schedulers::WarpView SchedulerViewCache::warp_view(const WarpSlot& w, uint32_t s
     v.head_unit = t.unit;
     v.head_class = t.head_class;
   } else if (decoded) {
-    v.head_class = schedulers::HeadClass::ShortAlu;
+    v.head_class = core::HeadClass::ShortAlu;
   }
   if (w.finished) {
     v.wait = WarpWait::Finished;
@@ -186,9 +186,9 @@ void SchedulerViewCache::update_view(uint32_t s, uint64_t live, uint64_t now) {
   }
   const uint64_t unit_ready = unit & ~busy_slots;
   // The summary, from slot bits to view positions (the view lists `live` in slot order).
-  view.ready = exec::intops::gather_bits((ready_ | unit_ready) & live, live);
-  view.unit_busy = exec::intops::gather_bits(busy_slots, live);
-  view.scoreboard = exec::intops::gather_bits(scoreboard_ & live, live);
+  view.ready = core::intops::gather_bits((ready_ | unit_ready) & live, live);
+  view.unit_busy = core::intops::gather_bits(busy_slots, live);
+  view.scoreboard = core::intops::gather_bits(scoreboard_ & live, live);
 }
 
 WarpWait SchedulerViewCache::operand_wait(const WarpSlot& w, uint32_t pc, int8_t& needs_collector,

@@ -13,15 +13,15 @@ namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
-sc_core::sc_time clock_period(const platform::GpuConfig& c) {
+sc_core::sc_time clock_period(const core::GpuConfig& c) {
   return sc_core::sc_time(1e6 / c.core_clock_mhz, sc_core::SC_PS);
 }
 
 }  // namespace
 
 StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index,
-                                                 const platform::GpuConfig& config)
-    : sc_core::sc_module(name),
+                                                 const core::GpuConfig& config, uint32_t stage)
+    : engine::ClockedModule(name, stage, clock_period(config)),
       index_(index),
       config_(config),
       smc_(config.sm),
@@ -46,6 +46,7 @@ StreamingMultiprocessor::StreamingMultiprocessor(sc_core::sc_module_name name, u
   for (memory::L1Cache* cache : {l1i_cache_.get(), l1d_cache_.get(), tex_cache_.get()})
     cache->send_through(&l1_requests_);
 
+  has_commit();
   issue_.create_schedulers();
   warps_.resize(smc_.max_warps);
   ready_watch_.assign(smc_.max_warps, ReadyWatch{});
@@ -101,7 +102,7 @@ void StreamingMultiprocessor::start_cta(uint64_t cta_id, exec::Dim3 ctaid, uint6
     issue_.warp_started(slot, w, cycle, last_cycle_);
     fetch_.warp_started(slot, cycle, prefilled);
   });
-  *wake_ = 1;
+  wake_at(cycle);  // this cycle: the dispatcher's stage runs before the SMs'
   issue_.touch_all();
   active_ = true;
 }
@@ -120,9 +121,6 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   if (ticked_ && now > last_cycle_ + 1) issue_.skip_cycles(now - last_cycle_ - 1);
   ticked_ = true;
   last_cycle_ = now;
-  // Written only when raised: the flags of all SMs share a cache line, and
-  // SMs evaluated on other host threads read theirs in the same cycle.
-  if (*wake_) *wake_ = 0;
   active_ = false;
   handle_responses(now);
   writeback(now);
@@ -140,7 +138,12 @@ bool StreamingMultiprocessor::cycle(uint64_t now) {
   return active_;
 }
 
-void StreamingMultiprocessor::commit() {
+void StreamingMultiprocessor::evaluate(uint64_t now) {
+  const bool busy = cycle(now);
+  wake_at(busy ? now + 1 : next_event_cycle());
+}
+
+void StreamingMultiprocessor::commit(uint64_t) {
   l1_requests_.deliver();
   finished_ctas_.deliver();
 }
@@ -174,9 +177,9 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
     if (!lsu_.line_answered(id, cycle)) return;
   }
   responses_.push(cycle, 0, id, id);
-  // handle_responses takes it in the next cycle: the GPU top, which runs the
-  // memory modules, sees the lowered cycle before its next SM pass.
-  *wake_cycle_ = std::min(*wake_cycle_, cycle + 1);
+  // handle_responses takes it in the next cycle (the memory modules run in
+  // earlier stages of the SM's clock domain: a cycle that has passed is this one).
+  wake_at(cycle + 1);
 }
 
 void StreamingMultiprocessor::release_at(uint64_t) {
@@ -184,7 +187,7 @@ void StreamingMultiprocessor::release_at(uint64_t) {
   // MSHR (the cache calling has just put this release in its own queue).
   uint64_t wake = lsu_.next_retry_cycle(*l1d_, *tex_);
   wake = std::min(wake, fetch_.next_retry_cycle());
-  *wake_cycle_ = std::min(*wake_cycle_, wake);
+  wake_at(wake);
 }
 
 void StreamingMultiprocessor::handle_responses(uint64_t now) {
@@ -237,7 +240,7 @@ void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, 
   const InstructionTiming& t = (*ctas_.launch().timing)[c.pc];
   uint64_t& unit_free = pipes_.free_at(scheduler, t.pipe);
   if (unit_free > now) return;  // the pipeline cannot take it yet
-  const platform::UnitTiming timing = pipe_timing(t.pipe, smc_);
+  const core::UnitTiming timing = pipe_timing(t.pipe, smc_);
   unit_free = now + timing.initiation_interval;
   collectors_.release(scheduler, cls, index);
   issue_.collector_freed(scheduler);
@@ -344,8 +347,8 @@ std::string StreamingMultiprocessor::describe_warps() const {
   return out;
 }
 
-void StreamingMultiprocessor::report_stats(stats::StatReport& out) const {
-  using stats::Unit;
+void StreamingMultiprocessor::report_stats(core::StatReport& out) const {
+  using core::Unit;
   out.add("warp_insts", issue_.warp_insts(), Unit::Count, "warp instructions issued");
   out.add("thread_insts", issue_.thread_insts(), Unit::Count, "thread instructions issued (active lanes)");
   out.add("shared_accesses", lsu_.shared_accesses(), Unit::Count, "warp accesses to shared memory");

@@ -22,6 +22,7 @@
 #include "core/bit_ops.h"
 #include "core/gpu_config.h"
 #include "core/stats_provider.h"
+#include "engine/clock_domain.h"
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
 #include "memory/timed_queue.h"
@@ -43,12 +44,18 @@ class WarpScheduler;
 
 namespace tlmgpu::sm {
 
-class StreamingMultiprocessor : public sc_core::sc_module,
+/// A clocked module of the core clock domain (engine/clock_domain.h): it runs
+/// in the cycles it asks for (busy: the next; waiting: its next known event),
+/// in those a memory answer or a CTA wakes it for, and hands what it sends
+/// out over at commit. `clk` is the core clock; its caches are bound to it.
+class StreamingMultiprocessor : public engine::ClockedModule,
                                 public memory::CacheResponseIf,
-                                public stats::StatsProvider {
+                                public core::StatsProvider {
  public:
-  memory::ClockPort clk{"clk"};  ///< the GPU's core clock (memory::ClockPort)
-  StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const platform::GpuConfig& config);
+  /// `stage`: its stage in the clock domain (after the memory modules and
+  /// the CTA dispatcher, platform/gpu_top.h).
+  StreamingMultiprocessor(sc_core::sc_module_name name, uint32_t index, const core::GpuConfig& config,
+                          uint32_t stage);
   ~StreamingMultiprocessor() override;
 
   memory::L1Cache& l1d();
@@ -68,37 +75,28 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   bool busy() const { return ctas_.live_ctas() != 0; }
 
   // --- clocking ---
-  /// Evaluates one core cycle. Returns true when the SM did or may do
-  /// something next cycle; false when it only waits for an event (a
-  /// completion at next_event_cycle(), or a memory response). What leaves
-  /// the SM (requests to the interconnect, finished CTAs) waits for commit():
-  /// the SMs of a cycle may be evaluated on several host threads
-  /// (docs/ARCHITECTURE.md, "Parallel SMs").
+  /// One core cycle (cycle()), then the SM asks for its next: the following
+  /// cycle when it did or may do something, else its next known event (a
+  /// memory answer or a CTA wakes it sooner). The SMs of a cycle may be
+  /// evaluated on several host threads (docs/ARCHITECTURE.md, "Parallel
+  /// SMs"): it touches only its own state and what the issue-order gate orders.
+  void evaluate(uint64_t now) override;
+  /// Hands on what the cycle produced: the L1s' requests in the order they
+  /// were made, then the finished CTAs. The clock domain commits the SMs in
+  /// index order after all have been evaluated.
+  void commit(uint64_t now) override;
+  /// One core cycle. Returns true when the SM did or may do something next
+  /// cycle; false when it only waits for an event (a completion at
+  /// next_event_cycle(), or a memory response). What leaves the SM
+  /// (requests to the interconnect, finished CTAs) waits for commit().
   bool cycle(uint64_t now);
-  /// Hands on what cycle() produced: the L1s' requests in the order they
-  /// were made, then the finished CTAs. The GPU top commits the SMs in index
-  /// order after all have been evaluated.
-  void commit();
   /// The launch ended at `last_cycle`: accounts the cycles slept since the last cycle().
   void end_launch(uint64_t last_cycle);
   /// Earliest future cycle with a known event (UINT64_MAX: none).
   uint64_t next_event_cycle() const;
-  /// Where the SM tells the GPU top that it must run again (default: inside
-  /// the SM). `flag` is raised when a CTA arrives: run in this cycle. A
-  /// memory response lowers `wake_cycle` to the cycle after its data is
-  /// ready, the first that can use it (a response whose data comes later
-  /// does not wake the SM before), and an answer that frees an MSHR a
-  /// refused line or fetch waits for lowers it to that cycle. The GPU top
-  /// keeps both in arrays, so it polls them without touching sleeping SMs.
   /// The dispatcher's signals changed in the last cycle: the schedulers read
   /// their ports at this cycle's issue.
   void dispatcher_signals_changed() { issue_.dispatcher_signals_changed(); }
-  void set_wake_flag(uint8_t* flag, uint64_t* wake_cycle) {
-    *flag = *wake_;
-    wake_ = flag;
-    *wake_cycle = std::min(*wake_cycle, *wake_cycle_);
-    wake_cycle_ = wake_cycle;
-  }
 
   // CacheResponseIf
   void access_done(uint64_t id, uint64_t cycle) override;
@@ -121,7 +119,7 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   /// One warp's PC and state (describe_warps' line for it).
   std::string describe_warp(uint32_t slot) const;
 
-  void report_stats(stats::StatReport& out) const override;
+  void report_stats(core::StatReport& out) const override;
   void trace(sc_core::sc_trace_file* tf);
 
   uint32_t index() const { return index_; }
@@ -174,10 +172,6 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   // cheaper.
   bool ticked_ = false;
   bool active_ = false;  // did something this cycle
-  uint8_t own_wake_ = 0;
-  uint8_t* wake_ = &own_wake_;
-  uint64_t own_wake_cycle_ = 0;
-  uint64_t* wake_cycle_ = &own_wake_cycle_;
   uint64_t last_cycle_ = 0;
   uint64_t run_cycles_ = 0;
   // Memory answers by (cycle, id): they mostly arrive in that order already,
@@ -185,8 +179,8 @@ class StreamingMultiprocessor : public sc_core::sc_module,
   memory::ArrivalQueue<uint64_t> responses_;
 
   uint32_t index_;
-  const platform::GpuConfig& config_;
-  const platform::SmConfig& smc_;
+  const core::GpuConfig& config_;
+  const core::SmConfig& smc_;
   std::unique_ptr<memory::L1Cache> l1i_cache_, l1d_cache_;
   // The pipeline reaches its caches only through their exports: l1i_ / l1d_
   // are what these ports resolved to.

@@ -325,20 +325,20 @@ WarpTrace load_warp_trace(const std::string& path) {
   return parse_warp_trace(text.str(), path);
 }
 
-schedulers::HeadClass head_class_of(TraceOp op) {
+core::HeadClass head_class_of(TraceOp op) {
   switch (op) {
     case TraceOp::Long:
     case TraceOp::LdGlobal:
     case TraceOp::StGlobal:
     case TraceOp::LdLocal:
-    case TraceOp::StLocal: return schedulers::HeadClass::LongMem;
+    case TraceOp::StLocal: return core::HeadClass::LongMem;
     case TraceOp::LdShared:
-    case TraceOp::StShared: return schedulers::HeadClass::SharedMem;
-    case TraceOp::Sfu: return schedulers::HeadClass::Sfu;
-    case TraceOp::Dp: return schedulers::HeadClass::Dp;
-    case TraceOp::Bar: return schedulers::HeadClass::Barrier;
-    case TraceOp::Exit: return schedulers::HeadClass::Control;
-    default: return schedulers::HeadClass::ShortAlu;
+    case TraceOp::StShared: return core::HeadClass::SharedMem;
+    case TraceOp::Sfu: return core::HeadClass::Sfu;
+    case TraceOp::Dp: return core::HeadClass::Dp;
+    case TraceOp::Bar: return core::HeadClass::Barrier;
+    case TraceOp::Exit: return core::HeadClass::Control;
+    default: return core::HeadClass::ShortAlu;
   }
 }
 

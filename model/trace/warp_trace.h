@@ -38,7 +38,7 @@ bool is_store(TraceOp op);
 /// Latency an instruction class gets unless the trace sets another.
 uint32_t default_latency(TraceOp op);
 /// The class a warp scheduler policy sees when the instruction heads the buffer.
-schedulers::HeadClass head_class_of(TraceOp op);
+core::HeadClass head_class_of(TraceOp op);
 /// The PTX opcode policies are told an instruction of this class issued as.
 ptx::Opcode opcode_of(TraceOp op);
 

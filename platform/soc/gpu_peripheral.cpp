@@ -62,10 +62,10 @@ class GpuPeripheral::TimingRunner : public TimingBackend {
   const GpuPeripheral& owner_;
 };
 
-GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, PeripheralMode mode)
+GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const core::GpuConfig& config, PeripheralMode mode)
     : GpuPeripheral(name, config, GpuPeripheralOptions{mode}) {}
 
-GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config,
+GpuPeripheral::GpuPeripheral(sc_core::sc_module_name name, const core::GpuConfig& config,
                              const GpuPeripheralOptions& options)
     : sc_core::sc_module(name),
       mmio("mmio"),
@@ -351,7 +351,7 @@ bool GpuPeripheral::keep_running(uint64_t warp_insts) {
   // The instructions so far at the GPU's peak issue rate: a lower bound of
   // the cost model's cycles for the whole launch (whose rest is added when
   // it ends), so the SoC runs on, in quanta, while a long launch runs.
-  const SmConfig& sm = config_.sm;
+  const core::SmConfig& sm = config_.sm;
   const uint64_t issue_per_cycle =
       std::max<uint64_t>(uint64_t(config_.num_sms) * sm.num_schedulers * sm.issue_width, 1);
   const uint64_t cycles = warp_insts / issue_per_cycle;

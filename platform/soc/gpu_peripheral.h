@@ -71,11 +71,11 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf, pr
   /// interrupt; while it is high, register writes have no effect.
   sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> rst;
 
-  GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, const GpuPeripheralOptions& options = {});
-  GpuPeripheral(sc_core::sc_module_name name, const GpuConfig& config, PeripheralMode mode);
+  GpuPeripheral(sc_core::sc_module_name name, const core::GpuConfig& config, const GpuPeripheralOptions& options = {});
+  GpuPeripheral(sc_core::sc_module_name name, const core::GpuConfig& config, PeripheralMode mode);
   ~GpuPeripheral() override;
 
-  const GpuConfig& config() const { return config_; }
+  const core::GpuConfig& config() const { return config_; }
   PeripheralMode mode() const { return options_.mode; }
   /// PTX images parsed so far (each distinct image once, while it stays loaded).
   uint64_t ptx_parses() const { return ptx_parses_; }
@@ -141,7 +141,7 @@ class GpuPeripheral : public sc_core::sc_module, private memory::SocMemoryIf, pr
   void raise_irq(uint32_t bits);
   void update_irq();
 
-  GpuConfig config_;
+  core::GpuConfig config_;
   GpuPeripheralOptions options_;
   TlmGlobalMemory global_;
   std::unique_ptr<GpuDevice> device_;
@@ -187,5 +187,5 @@ namespace tlmgpu {
 using GpuPeripheral = platform::soc::GpuPeripheral;
 using GpuPeripheralOptions = platform::soc::GpuPeripheralOptions;
 using GpuPeripheralMode = platform::soc::PeripheralMode;
-inline platform::GpuConfig preset(const std::string& name) { return platform::preset_config(name); }
+inline core::GpuConfig preset(const std::string& name) { return platform::preset_config(name); }
 }  // namespace tlmgpu
