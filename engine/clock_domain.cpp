@@ -86,7 +86,7 @@ void ClockDomain::end_of_elaboration() {
     stages_.back().commits |= m->has_commit_;
   }
   ran_.assign(modules_.size(), 0);
-  due_.reserve(modules_.size());
+  due_.assign(modules_.size(), nullptr);
   elaborated_ = true;
   apply_executors();
   stage_ticks_.assign(stages_.empty() ? 0 : stages_.back().number + 1, 0);
@@ -187,19 +187,22 @@ void ClockDomain::run(uint64_t now) {
     if (stage.executor) {
       // The due modules first, then the executor evaluates them; their
       // wake-ups are read back once it has returned.
-      due_.clear();
-      for (uint32_t i = stage.begin; i < stage.end; ++i)
+      ClockedModule** const due = due_.data();
+      for (uint32_t i = stage.begin; i < stage.end; ++i) {
         if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
           wakes[i] = kNever;
+          due[count] = modules[i];
           ran[count++] = i;
-          due_.push_back(modules[i]);
+        } else {
+          next = std::min(next, wakes[i]);
         }
+      }
       if (count != 0) {
         executor_running_ = true;
-        stage.executor->evaluate_stage(due_.data(), count, now);
+        stage.executor->evaluate_stage(due, count, now);
         executor_running_ = false;
+        for (uint32_t k = 0; k < count; ++k) next = std::min(next, wakes[ran[k]]);
       }
-      for (uint32_t i = stage.begin; i < stage.end; ++i) next = std::min(next, wakes[i]);
     } else {
       for (uint32_t i = stage.begin; i < stage.end; ++i) {
         if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
