@@ -47,8 +47,6 @@ namespace {
 /// a cache line each, as each is written by the thread that evaluates it.
 struct alignas(64) SmEvaluation {
   sm::StreamingMultiprocessor* sm = nullptr;
-  bool busy = false;
-  uint64_t wake = 0;
   std::exception_ptr failure;
   uint64_t ticks = 0;      // host time-stamp ticks its evaluation took (TLMGPU_PROFILE_PHASES)
   uint64_t gate_wait = 0;  // of which it waited at the issue-order gate
@@ -74,7 +72,7 @@ class GpuTop::SmStageExecutor : public engine::StageExecutor {
     now_ = now;
     sms_.clear();
     for (uint32_t i = 0; i < count; ++i)
-      sms_.push_back(SmEvaluation{static_cast<sm::StreamingMultiprocessor*>(modules[i]), false, 0, nullptr, 0, 0});
+      sms_.push_back(SmEvaluation{static_cast<sm::StreamingMultiprocessor*>(modules[i]), nullptr, 0, 0});
     const bool parallel = top.pool_ && count > 1 && top.parallel_launch_;
     gate_ = parallel ? &top.gate_ : nullptr;
     profile_ = top.profile_ != nullptr;
@@ -85,12 +83,8 @@ class GpuTop::SmStageExecutor : public engine::StageExecutor {
     } else {
       for (uint32_t t = 0; t < count; ++t) evaluate_one(this, t);
     }
-    bool busy = false;
-    for (SmEvaluation& e : sms_) {
-      busy |= e.busy;
+    for (SmEvaluation& e : sms_)
       if (e.failure && !top.sm_failure_) top.sm_failure_ = e.failure;
-    }
-    top.sms_busy_ = busy;
     if (profile_) {
       PhaseProfile& p = *top.profile_;
       p.evaluate += core::host_time_stamp() - t0;
@@ -115,9 +109,9 @@ class GpuTop::SmStageExecutor : public engine::StageExecutor {
     if (x.gate_) core::current_issue_order_ticket = &ticket;
     const uint64_t t0 = x.profile_ ? core::host_time_stamp() : 0;
     try {
-      e.busy = e.sm->cycle(x.now_);
-      // Its own wake-up only: the one thing a module may touch in the domain from here.
-      e.sm->wake_at(e.busy ? x.now_ + 1 : e.sm->next_event_cycle());
+      // (It asks for its own wake-up only: the one thing a module may touch
+      // in the domain from another thread.)
+      e.sm->evaluate(x.now_);
     } catch (...) {
       // The SMs after it still finish the cycle (at any thread count alike),
       // and wait at the gate for this one's turn to end.
@@ -263,10 +257,10 @@ void GpuTop::evaluate(uint64_t now) {
     end_launch(now, nullptr);
     return;
   }
-  // Nothing will move again: no SM or the dispatcher asked for a cycle and
-  // no SM waits for memory. (Checked after cycles the SMs ran in: only they
-  // change that.)
-  if (sms_ran_at_ == now && !sms_busy_ && domain_.earliest_wake_of_stage(kSmStage) == kNever &&
+  // Nothing will move again: no SM (a busy one asks for the next cycle) or
+  // the dispatcher asked for a cycle and no SM waits for memory. (Checked
+  // after cycles the SMs ran in: only they change that.)
+  if (sms_ran_at_ == now && domain_.earliest_wake_of_stage(kSmStage) == kNever &&
       domain_.earliest_wake_of_stage(kDispatcherStage) == kNever) {
     bool memory_pending = false;
     for (const auto& sm : sms_) memory_pending |= sm->waiting_on_memory();

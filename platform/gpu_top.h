@@ -163,7 +163,6 @@ class GpuTop : public engine::ClockedModule {
   std::unique_ptr<HostThreadPool> pool_;  // host.threads > 1
   core::IssueOrderGate gate_;
   uint64_t sms_ran_at_ = kNever;   // the last cycle in which SMs were evaluated
-  bool sms_busy_ = false;          // one of them did something then
   std::exception_ptr sm_failure_;  // the lowest-numbered SM's fault of that cycle
   bool parallel_launch_ = true;  // the launch's global memory allows parallel SMs (GlobalMemoryIf::may_stage)
   /// Host time per phase of the cycle (TLMGPU_PROFILE_PHASES=1), in time-stamp ticks.
