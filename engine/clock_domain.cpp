@@ -92,13 +92,6 @@ void ClockDomain::end_of_elaboration() {
   stage_ticks_.assign(stages_.empty() ? 0 : stages_.back().number + 1, 0);
 }
 
-uint64_t ClockDomain::earliest_wake_except(const ClockedModule* except) const {
-  uint64_t earliest = kNever;
-  for (size_t i = 0; i < wakes_.size(); ++i)
-    if (modules_[i] != except) earliest = std::min(earliest, wakes_[i]);
-  return earliest;
-}
-
 uint64_t ClockDomain::earliest_wake_below_stage(uint32_t stage) const {
   uint64_t earliest = kNever;
   for (const Stage& st : stages_)

@@ -120,8 +120,6 @@ class ClockDomain : public sc_core::sc_module {
   uint64_t now() const { return in_run_ ? now_ : period_div_.div(sc_core::sc_time_stamp().value()); }
   /// The modules it runs, in run order (after elaboration).
   const std::vector<ClockedModule*>& modules() const { return modules_; }
-  /// The earliest cycle any module but `except` asked for.
-  uint64_t earliest_wake_except(const ClockedModule* except) const;
   /// The earliest cycle a module of a stage below `stage` asked for.
   uint64_t earliest_wake_below_stage(uint32_t stage) const;
   /// The earliest cycle a module of `stage` asked for (kNever: none, or no

@@ -19,6 +19,16 @@
 #include "schedulers/policy_registry.h"
 
 namespace tlmgpu::platform {
+
+// The configuration structs (core/gpu_config.h), named here on nearly every line.
+using core::GpuConfig;
+using core::SmConfig;
+using core::CacheConfig;
+using core::UnitTiming;
+using core::InterconnectConfig;
+using core::DramConfig;
+using core::LtConfig;
+
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -27,7 +37,7 @@ namespace {
 
 /// Where a key's value lives inside a GpuConfig.
 using FieldRef = std::variant<uint32_t*, double*, bool*, std::string*>;
-using Locator = std::function<FieldRef(core::GpuConfig&)>;
+using Locator = std::function<FieldRef(GpuConfig&)>;
 
 enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy, kDramMapping };
 
@@ -42,17 +52,17 @@ struct KeySpec {
 };
 
 template <class Member>
-Locator top(Member core::GpuConfig::*member) {
-  return [member](core::GpuConfig& c) -> FieldRef { return &(c.*member); };
+Locator top(Member GpuConfig::*member) {
+  return [member](GpuConfig& c) -> FieldRef { return &(c.*member); };
 }
 
 template <class Section, class Member>
-Locator at(Section core::GpuConfig::*section, Member Section::*member) {
-  return [section, member](core::GpuConfig& c) -> FieldRef { return &((c.*section).*member); };
+Locator at(Section GpuConfig::*section, Member Section::*member) {
+  return [section, member](GpuConfig& c) -> FieldRef { return &((c.*section).*member); };
 }
 
-Locator timing(core::UnitTiming core::SmConfig::*unit, uint32_t core::UnitTiming::*member) {
-  return [unit, member](core::GpuConfig& c) -> FieldRef { return &((c.sm.*unit).*member); };
+Locator timing(UnitTiming SmConfig::*unit, uint32_t UnitTiming::*member) {
+  return [unit, member](GpuConfig& c) -> FieldRef { return &((c.sm.*unit).*member); };
 }
 
 KeySpec range(std::string key, std::string unit, double min, double max, Locator field,
@@ -73,219 +83,219 @@ std::vector<KeySpec> build_key_table() {
   const double kMaxCycles = 100000;
   std::vector<KeySpec> t;
 
-  t.push_back(range("gpu.num_sms", "", 1, 1024, top(&core::GpuConfig::num_sms),
+  t.push_back(range("gpu.num_sms", "", 1, 1024, top(&GpuConfig::num_sms),
                     "streaming multiprocessors (SMs)"));
   t.push_back({"gpu.core_clock_mhz", "clock of the whole GPU: one warp instruction per scheduler per cycle",
-               "MHz", top(&core::GpuConfig::core_clock_mhz), Rule::kReal, 1, 100000, {}});
-  t.push_back(range("gpu.malloc_heap_bytes", "bytes", 0, 1u << 31, top(&core::GpuConfig::malloc_heap_bytes),
+               "MHz", top(&GpuConfig::core_clock_mhz), Rule::kReal, 1, 100000, {}});
+  t.push_back(range("gpu.malloc_heap_bytes", "bytes", 0, 1u << 31, top(&GpuConfig::malloc_heap_bytes),
                     "device heap for malloc/free in kernels (cudaLimitMallocHeapSize)"));
   t.push_back({"gpu.scheduler",
                "warp-scheduling policy of every scheduler, with its parameters", "",
-               top(&core::GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});
+               top(&GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});
 
-  t.push_back(range("sm.max_threads", "", 32, 8192, at(&core::GpuConfig::sm, &core::SmConfig::max_threads),
+  t.push_back(range("sm.max_threads", "", 32, 8192, at(&GpuConfig::sm, &SmConfig::max_threads),
                     "resident threads per SM (occupancy limit)"));
-  t.push_back(range("sm.max_ctas", "", 1, 256, at(&core::GpuConfig::sm, &core::SmConfig::max_ctas),
+  t.push_back(range("sm.max_ctas", "", 1, 256, at(&GpuConfig::sm, &SmConfig::max_ctas),
                     "resident CTAs (thread blocks) per SM"));
   // 64: the SM keeps its warps in 64-bit masks, as many as any NVIDIA SM has.
-  t.push_back(range("sm.max_warps", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::max_warps),
+  t.push_back(range("sm.max_warps", "", 1, 64, at(&GpuConfig::sm, &SmConfig::max_warps),
                     "warp slots per SM"));
-  t.push_back(range("sm.registers", "", 256, 1 << 22, at(&core::GpuConfig::sm, &core::SmConfig::registers),
+  t.push_back(range("sm.registers", "", 256, 1 << 22, at(&GpuConfig::sm, &SmConfig::registers),
                     "32-bit registers per SM (occupancy limit)"));
-  t.push_back(range("sm.max_regs_per_thread", "", 1, 1024, at(&core::GpuConfig::sm, &core::SmConfig::max_regs_per_thread),
+  t.push_back(range("sm.max_regs_per_thread", "", 1, 1024, at(&GpuConfig::sm, &SmConfig::max_regs_per_thread),
                     "32-bit registers one thread may use; the PTX register estimate is capped at it"));
   t.push_back(pow2("sm.register_allocation_unit", "", 1, 1 << 16,
-                   at(&core::GpuConfig::sm, &core::SmConfig::register_allocation_unit),
+                   at(&GpuConfig::sm, &SmConfig::register_allocation_unit),
                    "registers are allocated to a warp in multiples of this (occupancy calculator granularity)"));
-  t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&core::GpuConfig::sm, &core::SmConfig::shared_bytes),
+  t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&GpuConfig::sm, &SmConfig::shared_bytes),
                     "shared memory per SM (occupancy limit)"));
-  t.push_back(range("sm.num_schedulers", "", 1, 8, at(&core::GpuConfig::sm, &core::SmConfig::num_schedulers),
+  t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),
                     "warp schedulers per SM; warp w belongs to scheduler w mod N"));
-  t.push_back(range("sm.ibuffer_depth", "", 1, 16, at(&core::GpuConfig::sm, &core::SmConfig::ibuffer_depth),
+  t.push_back(range("sm.ibuffer_depth", "", 1, 16, at(&GpuConfig::sm, &SmConfig::ibuffer_depth),
                     "decoded instructions buffered per warp"));
-  t.push_back(range("sm.fetch_width", "", 1, 8, at(&core::GpuConfig::sm, &core::SmConfig::fetch_width),
+  t.push_back(range("sm.fetch_width", "", 1, 8, at(&GpuConfig::sm, &SmConfig::fetch_width),
                     "warps fetched per cycle"));
-  t.push_back(range("sm.fetch_instructions", "", 0, 16, at(&core::GpuConfig::sm, &core::SmConfig::fetch_instructions),
+  t.push_back(range("sm.fetch_instructions", "", 0, 16, at(&GpuConfig::sm, &SmConfig::fetch_instructions),
                     "instructions per fetch: 0 = the rest of the L1I line, N = N per request (pipelined L1I)"));
   t.push_back({"sm.fetch_policy",
                "the fetch scheduler (`gpu.smN.fetch`; also `--fetch-scheduler`): loose round robin, greedy then "
                "round robin / oldest",
                "",
-               at(&core::GpuConfig::sm, &core::SmConfig::fetch_policy), Rule::kChoice, 0, 0,
+               at(&GpuConfig::sm, &SmConfig::fetch_policy), Rule::kChoice, 0, 0,
                {"lrr", "gtlrr", "gtlo"}});
-  t.push_back(flag("sm.oracle_schedulers", at(&core::GpuConfig::sm, &core::SmConfig::oracle_schedulers),
+  t.push_back(flag("sm.oracle_schedulers", at(&GpuConfig::sm, &SmConfig::oracle_schedulers),
                    "seed 003's oracle issue schedulers osched1 / osched2 beside each scheduler (statistics "
                    "`discrepancies`, `errors`, `error_rate`)"));
-  t.push_back(range("sm.decode_latency", "cycles", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::decode_latency),
+  t.push_back(range("sm.decode_latency", "cycles", 1, 64, at(&GpuConfig::sm, &SmConfig::decode_latency),
                     "fetch to instruction buffer, after the L1I hit"));
-  t.push_back(range("sm.issue_width", "", 1, 4, at(&core::GpuConfig::sm, &core::SmConfig::issue_width),
+  t.push_back(range("sm.issue_width", "", 1, 4, at(&GpuConfig::sm, &SmConfig::issue_width),
                     "instructions issued per scheduler per cycle"));
-  t.push_back(range("sm.collectors_sp", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::collectors_sp),
+  t.push_back(range("sm.collectors_sp", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_sp),
                     "operand collector units for the SP pipeline, per scheduler"));
-  t.push_back(range("sm.collectors_sfu", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::collectors_sfu),
+  t.push_back(range("sm.collectors_sfu", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_sfu),
                     "operand collector units for the SFU, per scheduler"));
-  t.push_back(range("sm.collectors_mem", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::collectors_mem),
+  t.push_back(range("sm.collectors_mem", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_mem),
                     "operand collector units for the LD/ST unit, per scheduler"));
-  t.push_back(range("sm.collectors_dp", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::collectors_dp),
+  t.push_back(range("sm.collectors_dp", "", 1, 64, at(&GpuConfig::sm, &SmConfig::collectors_dp),
                     "operand collector units for the DP unit, per scheduler (with sm.has_dp_unit)"));
-  t.push_back(range("sm.register_banks", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::register_banks),
+  t.push_back(range("sm.register_banks", "", 1, 64, at(&GpuConfig::sm, &SmConfig::register_banks),
                     "register-file banks per scheduler; one read per bank per cycle"));
-  t.push_back(pow2("sm.shared_banks", "", 1, 64, at(&core::GpuConfig::sm, &core::SmConfig::shared_banks),
+  t.push_back(pow2("sm.shared_banks", "", 1, 64, at(&GpuConfig::sm, &SmConfig::shared_banks),
                    "shared-memory banks (4 bytes wide)"));
   t.push_back(range("sm.shared_latency", "cycles", 1, kMaxCycles,
-                    at(&core::GpuConfig::sm, &core::SmConfig::shared_latency),
+                    at(&GpuConfig::sm, &SmConfig::shared_latency),
                     "shared-memory access without bank conflicts"));
-  t.push_back(flag("sm.has_dp_unit", at(&core::GpuConfig::sm, &core::SmConfig::has_dp_unit),
+  t.push_back(flag("sm.has_dp_unit", at(&GpuConfig::sm, &SmConfig::has_dp_unit),
                    "a separate DP unit; else DP instructions run on the SP pipeline with the dp timing"));
 
   struct UnitRow {
     const char* name;
-    core::UnitTiming core::SmConfig::*unit;
+    UnitTiming SmConfig::*unit;
     const char* what;
   };
   const UnitRow units[] = {
-      {"sp", &core::SmConfig::sp, "SP pipeline (integer and f32 add / mul / fma)"},
-      {"sfu", &core::SmConfig::sfu, "SFU (sin, cos, ex2, lg2, rcp, rsqrt)"},
-      {"dp", &core::SmConfig::dp, "f64 arithmetic"},
-      {"int_div", &core::SmConfig::int_div, "integer div / rem"},
-      {"fp_div_sqrt", &core::SmConfig::fp_div_sqrt, "f32 div / sqrt"},
-      {"ldst", &core::SmConfig::ldst, "LD/ST address generation (memory latency comes from the caches)"},
-      {"cvt", &core::SmConfig::cvt, "cvt conversions"},
+      {"sp", &SmConfig::sp, "SP pipeline (integer and f32 add / mul / fma)"},
+      {"sfu", &SmConfig::sfu, "SFU (sin, cos, ex2, lg2, rcp, rsqrt)"},
+      {"dp", &SmConfig::dp, "f64 arithmetic"},
+      {"int_div", &SmConfig::int_div, "integer div / rem"},
+      {"fp_div_sqrt", &SmConfig::fp_div_sqrt, "f32 div / sqrt"},
+      {"ldst", &SmConfig::ldst, "LD/ST address generation (memory latency comes from the caches)"},
+      {"cvt", &SmConfig::cvt, "cvt conversions"},
   };
   for (const UnitRow& u : units) {
     const std::string base = std::string("sm.") + u.name;
     t.push_back(range(base + "_latency", "cycles", 1, kMaxCycles,
-                      timing(u.unit, &core::UnitTiming::latency),
+                      timing(u.unit, &UnitTiming::latency),
                       std::string(u.what) + ": issue to result"));
     t.push_back(range(base + "_ii", "cycles", 1, kMaxCycles,
-                      timing(u.unit, &core::UnitTiming::initiation_interval),
+                      timing(u.unit, &UnitTiming::initiation_interval),
                       std::string(u.what) + ": cycles between issues (1: pipelined; the latency: not pipelined)"));
   }
 
   struct CacheRow {
     const char* section;
-    core::CacheConfig core::GpuConfig::*cache;
+    CacheConfig GpuConfig::*cache;
     const char* what;
   };
-  const CacheRow caches[] = {{"l1i", &core::GpuConfig::l1i, "L1 instruction cache (per SM)"},
-                             {"l1d", &core::GpuConfig::l1d, "L1 data cache (per SM)"},
-                             {"tex", &core::GpuConfig::tex, "texture cache (per SM, read-only: tex/tld4 fetches)"},
-                             {"l2", &core::GpuConfig::l2, "L2 slice"}};
+  const CacheRow caches[] = {{"l1i", &GpuConfig::l1i, "L1 instruction cache (per SM)"},
+                             {"l1d", &GpuConfig::l1d, "L1 data cache (per SM)"},
+                             {"tex", &GpuConfig::tex, "texture cache (per SM, read-only: tex/tld4 fetches)"},
+                             {"l2", &GpuConfig::l2, "L2 slice"}};
   for (const CacheRow& c : caches) {
     const std::string s = std::string(c.section) + ".";
     const std::string w = c.what;
-    t.push_back(range(s + "size_bytes", "bytes", 64, 64 << 20, at(c.cache, &core::CacheConfig::size_bytes),
+    t.push_back(range(s + "size_bytes", "bytes", 64, 64 << 20, at(c.cache, &CacheConfig::size_bytes),
                       w + ": capacity"));
-    t.push_back(range(s + "ways", "", 1, 1024, at(c.cache, &core::CacheConfig::ways), w + ": associativity"));
-    t.push_back(pow2(s + "line_bytes", "bytes", 32, 1024, at(c.cache, &core::CacheConfig::line_bytes),
+    t.push_back(range(s + "ways", "", 1, 1024, at(c.cache, &CacheConfig::ways), w + ": associativity"));
+    t.push_back(pow2(s + "line_bytes", "bytes", 32, 1024, at(c.cache, &CacheConfig::line_bytes),
                      w + ": line (tag) size"));
-    t.push_back(pow2(s + "sector_bytes", "bytes", 4, 1024, at(c.cache, &core::CacheConfig::sector_bytes),
+    t.push_back(pow2(s + "sector_bytes", "bytes", 4, 1024, at(c.cache, &CacheConfig::sector_bytes),
                      w + ": sector size (fill / valid granule)"));
-    t.push_back(range(s + "hit_latency", "cycles", 1, kMaxCycles, at(c.cache, &core::CacheConfig::hit_latency),
+    t.push_back(range(s + "hit_latency", "cycles", 1, kMaxCycles, at(c.cache, &CacheConfig::hit_latency),
                       w + ": hit latency"));
-    t.push_back(range(s + "mshrs", "", 1, 4096, at(c.cache, &core::CacheConfig::mshrs),
+    t.push_back(range(s + "mshrs", "", 1, 4096, at(c.cache, &CacheConfig::mshrs),
                       w + ": MSHRs (outstanding line misses)"));
-    t.push_back(range(s + "mshr_merges", "", 1, 1024, at(c.cache, &core::CacheConfig::mshr_merges),
+    t.push_back(range(s + "mshr_merges", "", 1, 1024, at(c.cache, &CacheConfig::mshr_merges),
                       w + ": requests merged into one MSHR"));
-    t.push_back(flag(s + "write_back", at(c.cache, &core::CacheConfig::write_back),
+    t.push_back(flag(s + "write_back", at(c.cache, &CacheConfig::write_back),
                      w + ": write-back + write-allocate (else write-through, evict on write hit, no allocate)"));
   }
-  t.push_back(range("l2.slices", "", 1, 256, top(&core::GpuConfig::l2_slices), "L2 slices (banks) on the interconnect"));
-  t.push_back(pow2("l2.interleave_bytes", "bytes", 32, 1 << 20, top(&core::GpuConfig::l2_interleave_bytes),
+  t.push_back(range("l2.slices", "", 1, 256, top(&GpuConfig::l2_slices), "L2 slices (banks) on the interconnect"));
+  t.push_back(pow2("l2.interleave_bytes", "bytes", 32, 1 << 20, top(&GpuConfig::l2_interleave_bytes),
                    "consecutive bytes mapped to one L2 slice"));
-  t.push_back(range("l2.rop_latency", "cycles", 0, kMaxCycles, top(&core::GpuConfig::l2_rop_latency),
+  t.push_back(range("l2.rop_latency", "cycles", 0, kMaxCycles, top(&GpuConfig::l2_rop_latency),
                     "raster-operations pipeline between the interconnect and the L2 lookup, every request"));
   t.push_back(range("l2.atomic_same_address_interval", "cycles", 1, kMaxCycles,
-                    top(&core::GpuConfig::l2_atomic_same_address_interval),
+                    top(&GpuConfig::l2_atomic_same_address_interval),
                     "cycles between two atomic updates of one address in a slice's atomic unit"));
-  t.push_back(flag("l2.fill_on_host_copy", top(&core::GpuConfig::l2_fill_on_host_copy),
+  t.push_back(flag("l2.fill_on_host_copy", top(&GpuConfig::l2_fill_on_host_copy),
                    "host-to-device copies leave their data in the L2 (dirty, in copy order)"));
 
-  t.push_back(range("icnt.latency", "cycles", 1, kMaxCycles, at(&core::GpuConfig::icnt, &core::InterconnectConfig::latency),
+  t.push_back(range("icnt.latency", "cycles", 1, kMaxCycles, at(&GpuConfig::icnt, &InterconnectConfig::latency),
                     "crossbar latency, each direction"));
   t.push_back(range("icnt.bytes_per_cycle", "bytes", 1, 4096,
-                    at(&core::GpuConfig::icnt, &core::InterconnectConfig::bytes_per_cycle),
+                    at(&GpuConfig::icnt, &InterconnectConfig::bytes_per_cycle),
                     "crossbar bandwidth per port, each direction"));
 
-  const auto dram = [](uint32_t core::DramConfig::*member) { return at(&core::GpuConfig::dram, member); };
-  t.push_back(range("dram.channels", "", 1, 64, dram(&core::DramConfig::channels),
+  const auto dram = [](uint32_t DramConfig::*member) { return at(&GpuConfig::dram, member); };
+  t.push_back(range("dram.channels", "", 1, 64, dram(&DramConfig::channels),
                     "DRAM channels (memory controllers), each with an FR-FCFS scheduler"));
   t.push_back({"dram.clock_mhz", "DRAM command clock; every dram.t* timing counts its cycles", "MHz",
-               at(&core::GpuConfig::dram, &core::DramConfig::clock_mhz), Rule::kReal, 1, 100000, {}});
-  t.push_back(range("dram.latency", "cycles", 0, kMaxCycles, dram(&core::DramConfig::latency),
+               at(&GpuConfig::dram, &DramConfig::clock_mhz), Rule::kReal, 1, 100000, {}});
+  t.push_back(range("dram.latency", "cycles", 0, kMaxCycles, dram(&DramConfig::latency),
                     "core cycles from the L2 to the channel's scheduler queue (fixed pipeline)"));
-  t.push_back(pow2("dram.banks", "", 1, 64, dram(&core::DramConfig::banks), "banks per channel"));
-  t.push_back(pow2("dram.bank_groups", "", 1, 64, dram(&core::DramConfig::bank_groups),
+  t.push_back(pow2("dram.banks", "", 1, 64, dram(&DramConfig::banks), "banks per channel"));
+  t.push_back(pow2("dram.bank_groups", "", 1, 64, dram(&DramConfig::bank_groups),
                    "bank groups per channel; bank b is in group b mod bank_groups"));
-  t.push_back(pow2("dram.row_bytes", "bytes", 256, 1 << 16, dram(&core::DramConfig::row_bytes),
+  t.push_back(pow2("dram.row_bytes", "bytes", 256, 1 << 16, dram(&DramConfig::row_bytes),
                    "row (page) size per bank, all chips of the channel together"));
   t.push_back({"dram.address_mapping",
                "channel-local address bits, most significant first: R row, B bank, C/S column, 0 unused "
                "(GPGPU-Sim notation, without dramid)",
-               "", at(&core::GpuConfig::dram, &core::DramConfig::address_mapping), Rule::kDramMapping, 0, 0, {}});
-  t.push_back(range("dram.bus_bytes", "bytes", 1, 256, dram(&core::DramConfig::bus_bytes),
+               "", at(&GpuConfig::dram, &DramConfig::address_mapping), Rule::kDramMapping, 0, 0, {}});
+  t.push_back(range("dram.bus_bytes", "bytes", 1, 256, dram(&DramConfig::bus_bytes),
                     "data bus width per channel: bytes per transfer"));
-  t.push_back(range("dram.burst_length", "", 1, 64, dram(&core::DramConfig::burst_length),
+  t.push_back(range("dram.burst_length", "", 1, 64, dram(&DramConfig::burst_length),
                     "transfers per burst (one column command moves bus_bytes x burst_length)"));
-  t.push_back(range("dram.data_rate", "", 1, 16, dram(&core::DramConfig::data_rate),
+  t.push_back(range("dram.data_rate", "", 1, 16, dram(&DramConfig::data_rate),
                     "data transfers per command-clock cycle (GDDR5: 4)"));
   struct TimingRow {
     const char* key;
-    uint32_t core::DramConfig::*member;
+    uint32_t DramConfig::*member;
     uint32_t min;
     const char* what;
   };
   const TimingRow timings[] = {
-      {"dram.tRCD", &core::DramConfig::tRCD, 1, "activate to read / write"},
-      {"dram.tRP", &core::DramConfig::tRP, 1, "precharge to activate"},
-      {"dram.tCL", &core::DramConfig::tCL, 1, "read command to first data (CAS latency)"},
-      {"dram.tRAS", &core::DramConfig::tRAS, 1, "activate to precharge"},
-      {"dram.tRC", &core::DramConfig::tRC, 1, "activate to activate, same bank"},
-      {"dram.tRRD", &core::DramConfig::tRRD, 1, "activate to activate, any bank"},
-      {"dram.tCCD", &core::DramConfig::tCCD, 1, "column command to column command, different bank group"},
-      {"dram.tCCDL", &core::DramConfig::tCCDL, 1, "column command to column command, same bank group"},
-      {"dram.tWL", &core::DramConfig::tWL, 1, "write command to first write data (write latency)"},
-      {"dram.tWR", &core::DramConfig::tWR, 0, "end of write data to precharge, same bank (write recovery)"},
-      {"dram.tCDLR", &core::DramConfig::tCDLR, 0, "end of write data to read command (write to read turnaround)"},
-      {"dram.tRTPL", &core::DramConfig::tRTPL, 0, "read command to precharge, same bank group"},
-      {"dram.turnaround", &core::DramConfig::turnaround, 0,
+      {"dram.tRCD", &DramConfig::tRCD, 1, "activate to read / write"},
+      {"dram.tRP", &DramConfig::tRP, 1, "precharge to activate"},
+      {"dram.tCL", &DramConfig::tCL, 1, "read command to first data (CAS latency)"},
+      {"dram.tRAS", &DramConfig::tRAS, 1, "activate to precharge"},
+      {"dram.tRC", &DramConfig::tRC, 1, "activate to activate, same bank"},
+      {"dram.tRRD", &DramConfig::tRRD, 1, "activate to activate, any bank"},
+      {"dram.tCCD", &DramConfig::tCCD, 1, "column command to column command, different bank group"},
+      {"dram.tCCDL", &DramConfig::tCCDL, 1, "column command to column command, same bank group"},
+      {"dram.tWL", &DramConfig::tWL, 1, "write command to first write data (write latency)"},
+      {"dram.tWR", &DramConfig::tWR, 0, "end of write data to precharge, same bank (write recovery)"},
+      {"dram.tCDLR", &DramConfig::tCDLR, 0, "end of write data to read command (write to read turnaround)"},
+      {"dram.tRTPL", &DramConfig::tRTPL, 0, "read command to precharge, same bank group"},
+      {"dram.turnaround", &DramConfig::turnaround, 0,
        "idle data-bus cycles from the end of read data to write data (read to write turnaround)"},
   };
   for (const TimingRow& r : timings)
     t.push_back(range(r.key, "DRAM cycles", r.min, 1000, dram(r.member), r.what));
-  t.push_back(range("dram.queue_depth", "", 1, 4096, dram(&core::DramConfig::queue_depth),
+  t.push_back(range("dram.queue_depth", "", 1, 4096, dram(&DramConfig::queue_depth),
                     "requests the channel's scheduler can hold"));
-  t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&core::DramConfig::interleave_bytes),
+  t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),
                    "consecutive bytes mapped to one channel"));
   t.push_back({"soc.memory",
                "where L2 misses and write-backs go: the GPU's own DRAM channels, or timed transactions to the "
                "SoC's memory (only inside a SoC, through the GPU peripheral)",
-               "", top(&core::GpuConfig::soc_memory), Rule::kChoice, 0, 0, {"internal", "soc"}});
+               "", top(&GpuConfig::soc_memory), Rule::kChoice, 0, 0, {"internal", "soc"}});
 
   // Host settings: how the simulation runs, never what it computes.
-  t.push_back(range("host.threads", "", 1, 256, top(&core::GpuConfig::host_threads),
+  t.push_back(range("host.threads", "", 1, 256, top(&GpuConfig::host_threads),
                     "host threads that evaluate the SMs of a cycle in timing mode (the statistics are the same "
                     "for every value; --threads N)"));
-  t.push_back(flag("host.protocol_checkers", top(&core::GpuConfig::host_protocol_checkers),
+  t.push_back(flag("host.protocol_checkers", top(&GpuConfig::host_protocol_checkers),
                    "a TLM-2.0 base-protocol checker on every link of the memory system (L1 to crossbar, crossbar "
                    "to L2, L2 to DRAM): a broken rule is an error naming the link"));
 
   // LT mode's cost model (docs/LT_MODE.md): fitted against timing mode.
-  const auto lt = [](double core::LtConfig::*member) { return at(&core::GpuConfig::lt, member); };
+  const auto lt = [](double LtConfig::*member) { return at(&GpuConfig::lt, member); };
   t.push_back({"lt.launch_cycles", "LT mode: fixed cycles per launch (start-up and drain)", "cycles",
-               lt(&core::LtConfig::launch_cycles), Rule::kReal, 0, 1e9, {}});
+               lt(&LtConfig::launch_cycles), Rule::kReal, 0, 1e9, {}});
   t.push_back({"lt.wave_cycles", "LT mode: cycles per wave of resident CTAs on the busiest SM", "cycles",
-               lt(&core::LtConfig::wave_cycles), Rule::kReal, 0, 1e9, {}});
+               lt(&LtConfig::wave_cycles), Rule::kReal, 0, 1e9, {}});
   t.push_back({"lt.issue_scale", "LT mode: factor on the issue-throughput bound (warp instructions over issue slots)",
-               "", lt(&core::LtConfig::issue_scale), Rule::kReal, 0, 1000, {}});
+               "", lt(&LtConfig::issue_scale), Rule::kReal, 0, 1000, {}});
   t.push_back({"lt.latency_scale",
                "LT mode: factor on the latency bound (one warp's instructions, each waiting for the last)", "",
-               lt(&core::LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
+               lt(&LtConfig::latency_scale), Rule::kReal, 0, 1000, {}});
   t.push_back({"lt.bandwidth_scale", "LT mode: factor on the bandwidth bound (L2-missing sectors over peak DRAM bytes per cycle, or all sectors over the L2 ports)",
-               "", lt(&core::LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
+               "", lt(&LtConfig::bandwidth_scale), Rule::kReal, 0, 1000, {}});
   t.push_back({"lt.contention_scale",
                "LT mode: factor on the contention bound (atomics on the busiest line, one L2 round trip each)", "",
-               lt(&core::LtConfig::contention_scale), Rule::kReal, 0, 1000, {}});
+               lt(&LtConfig::contention_scale), Rule::kReal, 0, 1000, {}});
   return t;
 }
 
@@ -400,7 +410,7 @@ std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 /// Checks a value already in the config (used by set and by validate_config);
 /// returns the message for a bad one, else "".
-std::string check_value(const KeySpec& k, core::GpuConfig& config, const std::string& as_written) {
+std::string check_value(const KeySpec& k, GpuConfig& config, const std::string& as_written) {
   const FieldRef f = k.field(config);
   switch (k.rule) {
     case Rule::kRange:
@@ -451,7 +461,7 @@ std::string check_value(const KeySpec& k, core::GpuConfig& config, const std::st
   return "";
 }
 
-std::string value_text(const KeySpec& k, core::GpuConfig& config) {
+std::string value_text(const KeySpec& k, GpuConfig& config) {
   const FieldRef f = k.field(config);
   return std::visit(
       [](auto* p) -> std::string {
@@ -513,10 +523,10 @@ std::string unknown_key_message(const std::string& key) {
 }
 
 /// Parses `value` into a copy of the field, checks it, then stores it.
-void set_value(const KeySpec& k, core::GpuConfig& config, const std::string& raw) {
+void set_value(const KeySpec& k, GpuConfig& config, const std::string& raw) {
   const std::string value = trim(raw);
   const FieldRef f = k.field(config);
-  core::GpuConfig probe = config;  // checked on a copy so a bad value leaves `config` untouched
+  GpuConfig probe = config;  // checked on a copy so a bad value leaves `config` untouched
   const FieldRef pf = k.field(probe);
   if (auto* p = std::get_if<uint32_t*>(&pf)) {
     uint64_t v = 0;
@@ -544,9 +554,9 @@ void set_value(const KeySpec& k, core::GpuConfig& config, const std::string& raw
 // ---------------------------------------------------------------------------
 // Cross-key checks.
 
-void check_cache(const core::GpuConfig& c, const core::CacheConfig core::GpuConfig::*member, const std::string& s,
+void check_cache(const GpuConfig& c, const CacheConfig GpuConfig::*member, const std::string& s,
                  std::vector<std::string>& errors) {
-  const core::CacheConfig& cache = c.*member;
+  const CacheConfig& cache = c.*member;
   const uint64_t set_bytes = uint64_t{cache.ways} * cache.line_bytes;
   if (set_bytes == 0 || cache.size_bytes % set_bytes != 0)
     errors.push_back(s + ".size_bytes = " + std::to_string(cache.size_bytes) + " is not a multiple of " + s +
@@ -561,8 +571,8 @@ void check_cache(const core::GpuConfig& c, const core::CacheConfig core::GpuConf
 uint32_t log2_of(uint64_t v) { return v ? uint32_t(63 - __builtin_clzll(v)) : 0; }
 
 /// The DRAM keys against each other and against the L2 line.
-void check_dram(const core::GpuConfig& c, std::vector<std::string>& errors) {
-  const core::DramConfig& d = c.dram;
+void check_dram(const GpuConfig& c, std::vector<std::string>& errors) {
+  const DramConfig& d = c.dram;
   const auto n = [](uint64_t v) { return std::to_string(v); };
   if (d.data_rate == 0 || d.burst_length % d.data_rate != 0)
     errors.push_back("dram.burst_length = " + n(d.burst_length) + " must be a multiple of dram.data_rate = " +
@@ -600,35 +610,35 @@ std::vector<ConfigKeyInfo> config_keys() {
   return keys;
 }
 
-void set_config_value(core::GpuConfig& config, const std::string& key, const std::string& value) {
+void set_config_value(GpuConfig& config, const std::string& key, const std::string& value) {
   const std::string name = trim(key);
   const KeySpec* k = find_key(name);
   if (!k) throw ConfigError(unknown_key_message(name));
   set_value(*k, config, value);
 }
 
-void apply_config_assignment(core::GpuConfig& config, const std::string& assignment) {
+void apply_config_assignment(GpuConfig& config, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos)
     throw ConfigError("expected key=value (e.g. sm.num_schedulers=4), got " + quoted(assignment));
   set_config_value(config, assignment.substr(0, eq), assignment.substr(eq + 1));
 }
 
-std::string get_config_value(const core::GpuConfig& config, const std::string& key) {
+std::string get_config_value(const GpuConfig& config, const std::string& key) {
   const KeySpec* k = find_key(key);
   if (!k) throw ConfigError(unknown_key_message(key));
-  core::GpuConfig copy = config;  // locators hand out mutable pointers
+  GpuConfig copy = config;  // locators hand out mutable pointers
   return value_text(*k, copy);
 }
 
-std::vector<std::pair<std::string, std::string>> config_values(const core::GpuConfig& config) {
-  core::GpuConfig copy = config;
+std::vector<std::pair<std::string, std::string>> config_values(const GpuConfig& config) {
+  GpuConfig copy = config;
   std::vector<std::pair<std::string, std::string>> values;
   for (const KeySpec& k : key_table()) values.emplace_back(k.key, value_text(k, copy));
   return values;
 }
 
-void load_config_text(core::GpuConfig& config, const std::string& text, const std::string& source_name) {
+void load_config_text(GpuConfig& config, const std::string& text, const std::string& source_name) {
   // Boost's parser reports neither line numbers nor which section is unknown,
   // so one pass over the lines (with Boost's rules: '#' starts a comment,
   // blanks are trimmed) checks the syntax and remembers each assignment's line.
@@ -686,7 +696,7 @@ void load_config_text(core::GpuConfig& config, const std::string& text, const st
   }
 }
 
-void load_config_file(core::GpuConfig& config, const std::string& path) {
+void load_config_file(GpuConfig& config, const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot read configuration file " + quoted(path));
   std::ostringstream text;
@@ -694,8 +704,8 @@ void load_config_file(core::GpuConfig& config, const std::string& path) {
   load_config_text(config, text.str(), path);
 }
 
-std::string dump_config(const core::GpuConfig& config) {
-  core::GpuConfig copy = config;
+std::string dump_config(const GpuConfig& config) {
+  GpuConfig copy = config;
   std::ostringstream out;
   out << "# tlmgpu configuration (base preset: " << config.preset << ")\n"
       << "# Timings in core-clock cycles (dram.t*: DRAM command-clock cycles); sizes in bytes.\n"
@@ -717,26 +727,26 @@ std::string dump_config(const core::GpuConfig& config) {
   return out.str();
 }
 
-void validate_config(const core::GpuConfig& config) {
+void validate_config(const GpuConfig& config) {
   std::vector<std::string> errors;
-  core::GpuConfig copy = config;
+  GpuConfig copy = config;
   for (const KeySpec& k : key_table()) {
     const std::string error = check_value(k, copy, value_text(k, copy));
     if (!error.empty()) errors.push_back(error);
   }
   const bool ranges_ok = errors.empty();
 
-  check_cache(config, &core::GpuConfig::l1i, "l1i", errors);
-  check_cache(config, &core::GpuConfig::l1d, "l1d", errors);
-  check_cache(config, &core::GpuConfig::tex, "tex", errors);
+  check_cache(config, &GpuConfig::l1i, "l1i", errors);
+  check_cache(config, &GpuConfig::l1d, "l1d", errors);
+  check_cache(config, &GpuConfig::tex, "tex", errors);
   if (config.tex.write_back) errors.push_back("tex.write_back = true: the texture cache is read-only");
   if (config.tex.line_bytes != config.l2.line_bytes)
     errors.push_back("tex.line_bytes = " + std::to_string(config.tex.line_bytes) + " must equal l2.line_bytes = " +
                      std::to_string(config.l2.line_bytes) + " (the texture cache fills whole L2 lines)");
-  check_cache(config, &core::GpuConfig::l2, "l2", errors);
+  check_cache(config, &GpuConfig::l2, "l2", errors);
   if (config.l1i.write_back) errors.push_back("l1i.write_back = true: the instruction cache is read-only");
 
-  const core::SmConfig& sm = config.sm;
+  const SmConfig& sm = config.sm;
   if (sm.max_threads % 32 != 0)
     errors.push_back("sm.max_threads = " + std::to_string(sm.max_threads) +
                      " must be a multiple of 32 (threads come in warps of 32)");
@@ -792,9 +802,9 @@ void validate_config(const core::GpuConfig& config) {
   throw ConfigError(message);
 }
 
-core::GpuConfig resolve_config(const std::string& preset, const std::vector<std::string>& ini_files,
+GpuConfig resolve_config(const std::string& preset, const std::vector<std::string>& ini_files,
                          const std::vector<std::string>& set_overrides) {
-  core::GpuConfig config = preset_config(preset.empty() ? "gtx480" : preset);
+  GpuConfig config = preset_config(preset.empty() ? "gtx480" : preset);
   for (const std::string& file : ini_files) load_config_file(config, file);
   for (const std::string& assignment : set_overrides) {
     try {

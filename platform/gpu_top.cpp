@@ -239,8 +239,8 @@ void GpuTop::evaluate(uint64_t now) {
   const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
   // The dispatcher's fault first: it placed its CTAs before the SMs ran.
   std::exception_ptr failure = dispatcher_->take_failure();
-  if (!failure) failure = std::exchange(sm_failure_, nullptr);
-  sm_failure_ = nullptr;
+  std::exception_ptr sm_failure = std::exchange(sm_failure_, nullptr);
+  if (!failure) failure = std::move(sm_failure);
   if (!failure && sms_ran_at_ == now) {
     try {
       watchdog(now);

@@ -63,7 +63,8 @@ void on_test_clock(Module& module) {
 /// Idle modules sleep: no module on the test clock asks for a cycle (the
 /// clock itself keeps SystemC busy, so sc_pending_activity cannot tell).
 inline bool no_module_scheduled() {
-  return test_clock_domain().domain.earliest_wake_except(nullptr) == tlmgpu::engine::ClockDomain::kNever;
+  return test_clock_domain().domain.earliest_wake_below_stage(tlmgpu::memory::kAfterMemoryStages) ==
+         tlmgpu::engine::ClockDomain::kNever;
 }
 
 /// A memory test: the modules' clock domain drives them.

@@ -31,6 +31,8 @@
 
 namespace tlmgpu::exec {
 
+namespace intops = core::intops;
+
 namespace {
 
 using ptx::AtomOp;
@@ -519,15 +521,15 @@ template <typename U>
 /// one width share the unsigned instantiation.
 template <typename T>
 [[gnu::noinline]] void add_sub_wrapping(const Instruction& in, uint32_t mask, Warp& w) {
-  if (in.op == Opcode::Sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::wrap_sub(get<T>(a), get<T>(b))); });
-  else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::wrap_add(get<T>(a), get<T>(b))); });
+  if (in.op == Opcode::Sub) map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_sub(get<T>(a), get<T>(b))); });
+  else map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_add(get<T>(a), get<T>(b))); });
 }
 
 [[gnu::noinline]] void add_sub_sat_s32(const Instruction& in, uint32_t mask, Warp& w) {
   if (in.op == Opcode::Sub)
-    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) - int32_t(b))); });
   else
-    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
+    map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::sat_add(int64_t(int32_t(a)) + int32_t(b))); });
 }
 
 [[gnu::noinline]] void add_sub_float(const Instruction& in, uint32_t mask, Warp& w) {
@@ -580,20 +582,20 @@ using Wide = std::conditional_t<
         using T = typename decltype(tag)::type;
         switch (in.mul) {
           case ptx::MulMode::Hi:
-            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::mul_hi(get<T>(a), get<T>(b))); });
+            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::mul_hi(get<T>(a), get<T>(b))); });
             break;
           case ptx::MulMode::Wide:
             if constexpr (sizeof(T) < 8) {
               using W = Wide<T>;
               map2(in, mask, w, [](uint64_t a, uint64_t b) {
-                return put(core::intops::wrap_mul(W(get<T>(a)), W(get<T>(b))));
+                return put(intops::wrap_mul(W(get<T>(a)), W(get<T>(b))));
               });
             } else {
               unsupported(in, mask, w, "mul.wide of a 64-bit type");
             }
             break;
           default:
-            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::wrap_mul(get<T>(a), get<T>(b))); });
+            map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::wrap_mul(get<T>(a), get<T>(b))); });
             break;
         }
       }))
@@ -611,11 +613,11 @@ using Wide = std::conditional_t<
           case ptx::MulMode::Hi:
             if (in.sat && std::is_same_v<T, int32_t>) {
               map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-                return put(core::intops::sat_add(int64_t(core::intops::mul_hi(int32_t(a), int32_t(b))) + int32_t(c)));
+                return put(intops::sat_add(int64_t(intops::mul_hi(int32_t(a), int32_t(b))) + int32_t(c)));
               });
             } else {
               map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-                return put(core::intops::wrap_add(core::intops::mul_hi(get<T>(a), get<T>(b)), get<T>(c)));
+                return put(intops::wrap_add(intops::mul_hi(get<T>(a), get<T>(b)), get<T>(c)));
               });
             }
             break;
@@ -623,7 +625,7 @@ using Wide = std::conditional_t<
             if constexpr (sizeof(T) < 8) {
               using W = Wide<T>;
               map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-                return put(core::intops::wrap_add(core::intops::wrap_mul(W(get<T>(a)), W(get<T>(b))), get<W>(c)));
+                return put(intops::wrap_add(intops::wrap_mul(W(get<T>(a)), W(get<T>(b))), get<W>(c)));
               });
             } else {
               unsupported(in, mask, w, "mad.wide of a 64-bit type");
@@ -631,7 +633,7 @@ using Wide = std::conditional_t<
             break;
           default:
             map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-              return put(core::intops::wrap_add(core::intops::wrap_mul(get<T>(a), get<T>(b)), get<T>(c)));
+              return put(intops::wrap_add(intops::wrap_mul(get<T>(a), get<T>(b)), get<T>(c)));
             });
             break;
         }
@@ -663,7 +665,7 @@ using Wide = std::conditional_t<
   map3(in, mask, w, [=](uint64_t a, uint64_t b, uint64_t c) {
     const int64_t p = product(a, b);
     const uint32_t part = uint32_t(uint64_t(hi ? (p >> 16) : p));
-    if (sat) return put(core::intops::sat_add(int64_t(int32_t(part)) + int32_t(c)));
+    if (sat) return put(intops::sat_add(int64_t(int32_t(part)) + int32_t(c)));
     const uint32_t r = part + uint32_t(c);
     return is_signed ? put(int32_t(r)) : put(r);
   });
@@ -761,7 +763,7 @@ using Wide = std::conditional_t<
     return;
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::div(get<T>(a), get<T>(b))); });
+        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::div(get<T>(a), get<T>(b))); });
       }))
     unsupported(in, mask, w, "");
 }
@@ -769,7 +771,7 @@ using Wide = std::conditional_t<
 [[gnu::noinline]] void exec_rem(const Instruction& in, uint32_t mask, Warp& w) {
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::rem(get<T>(a), get<T>(b))); });
+        map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::rem(get<T>(a), get<T>(b))); });
       }))
     unsupported(in, mask, w, "");
 }
@@ -788,8 +790,8 @@ using Wide = std::conditional_t<
     return;
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if (neg) map1(in, mask, w, [](uint64_t a) { return put(core::intops::wrap_neg(get<T>(a))); });
-        else map1(in, mask, w, [](uint64_t a) { return put(core::intops::abs(get<T>(a))); });
+        if (neg) map1(in, mask, w, [](uint64_t a) { return put(intops::wrap_neg(get<T>(a))); });
+        else map1(in, mask, w, [](uint64_t a) { return put(intops::abs(get<T>(a))); });
       }))
     unsupported(in, mask, w, "");
 }
@@ -933,9 +935,9 @@ using Wide = std::conditional_t<
         using T = typename decltype(tag)::type;
         if (left) {
           using UT = std::make_unsigned_t<T>;
-          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::shl(get<UT>(a), uint32_t(b))); });
+          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::shl(get<UT>(a), uint32_t(b))); });
         } else {
-          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(core::intops::shr(get<T>(a), uint32_t(b))); });
+          map2(in, mask, w, [](uint64_t a, uint64_t b) { return put(intops::shr(get<T>(a), uint32_t(b))); });
         }
       }))
     unsupported(in, mask, w, "");
@@ -970,11 +972,11 @@ using Wide = std::conditional_t<
   if (op == Opcode::Prmt) {
     if (pm == ptx::PrmtMode::Default)
       map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-        return put(core::intops::prmt(uint32_t(a), uint32_t(b), uint32_t(c)));
+        return put(intops::prmt(uint32_t(a), uint32_t(b), uint32_t(c)));
       });
     else
       map3(in, mask, w, [pm](uint64_t a, uint64_t b, uint64_t c) {
-        return put(core::intops::prmt_mode(uint32_t(a), uint32_t(b), uint32_t(c), int(pm)));
+        return put(intops::prmt_mode(uint32_t(a), uint32_t(b), uint32_t(c), int(pm)));
       });
     return;
   }
@@ -992,20 +994,20 @@ using Wide = std::conditional_t<
   if (!with_int(in.type, [&](auto tag) {
         using T = typename decltype(tag)::type;
         switch (op) {
-          case Opcode::Popc: map1(in, mask, w, [](uint64_t a) { return put(core::intops::popc(put(std::make_unsigned_t<T>(a)))); }); break;
-          case Opcode::Clz: map1(in, mask, w, [](uint64_t a) { return put(core::intops::clz(get<T>(a))); }); break;
-          case Opcode::Brev: map1(in, mask, w, [](uint64_t a) { return put(core::intops::brev(get<T>(a))); }); break;
+          case Opcode::Popc: map1(in, mask, w, [](uint64_t a) { return put(intops::popc(put(std::make_unsigned_t<T>(a)))); }); break;
+          case Opcode::Clz: map1(in, mask, w, [](uint64_t a) { return put(intops::clz(get<T>(a))); }); break;
+          case Opcode::Brev: map1(in, mask, w, [](uint64_t a) { return put(intops::brev(get<T>(a))); }); break;
           case Opcode::Bfind:
-            map1(in, mask, w, [shiftamt](uint64_t a) { return put(core::intops::bfind(get<T>(a), shiftamt)); });
+            map1(in, mask, w, [shiftamt](uint64_t a) { return put(intops::bfind(get<T>(a), shiftamt)); });
             break;
           case Opcode::Bfe:
             map3(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c) {
-              return put(core::intops::bfe(get<T>(a), uint32_t(b), uint32_t(c)));
+              return put(intops::bfe(get<T>(a), uint32_t(b), uint32_t(c)));
             });
             break;
           default:  // Bfi
             map4(in, mask, w, [](uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-              return put(core::intops::bfi(get<T>(a), get<T>(b), uint32_t(c), uint32_t(d)));
+              return put(intops::bfi(get<T>(a), get<T>(b), uint32_t(c), uint32_t(d)));
             });
             break;
         }
@@ -2012,7 +2014,7 @@ inline T atom_apply(AtomOp op, T old, T b, T cmp, bool& ok) {
     }
   } else {
     switch (op) {
-      case AtomOp::Add: return core::intops::wrap_add(old, b);
+      case AtomOp::Add: return intops::wrap_add(old, b);
       case AtomOp::Min: return std::min(old, b);
       case AtomOp::Max: return std::max(old, b);
       case AtomOp::Inc: return old >= b ? T(0) : T(old + 1);

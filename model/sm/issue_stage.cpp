@@ -100,7 +100,7 @@ bool IssueStage::issue(uint64_t now) {
   did_something_ = false;
   const uint32_t nsched = uint32_t(schedulers_.size());
   // Policies that follow the dispatcher's signals (PRO, KAWS) look again
-  // when they change: each scheduler reads its ports when the top says the
+  // when they change: each scheduler reads its ports when the dispatcher says the
   // signals may have changed.
   if (signals_changed_) {
     signals_changed_ = false;

@@ -198,7 +198,7 @@ class IssueStage {
 
   // The state every evaluated cycle reads comes first and together, and the
   // per-scheduler state sits in fixed arrays inside the object (at most
-  // kMaxSchedulers, only the first num_schedulers used): the GPU top runs
+  // kMaxSchedulers, only the first num_schedulers used): the clock domain runs
   // the SMs one after another, so each cycle starts with this SM's state out
   // of the host's L1 cache, and fewer lines to fetch and no pointers to
   // chase make that cheaper.

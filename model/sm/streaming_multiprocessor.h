@@ -166,8 +166,8 @@ class StreamingMultiprocessor : public engine::ClockedModule,
     writeback_.complete_at(cycle, slot, pc, memory);
   }
 
-  // The state every evaluated cycle reads comes first and together: the GPU
-  // top runs the SMs one after another, so each cycle starts with this SM's
+  // The state every evaluated cycle reads comes first and together: the clock
+  // domain runs the SMs one after another, so each cycle starts with this SM's
   // state out of the host's L1 cache, and fewer lines to fetch make that
   // cheaper.
   bool ticked_ = false;
