@@ -102,7 +102,9 @@ struct DramConfig {
   uint32_t tCDLR = 0;                ///< end of write data to read command
   uint32_t tRTPL = 0;                ///< read to precharge, same bank group
   uint32_t turnaround = 0;           ///< idle bus cycles from the end of read data to write data
-  uint32_t queue_depth = 32;         ///< requests per channel scheduler
+  /// Requests the channel's FR-FCFS scheduler holds; while it is full the
+  /// channel withholds END_REQ, so the L2 slices keep the next ones.
+  uint32_t queue_depth = 32;
   uint32_t interleave_bytes = 256;   ///< address interleaving across channels
 };
 
@@ -151,6 +153,15 @@ struct GpuConfig {
   /// unit (read-modify-write of the same word cannot overlap); updates of
   /// different addresses are pipelined.
   uint32_t l2_atomic_same_address_interval = 9;
+  /// Requests past the ROP pipeline waiting for the slice's tag lookup
+  /// (GPGPU-Sim's icnt-to-L2 queue, the first field of
+  /// -gpgpu_dram_partition_queues). While it is full the slice withholds the
+  /// crossbar's END_REQ, so the crossbar sends it nothing more. 0: unbounded.
+  uint32_t l2_input_queue = 64;
+  /// Requests to DRAM the channel has not accepted yet (GPGPU-Sim's L2-to-DRAM
+  /// queue, the second field of -gpgpu_dram_partition_queues). While it is
+  /// full the slice looks nothing up. 0: unbounded.
+  uint32_t l2_dram_queue = 64;
   /// Host-to-device copies leave their data in the L2 (as dirty sectors, in
   /// copy order), as they pass through it on the hardware and as GPGPU-Sim's
   /// -gpgpu_perf_sim_memcpy does; else every kernel starts with a cold L2.

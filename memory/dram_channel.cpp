@@ -43,6 +43,7 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const core::DramConfig& c
     ports_.push_back(std::make_unique<TargetSocket>(("port" + std::to_string(p)).c_str()));
     ports_.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw, int(p));
   }
+  withheld_.assign(ports, nullptr);
 }
 
 DramChannel::~DramChannel() = default;
@@ -88,8 +89,35 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_paylo
   r.next = kNone;
   arrivals_.push(r.arrive, r.port, slot);
   wake_at(core_at_or_after(dram_at_or_after(r.arrive)));
+  if (window_size_ + overflow_size_ >= config_.queue_depth) {
+    // The scheduler queue is full (as of the channel's last run): END_REQ
+    // when it has room, so the slice keeps its next requests meanwhile.
+    withheld_[size_t(port)] = &payload;
+    ++withheld_count_;
+    ++withheld_end_requests_;
+    return tlm::TLM_ACCEPTED;
+  }
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
+}
+
+void DramChannel::end_withheld_requests() {
+  const uint32_t ports = uint32_t(withheld_.size());
+  const uint32_t queued = window_size_ + overflow_size_;
+  // One END_REQ per free place: each lets its slice send one request.
+  uint32_t room = queued < config_.queue_depth ? config_.queue_depth - queued : 0;
+  for (uint32_t i = 0; i < ports && room && withheld_count_; ++i) {
+    const uint32_t port = (next_withheld_port_ + i) % ports;
+    tlm::tlm_generic_payload* p = withheld_[port];
+    if (!p) continue;
+    withheld_[port] = nullptr;
+    --withheld_count_;
+    --room;
+    next_withheld_port_ = (port + 1) % ports;
+    tlm::tlm_phase phase = tlm::END_REQ;
+    sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+    (*ports_[port])->nb_transport_bw(*p, phase, zero);
+  }
 }
 
 void DramChannel::sample(uint64_t t) {
@@ -303,6 +331,7 @@ uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
 
 void DramChannel::evaluate(uint64_t now) {
   const uint64_t next = advance(dram_at_or_before(now), now);
+  if (withheld_count_) end_withheld_requests();
   traced_depth_ = pending();
   // The depth holds from the last sample on (sample() runs before every change).
   if (depth_sink_) depth_sink_->depth(core_at_or_after(last_sample_), traced_depth_);
@@ -330,6 +359,8 @@ void DramChannel::report_stats(core::StatReport& out) const {
           "core cycles from a request's arrival at the channel to its data, averaged over reads and writes");
   out.add("bytes_moved", bytes_moved_, Unit::Bytes, "bytes the data bus carried (whole bursts)");
   out.add("bytes_requested", bytes_requested_, Unit::Bytes, "bytes the requests asked for (their sectors)");
+  out.add("withheld_end_requests", withheld_end_requests_, Unit::Count,
+          "requests that found the scheduler queue full: their END_REQ waited for room (L2 back-pressure)");
   // Over the whole run so far: the DRAM cycles up to now.
   const uint64_t cycles = earlier_dram_cycles_ + dram_at_or_before(std::max(now(), epoch_));
   out.add("dram_cycles", cycles, Unit::DramCycles, "DRAM command-clock cycles of the run so far");

@@ -42,8 +42,12 @@ class DramClockCrossing {
 };
 
 /// Requests arrive on `port(i)` (one per L2 slice sharing the channel) as
-/// BEGIN_REQ with a channel-local address; they are accepted at once and the
-/// answer is a BEGIN_RESP on the same port, annotated with the core cycle the
+/// BEGIN_REQ with a channel-local address. One that arrives while the
+/// scheduler queue (dram.queue_depth requests past the fixed latency, not yet
+/// taken by a bank) is full is taken, but its END_REQ waits until the queue
+/// has room (GPGPU-Sim's L2 moves a request to DRAM only while the scheduler
+/// is not full); the others are accepted at once. The answer is a
+/// BEGIN_RESP on the same port, annotated with the core cycle the
 /// last data beat leaves the bus. Commands are timed in DRAM command-clock
 /// cycles; the channel is woken in core cycles and then runs every DRAM cycle
 /// up to the current core cycle's time (docs/MEMORY.md).
@@ -135,6 +139,8 @@ class DramChannel : public engine::ClockedModule, public core::StatsProvider {
   /// FR-FCFS inside a free bank: its oldest request to the open row, else its oldest.
   void take_request(uint32_t b, uint64_t t);
   void enter_window();
+  /// END_REQ to the ports whose requests found the queue full, round robin, while it has room.
+  void end_withheld_requests();
   void sample(uint64_t t);
   // The clock crossing from the current device's first core cycle (epoch_),
   // where both clocks have an edge; DRAM cycles count from it.
@@ -153,6 +159,9 @@ class DramChannel : public engine::ClockedModule, public core::StatsProvider {
   uint32_t overflow_head_ = kNone, overflow_tail_ = kNone;  ///< eligible, waiting for the window
   uint32_t overflow_size_ = 0, window_size_ = 0;
   uint64_t next_order_ = 0;
+  /// Per port: the request whose END_REQ the channel withholds (nullptr: none).
+  std::vector<tlm::tlm_generic_payload*> withheld_;
+  uint32_t withheld_count_ = 0, next_withheld_port_ = 0;
   uint64_t queued_banks_ = 0;  ///< bit per bank with a window request
   uint64_t active_banks_ = 0;  ///< bit per bank serving a request
   std::vector<Bank> banks_;
@@ -181,6 +190,7 @@ class DramChannel : public engine::ClockedModule, public core::StatsProvider {
   uint64_t last_sample_ = 0, queue_area_ = 0, queue_cycles_ = 0;
   uint64_t bank_busy_cycles_ = 0, any_busy_cycles_ = 0;
   uint64_t latency_sum_ = 0, bus_busy_cycles_ = 0;
+  uint64_t withheld_end_requests_ = 0;
 };
 
 }  // namespace tlmgpu::memory

@@ -257,6 +257,8 @@ void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
     downstream_.back()->register_nb_transport_bw(this, &Interconnect::nb_transport_bw, int(s));
   }
   request_dir_.init(upstream_ports, downstream_ports);
+  open_request_.assign(downstream_ports, nullptr);
+  open_link_free_.assign(downstream_ports, 0);
   in_order_.assign(upstream_ports, {});
   response_dir_.init(downstream_ports, upstream_ports);
 }
@@ -303,8 +305,22 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   return tlm::TLM_UPDATED;
 }
 
+void Interconnect::end_open_request(uint32_t slice, uint64_t now) {
+  open_request_[slice] = nullptr;
+  // The link reopens in the next cycle (the slice runs after the crossbar).
+  uint64_t& free = request_dir_.out_free[slice];
+  free = std::max(open_link_free_[slice], now + 1);
+  slice_held_cycles_ += free - open_link_free_[slice];
+  const uint64_t next = std::max(request_dir_.min_head_in[slice], free);
+  request_dir_.next_grant = std::min(request_dir_.next_grant, next);
+  if (next != kNever) wake_at(next);
+}
+
 tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                                  sc_core::sc_time& delay) {
+  const uint64_t now = this->now();
+  if (&payload == open_request_[size_t(slice)] && (phase == tlm::END_REQ || phase == tlm::BEGIN_RESP))
+    end_open_request(uint32_t(slice), now);
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
   auto* ext = payload.get_extension<MemRequestExtension>();
   hold(payload);
@@ -312,7 +328,6 @@ tlm::tlm_sync_enum Interconnect::nb_transport_bw(int slice, tlm::tlm_generic_pay
   p.payload = &payload;
   p.dst = ext->source;
   p.flits = flits(response_bytes(ext->kind, ext->sector_mask));
-  const uint64_t now = this->now();
   p.arrive = now + std::max<uint64_t>(cycles_in(delay), 1);
   // A slice answers from its own process and from its DRAM channel's: order
   // same-cycle answers by requester and request, not by call order.
@@ -382,7 +397,12 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
   sc_core::sc_time delay = cycle_delay(config_.latency + p.flits - 1);
   if (requests) {
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    (*downstream_[d])->nb_transport_fw(*p.payload, phase, delay);
+    if ((*downstream_[d])->nb_transport_fw(*p.payload, phase, delay) == tlm::TLM_ACCEPTED) {
+      // The slice's input queue is full: nothing more to it until END_REQ.
+      open_request_[d] = p.payload;
+      open_link_free_[d] = dir.out_free[d];
+      dir.out_free[d] = kNever;
+    }
   } else {
     tlm::tlm_phase phase = tlm::BEGIN_RESP;
     upstream_bw_[d]->nb_transport_bw(*p.payload, phase, delay);
@@ -411,6 +431,8 @@ void Interconnect::report_stats(core::StatReport& out) const {
           "cycles request packets waited for an output link another packet held");
   out.add("response_stalls", response_dir_.stall_cycles, Unit::Cycles,
           "cycles response packets waited for an output link another packet held");
+  out.add("slice_held_cycles", slice_held_cycles_, Unit::Cycles,
+          "cycles output links to L2 slices stayed closed beyond their packets while a slice withheld END_REQ");
   out.add("request_packets", request_dir_.packets, Unit::Count, "packets from the L1s to the L2 slices");
   out.add("response_packets", response_dir_.packets, Unit::Count, "packets from the L2 slices to the L1s");
   for (uint32_t p = 0; p < request_dir_.srcs; ++p) {

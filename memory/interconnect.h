@@ -56,10 +56,12 @@ class L2AddressMap {
 /// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I), then one per
 /// SM's texture cache (2 * num_sms + sm); downstream port
 /// s = L2 slice s. Requests arrive as BEGIN_REQ (answered END_REQ /
-/// TLM_UPDATED at once: the crossbar buffers without limit and models
-/// contention as waiting for the links); responses come back from the slices
-/// as BEGIN_RESP and are routed by MemRequestExtension::source, which the
-/// crossbar sets to the upstream port.
+/// TLM_UPDATED at once: the crossbar buffers without limit, as GPGPU-Sim's
+/// injection queues do, and models contention as waiting for the links);
+/// responses come back from the slices as BEGIN_RESP and are routed by
+/// MemRequestExtension::source, which the crossbar sets to the upstream port.
+/// A slice that answers a request TLM_ACCEPTED (its input queue is full)
+/// closes its output link until that request's END_REQ or BEGIN_RESP.
 class Interconnect : public engine::ClockedModule, public core::StatsProvider {
  public:
   using TargetSocket = tlm_utils::simple_target_socket_tagged<Interconnect>;
@@ -224,6 +226,13 @@ class Interconnect : public engine::ClockedModule, public core::StatsProvider {
     uint64_t arrive = 0, key = 0;
   };
   std::vector<InOrderPort> in_order_;
+  /// Per slice: the request whose END_REQ it withholds (nullptr: none), and
+  /// when the output link would have been free without it.
+  std::vector<const tlm::tlm_generic_payload*> open_request_;
+  std::vector<uint64_t> open_link_free_;
+  uint64_t slice_held_cycles_ = 0;  ///< output-link cycles closed by withheld END_REQs
+  /// Slice `slice` ended the request phase of its open request at `now`.
+  void end_open_request(uint32_t slice, uint64_t now);
 };
 
 }  // namespace tlmgpu::memory

@@ -9,8 +9,10 @@ namespace tlmgpu::memory {
 L2Slice::L2Slice(sc_core::sc_module_name name, const core::GpuConfig& config,
                  const sc_core::sc_time& clock_period, uint32_t index)
     : ClockedModule(name, kL2Stage, clock_period), config_(config.l2), index_(index),
-      rop_latency_(config.l2_rop_latency), tags_(config.l2), dram_pool_(config.l2.line_bytes),
-      atomic_interval_(config.l2_atomic_same_address_interval) {
+      rop_latency_(config.l2_rop_latency), tags_(config.l2),
+      input_limit_(config.l2_input_queue ? config.l2_input_queue : ~uint32_t(0)),
+      dram_queue_limit_(config.l2_dram_queue ? config.l2_dram_queue : ~uint32_t(0)),
+      dram_pool_(config.l2.line_bytes), atomic_interval_(config.l2_atomic_same_address_interval) {
   map_ = L2AddressMap(config.l2_slices, config.l2_interleave_bytes);
   soc_addresses_ = config.soc_memory == "soc";
   const uint32_t channels = config.dram.channels;
@@ -40,13 +42,33 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
                                             sc_core::sc_time& delay) {
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
   const uint64_t now = this->now();
-  // A fixed-latency pipeline keeps the arrival order, so the queue stays in order.
   const uint64_t ready = now + std::max<uint64_t>(cycles_in(delay), 1) + rop_latency_;
   if (payload.has_mm()) payload.acquire();  // kept until answered (respond)
-  requests_.push(ready, 0, &payload);
+  rop_pipeline_.push(ready, 0, &payload);
   if (!blocked_) wake_at(std::max(ready, port_free_));
+  admit(now);
+  if (input_queue_full()) {
+    // Taken, but the crossbar may send the next request only after END_REQ.
+    withheld_request_ = &payload;
+    withheld_since_ = now;
+    ++withheld_end_requests_;
+    return tlm::TLM_ACCEPTED;
+  }
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
+}
+
+void L2Slice::admit(uint64_t now) {
+  while (rop_pipeline_.ready(now) && !input_queue_full()) input_queue_.push_back(rop_pipeline_.pop());
+}
+
+void L2Slice::end_withheld_request(uint64_t now) {
+  crossbar_held_cycles_ += now - withheld_since_;
+  tlm::tlm_generic_payload& p = *const_cast<tlm::tlm_generic_payload*>(withheld_request_);
+  withheld_request_ = nullptr;
+  tlm::tlm_phase phase = tlm::END_REQ;
+  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+  requester_bw_->nb_transport_bw(p, phase, zero);
 }
 
 void L2Slice::answer(const Mshrs::Entry& entry, const Waiter& w) {
@@ -80,7 +102,8 @@ void L2Slice::dram_phase(tlm::tlm_generic_payload& payload, const tlm::tlm_phase
     // END_REQ, or BEGIN_RESP, which ends the request phase too: the next
     // held request may go (from the slice's process).
     dram_open_request_ = nullptr;
-    if (!dram_held_.empty()) wake_at(now + 1);
+    // The next held request may go, and a lookup that waited for room may run.
+    wake_at(now + 1);
   }
   if (phase == tlm::END_REQ) return;
   DramRequest* found = dram_pool_.find(payload);
@@ -122,7 +145,9 @@ void L2Slice::take_late_dram_phases(uint64_t now) {
       dram_socket->nb_transport_fw(*l.payload, end, zero);
     }
   }
-  while (!dram_open_request_ && !dram_held_.empty()) {
+  // The queue to DRAM sends one held request a cycle (GPGPU-Sim's L2-to-DRAM
+  // queue moves one a cycle into the channel).
+  if (!dram_open_request_ && !dram_held_.empty()) {
     const HeldRequest h = dram_held_.front();
     dram_held_.pop_front();
     begin_dram_request(*h.request, h.arrive, now);
@@ -131,6 +156,11 @@ void L2Slice::take_late_dram_phases(uint64_t now) {
 
 void L2Slice::respond(tlm::tlm_generic_payload& payload, uint64_t ready) {
   const uint64_t now = this->now();
+  if (&payload == withheld_request_) {
+    // Answered before the input queue had room: BEGIN_RESP ends its request phase.
+    crossbar_held_cycles_ += now - withheld_since_;
+    withheld_request_ = nullptr;
+  }
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   sc_core::sc_time delay = cycle_delay(ready > now ? ready - now : 1);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
@@ -327,7 +357,9 @@ void L2Slice::reschedule() {
   // next_ready() is UINT64_MAX for an empty queue.
   uint64_t next = fills_.next_ready();
   if (!late_phases_.empty() || (!dram_open_request_ && !dram_held_.empty())) next = std::min(next, now() + 1);
-  if (!blocked_) next = std::min(next, std::max(requests_.next_ready(), port_free_));
+  // A full DRAM queue: the END_REQ that makes room wakes the slice.
+  if (!blocked_ && !dram_queue_full())
+    next = std::min(next, std::max(input_queue_.empty() ? rop_pipeline_.next_ready() : 0, port_free_));
   if (next != ~uint64_t(0)) wake_at(next);
 }
 
@@ -339,8 +371,15 @@ void L2Slice::evaluate(uint64_t now) {
     DramRequest* r = fills_.pop(&ready);
     apply_fill(*r, now);
   }
-  if (!blocked_ && port_free_ <= now && requests_.ready(now)) {
-    tlm::tlm_generic_payload* head = requests_.top();
+  admit(now);
+  const bool dram_full = dram_queue_full();
+  if (dram_full && dram_queue_full_since_ == ~uint64_t(0)) dram_queue_full_since_ = now;
+  if (!dram_full && dram_queue_full_since_ != ~uint64_t(0)) {
+    dram_queue_full_cycles_ += now - dram_queue_full_since_;
+    dram_queue_full_since_ = ~uint64_t(0);
+  }
+  if (!blocked_ && !dram_full && port_free_ <= now && !input_queue_.empty()) {
+    tlm::tlm_generic_payload* head = input_queue_.front();
     const bool table_still_full = head == waits_for_entry_ && mshrs_.size() >= config_.mshrs;
     waits_for_entry_ = nullptr;
     if (table_still_full) {
@@ -349,8 +388,10 @@ void L2Slice::evaluate(uint64_t now) {
       ++reservation_fails_;
       blocked_ = true;
     } else if (handle_request(*head, now)) {
-      requests_.pop();
+      input_queue_.pop_front();
       port_free_ = now + 1;
+      admit(now);
+      if (withheld_request_ && !input_queue_full()) end_withheld_request(now);
     } else {
       // MSHRs or merge slots are full: the head waits for a fill (in order).
       ++reservation_fails_;
@@ -379,7 +420,14 @@ void L2Slice::report_stats(core::StatReport& out) const {
   out.add("dram_reads", dram_reads_, Unit::Count, "reads sent to DRAM");
   out.add("host_copy_fills", host_copy_fills_, Unit::Sectors,
           "sectors a host-to-device copy left valid and dirty in the slice");
-  out.add("queued_requests", double(requests_.size()), Unit::Entries, "requests waiting in the slice's input queue");
+  out.add("queued_requests", double(rop_pipeline_.size() + input_queue_.size()), Unit::Entries,
+          "requests in the slice's ROP pipeline and input queue");
+  out.add("withheld_end_requests", withheld_end_requests_, Unit::Count,
+          "requests that found the input queue full: their END_REQ waited for room (crossbar back-pressure)");
+  out.add("crossbar_held_cycles", crossbar_held_cycles_, Unit::Cycles,
+          "cycles the slice withheld the crossbar's END_REQ");
+  out.add("dram_queue_full_cycles", dram_queue_full_cycles_, Unit::Cycles,
+          "cycles the slice looked nothing up because its requests to DRAM filled l2.dram_queue");
   out.add("blocked", blocked_ ? 1.0 : 0.0, Unit::Flag, "the slice waits for room to take its next request");
   out.add("mshr_entries", double(mshrs_.size()), Unit::Entries, "MSHRs in use");
   out.add("dram_outstanding", dram_outstanding_, Unit::Entries, "requests sent to DRAM and not yet answered");

@@ -31,8 +31,15 @@ constexpr uint32_t kL2AtomicCycles = 4;
 /// Addresses the atomic unit remembers before it forgets those it finished with.
 constexpr std::size_t kAtomicAddressesTracked = 1024;
 
-/// Requests come from the interconnect on `target_socket` (BEGIN_REQ,
-/// accepted at once; answered by BEGIN_RESP on the backward path); line
+/// Requests come from the interconnect on `target_socket` as BEGIN_REQ and
+/// are answered by BEGIN_RESP on the backward path. A request spends the ROP
+/// latency in a pipeline, then waits in the input queue (l2.input_queue
+/// entries) for the lookup, one a cycle. A request that arrives while the
+/// input queue is full is taken (TLM_ACCEPTED) but its END_REQ waits until
+/// the queue has room, so the crossbar sends nothing more meanwhile; when it
+/// is answered first, its BEGIN_RESP ends the request phase too. While the
+/// slice's requests to DRAM not yet accepted by the channel fill
+/// l2.dram_queue, the slice looks nothing up. Line
 /// fills and write-backs go to the DRAM channel on `dram_socket` with the
 /// channel-local address (see dram_address), or with soc.memory = soc to the
 /// SoC memory port with the global address. A DRAM answer is passed on to
@@ -107,6 +114,15 @@ class L2Slice : public engine::ClockedModule, public core::StatsProvider {
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   bool handle_request(tlm::tlm_generic_payload& payload, uint64_t now);
+  /// Requests through the ROP pipeline by `now` enter the input queue while it has room.
+  void admit(uint64_t now);
+  bool input_queue_full() const { return input_queue_.size() >= input_limit_; }
+  /// Requests to DRAM the channel has not accepted (the open one and those held behind it).
+  bool dram_queue_full() const {
+    return dram_held_.size() + (dram_open_request_ ? 1 : 0) >= dram_queue_limit_;
+  }
+  /// The crossbar's withheld END_REQ, once the input queue has room.
+  void end_withheld_request(uint64_t now);
   void apply_fill(DramRequest& request, uint64_t now);
   void answer(const Mshrs::Entry& entry, const Waiter& w);
   CacheLine& allocate_line(uint64_t line, uint64_t now);
@@ -135,7 +151,13 @@ class L2Slice : public engine::ClockedModule, public core::StatsProvider {
   GlobalMemoryIf* write_data_ = nullptr;
   SectorTags tags_;
   Mshrs mshrs_;
-  ArrivalQueue<tlm::tlm_generic_payload*> requests_;
+  ArrivalQueue<tlm::tlm_generic_payload*> rop_pipeline_;  ///< by the cycle each request leaves it
+  std::deque<tlm::tlm_generic_payload*> input_queue_;
+  uint32_t input_limit_, dram_queue_limit_;  ///< entries (UINT32_MAX: unbounded)
+  /// The request whose END_REQ the slice withholds (nullptr: none), since when.
+  const tlm::tlm_generic_payload* withheld_request_ = nullptr;
+  uint64_t withheld_since_ = 0;
+  uint64_t dram_queue_full_since_ = ~uint64_t(0);  ///< UINT64_MAX: not full
   ArrivalQueue<DramRequest*> fills_;
   PayloadPool<DramRequest> dram_pool_;
   uint32_t dram_outstanding_ = 0;
@@ -171,6 +193,7 @@ class L2Slice : public engine::ClockedModule, public core::StatsProvider {
   uint64_t writes_ = 0, atomics_ = 0, writebacks_ = 0, evictions_ = 0, dram_reads_ = 0;
   uint64_t writeback_sectors_ = 0, written_sectors_ = 0;  ///< 32-byte units
   uint64_t host_copy_fills_ = 0;  ///< 32-byte units written by host copies
+  uint64_t withheld_end_requests_ = 0, crossbar_held_cycles_ = 0, dram_queue_full_cycles_ = 0;
 };
 
 }  // namespace tlmgpu::memory

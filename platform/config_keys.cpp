@@ -208,6 +208,12 @@ std::vector<KeySpec> build_key_table() {
   t.push_back(range("l2.atomic_same_address_interval", "cycles", 1, kMaxCycles,
                     top(&GpuConfig::l2_atomic_same_address_interval),
                     "cycles between two atomic updates of one address in a slice's atomic unit"));
+  t.push_back(range("l2.input_queue", "entries", 0, 4096, top(&GpuConfig::l2_input_queue),
+                    "requests past the ROP pipeline waiting for a slice's lookup; while full, the slice takes "
+                    "no request from the crossbar (0: unbounded)"));
+  t.push_back(range("l2.dram_queue", "entries", 0, 4096, top(&GpuConfig::l2_dram_queue),
+                    "a slice's requests to DRAM not yet accepted by its channel; while full, the slice looks "
+                    "nothing up (0: unbounded)"));
   t.push_back(flag("l2.fill_on_host_copy", top(&GpuConfig::l2_fill_on_host_copy),
                    "host-to-device copies leave their data in the L2 (dirty, in copy order)"));
 
@@ -264,7 +270,7 @@ std::vector<KeySpec> build_key_table() {
   for (const TimingRow& r : timings)
     t.push_back(range(r.key, "DRAM cycles", r.min, 1000, dram(r.member), r.what));
   t.push_back(range("dram.queue_depth", "", 1, 4096, dram(&DramConfig::queue_depth),
-                    "requests the channel's scheduler can hold"));
+                    "requests the channel's scheduler can hold; while full, the channel accepts no request"));
   t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),
                    "consecutive bytes mapped to one channel"));
   t.push_back({"soc.memory",

@@ -752,6 +752,47 @@ TEST_F(Cli, TimingWatchdogEndsAWarpStarvedByItsPolicy) {
   EXPECT_NE(r.err.find("PC 0x"), std::string::npos) << r.err;
 }
 
+// Queues of one entry below the crossbar (the L2's input and DRAM queues, the
+// DRAM scheduler) and a base-protocol checker on every link; the host copies
+// leave nothing in the L2. vector_add's loads (with no fixed DRAM latency,
+// they reach the schedulers together) fill the channels' queues;
+// transactions' CAS retries crowd the slices of the locks. Both still verify.
+TEST_F(Cli, OneEntryMemoryQueuesHoldRequestsBackAndWorkloadsStillVerify) {
+  const std::string tight = " --set l2.input_queue=1 --set l2.dram_queue=1 --set dram.queue_depth=1 "
+                            "--set host.protocol_checkers=true";
+  auto summed = [](const nlohmann::json& stats, const std::string& module, const std::string& name) {
+    double sum = 0;
+    for (const auto& [key, value] : stats["modules"].items())
+      if (key.rfind("gpu." + module, 0) == 0 && key.size() > name.size() &&
+          key.compare(key.size() - name.size(), name.size(), name) == 0)
+        sum += value.get<double>();
+    return sum;
+  };
+  for (const char* workload : {"vector_add", "transactions"}) {
+    const bool streaming = std::string(workload) == "vector_add";
+    const std::string base = std::string("run --workload ") + workload +
+                             " --size small --mode timing --set l2.fill_on_host_copy=false" +
+                             (streaming ? " --set dram.latency=0" : "");
+    CliRun r = run(base + tight + " --stats " + tmp("tight.json"));
+    ASSERT_EQ(r.status, 0) << r.all();
+    r = run(base + " --stats " + tmp("preset.json"));
+    ASSERT_EQ(r.status, 0) << r.all();
+    const auto held = nlohmann::json::parse(read_text(tmp("tight.json")));
+    const auto preset = nlohmann::json::parse(read_text(tmp("preset.json")));
+    EXPECT_EQ(summed(preset, "", "withheld_end_requests"), 0) << workload;
+    if (streaming) {
+      EXPECT_GT(summed(held, "dram", "withheld_end_requests"), 0);
+      EXPECT_GT(summed(held, "l2_", "dram_queue_full_cycles"), 0);
+    } else {
+      EXPECT_GT(summed(held, "l2_", "withheld_end_requests"), 0);
+      EXPECT_GT(summed(held, "l2_", "crossbar_held_cycles"), 0);
+      EXPECT_GT(held["modules"]["gpu.icnt.slice_held_cycles"].get<double>(), 0);
+      // Retries wait at the crossbar for the lock's slice.
+      EXPECT_GT(held["sim_cycles"].get<uint64_t>(), preset["sim_cycles"].get<uint64_t>());
+    }
+  }
+}
+
 TEST_F(Cli, ProWritesItsSortedCtaOrderBesideTheStatistics) {
   CliRun r = run("run --workload imbalanced_blocks --size small --mode timing --scheduler pro:threshold=500 --stats " +
                  tmp("p.json"));
