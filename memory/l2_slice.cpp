@@ -46,8 +46,8 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
   if (payload.has_mm()) payload.acquire();  // kept until answered (respond)
   rop_pipeline_.push(ready, 0, &payload);
   if (!blocked_) wake_at(std::max(ready, port_free_));
-  admit(now);
-  if (input_queue_full()) {
+  // Full only if the requests through the pipeline by now (not this one) fill it.
+  if (input_queue_.size() + rop_pipeline_.size() > input_limit_ && (admit(now), input_queue_full())) {
     // Taken, but the crossbar may send the next request only after END_REQ.
     withheld_request_ = &payload;
     withheld_since_ = now;
@@ -58,8 +58,10 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
   return tlm::TLM_UPDATED;
 }
 
-void L2Slice::admit(uint64_t now) {
-  while (rop_pipeline_.ready(now) && !input_queue_full()) input_queue_.push_back(rop_pipeline_.pop());
+void L2Slice::admit_ready(uint64_t now) {
+  do {
+    input_queue_.push_back(rop_pipeline_.pop());
+  } while (rop_pipeline_.ready(now) && !input_queue_full());
 }
 
 void L2Slice::end_withheld_request(uint64_t now) {
@@ -390,8 +392,10 @@ void L2Slice::evaluate(uint64_t now) {
     } else if (handle_request(*head, now)) {
       input_queue_.pop_front();
       port_free_ = now + 1;
-      admit(now);
-      if (withheld_request_ && !input_queue_full()) end_withheld_request(now);
+      if (withheld_request_) {
+        admit(now);  // requests already through the pipeline take the room first
+        if (!input_queue_full()) end_withheld_request(now);
+      }
     } else {
       // MSHRs or merge slots are full: the head waits for a fill (in order).
       ++reservation_fails_;

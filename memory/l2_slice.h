@@ -115,7 +115,10 @@ class L2Slice : public engine::ClockedModule, public core::StatsProvider {
                                      sc_core::sc_time& delay);
   bool handle_request(tlm::tlm_generic_payload& payload, uint64_t now);
   /// Requests through the ROP pipeline by `now` enter the input queue while it has room.
-  void admit(uint64_t now);
+  void admit(uint64_t now) {
+    if (rop_pipeline_.ready(now) && !input_queue_full()) admit_ready(now);
+  }
+  void admit_ready(uint64_t now);
   bool input_queue_full() const { return input_queue_.size() >= input_limit_; }
   /// Requests to DRAM the channel has not accepted (the open one and those held behind it).
   bool dram_queue_full() const {
