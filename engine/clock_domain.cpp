@@ -85,6 +85,8 @@ void ClockDomain::end_of_elaboration() {
     stages_.back().follows |= m->follows_earlier_stages_;
     stages_.back().commits |= m->has_commit_;
   }
+  stage_index_.assign(stages_.empty() ? 0 : stages_.back().number + 1, kNoStage);
+  for (uint32_t i = 0; i < stages_.size(); ++i) stage_index_[stages_[i].number] = i;
   ran_.assign(modules_.size(), 0);
   due_.assign(modules_.size(), nullptr);
   elaborated_ = true;
@@ -98,12 +100,6 @@ uint64_t ClockDomain::earliest_wake_below_stage(uint32_t stage) const {
     if (st.number < stage)
       for (uint32_t i = st.begin; i < st.end; ++i) earliest = std::min(earliest, wakes_[i]);
   return earliest;
-}
-
-uint64_t ClockDomain::earliest_wake_of_stage(uint32_t stage) const {
-  for (const Stage& st : stages_)
-    if (st.number == stage) return st.next;
-  return kNever;
 }
 
 void ClockDomain::set_stage_executor(uint32_t stage, StageExecutor* executor) {

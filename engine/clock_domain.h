@@ -124,7 +124,10 @@ class ClockDomain : public sc_core::sc_module {
   uint64_t earliest_wake_below_stage(uint32_t stage) const;
   /// The earliest cycle a module of `stage` asked for (kNever: none, or no
   /// such stage). Inside the domain's process, final for the stages run.
-  uint64_t earliest_wake_of_stage(uint32_t stage) const;
+  uint64_t earliest_wake_of_stage(uint32_t stage) const {
+    const uint32_t index = stage < stage_index_.size() ? stage_index_[stage] : kNoStage;
+    return index == kNoStage ? kNever : stages_[index].next;
+  }
   /// `executor` evaluates the due modules of `stage` (nullptr: the domain
   /// does, one after another); given before the end of elaboration, from
   /// then on. A stage no module of the domain has is an error.
@@ -159,6 +162,8 @@ class ClockDomain : public sc_core::sc_module {
   std::vector<ClockedModule*> modules_;
   std::vector<uint64_t> wakes_;  // by slot: the cycle each module runs at next
   std::vector<uint32_t> stage_of_;  // by slot: its index in stages_
+  static constexpr uint32_t kNoStage = ~uint32_t(0);
+  std::vector<uint32_t> stage_index_;  // by stage number: its index in stages_ (kNoStage: no module)
   std::vector<Stage> stages_;
   std::vector<uint32_t> ran_;    // the slots evaluated in the stage being run
   std::vector<ClockedModule*> due_;  // a stage with an executor: its due modules

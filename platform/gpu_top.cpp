@@ -69,13 +69,25 @@ class GpuTop::SmStageExecutor : public engine::StageExecutor {
     if (!top.running_) return;
     top.last_tick_cycle_ = now;
     top.sms_ran_at_ = now;
+    const bool parallel = top.pool_ && count > 1 && top.parallel_launch_;
+    profile_ = top.profile_ != nullptr;
+    if (!parallel && !profile_) {
+      // One thread: no tasks, tickets or gate. The first failure in SM order
+      // is kept and the SMs after it still finish the cycle, as in parallel.
+      for (uint32_t i = 0; i < count; ++i) {
+        try {
+          static_cast<sm::StreamingMultiprocessor*>(modules[i])->evaluate(now);
+        } catch (...) {
+          if (!top.sm_failure_) top.sm_failure_ = std::current_exception();
+        }
+      }
+      return;
+    }
     now_ = now;
     sms_.clear();
     for (uint32_t i = 0; i < count; ++i)
       sms_.push_back(SmEvaluation{static_cast<sm::StreamingMultiprocessor*>(modules[i]), nullptr, 0, 0});
-    const bool parallel = top.pool_ && count > 1 && top.parallel_launch_;
     gate_ = parallel ? &top.gate_ : nullptr;
-    profile_ = top.profile_ != nullptr;
     const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
     if (parallel) {
       top.gate_.begin_round(count);

@@ -80,7 +80,7 @@ class StreamingMultiprocessor : public engine::ClockedModule,
   /// memory answer or a CTA wakes it sooner). The SMs of a cycle may be
   /// evaluated on several host threads (docs/ARCHITECTURE.md, "Parallel
   /// SMs"): it touches only its own state and what the issue-order gate orders.
-  void evaluate(uint64_t now) override;
+  void evaluate(uint64_t now) final;
   /// Hands on what the cycle produced: the L1s' requests in the order they
   /// were made, then the finished CTAs. The clock domain commits the SMs in
   /// index order after all have been evaluated.
