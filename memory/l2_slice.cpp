@@ -46,8 +46,9 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& payload, t
   if (payload.has_mm()) payload.acquire();  // kept until answered (respond)
   rop_pipeline_.push(ready, 0, &payload);
   if (!blocked_) wake_at(std::max(ready, port_free_));
-  // Full only if the requests through the pipeline by now (not this one) fill it.
-  if (input_queue_.size() + rop_pipeline_.size() > input_limit_ && (admit(now), input_queue_full())) {
+  // Only the requests through the pipeline by now (not this one) can fill it.
+  if (input_queue_.size() + rop_pipeline_.size() > input_limit_) admit(now);
+  if (input_queue_full()) {
     // Taken, but the crossbar may send the next request only after END_REQ.
     withheld_request_ = &payload;
     withheld_since_ = now;

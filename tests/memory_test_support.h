@@ -17,6 +17,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "core/stats_provider.h"
 #include "engine/clock_domain.h"
 #include "memory/l1_cache.h"
 #include "memory/memory_interfaces.h"
@@ -30,6 +31,11 @@ namespace tlmgpu_memtest {
 using tlmgpu::memory::AccessKind;
 using tlmgpu::memory::LineAccess;
 using tlmgpu::memory::MemRequestExtension;
+
+/// A module's statistic by name (throws when it reports no such one).
+inline double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
+  return tlmgpu::core::values_of(p).at(name);
+}
 
 inline const sc_core::sc_time& period() {
   static const sc_core::sc_time p(1, sc_core::SC_NS);

@@ -19,8 +19,6 @@ using namespace tlmgpu_memtest;
 
 class BackPressureDriven : public MemoryDriver {};
 
-double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) { return tlmgpu::core::values_of(p).at(name); }
-
 /// One slice on one channel, so that every request meets the same queues.
 tlmgpu::core::GpuConfig one_slice_config(uint32_t input_queue, uint32_t dram_queue, uint32_t scheduler_queue) {
   tlmgpu::core::GpuConfig c = unit_test_memory_config();
@@ -77,7 +75,7 @@ TEST_F(BackPressureDriven, FullQueuesHoldRequestsBackAndEverythingCompletes) {
 }
 
 TEST_F(BackPressureDriven, UnboundedQueuesNeverWithholdEndReq) {
-  OneSmMemoryBench b(one_slice_config(0, 0, 64));
+  OneSmMemoryBench b(one_slice_config(0, 0, 4096));
   b.sm_d.script = miss_burst();
   run_cycles(20000);
   ASSERT_EQ(b.sm_d.done.size(), kLoads);

@@ -13,12 +13,6 @@ class MemoryPartitionDriven : public tlmgpu_memtest::MemoryDriver {};
 
 using namespace tlmgpu_memtest;
 
-double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
-  tlmgpu::core::StatMap m;
-  m = tlmgpu::core::values_of(p);
-  return m.at(name);
-}
-
 /// The unit-test memory system with a ROP pipeline and a long L1 pipeline,
 /// as gtx480 has them.
 struct PartitionBench : OneSmMemoryBench {

@@ -24,12 +24,6 @@ using tlmgpu::memory::Interconnect;
 using tlmgpu::memory::L1Cache;
 using tlmgpu::platform::MemorySystem;
 
-double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
-  tlmgpu::core::StatMap m;
-  m = tlmgpu::core::values_of(p);
-  return m.at(name);
-}
-
 // ---------------------------------------------------------------- crossbar
 
 struct CrossbarBench {

@@ -14,12 +14,6 @@ using tlmgpu::memory::SocMemoryPort;
 
 namespace {
 
-double stat_of(const tlmgpu::core::StatsProvider& p, const char* name) {
-  tlmgpu::core::StatMap m;
-  m = tlmgpu::core::values_of(p);
-  return m.at(name);
-}
-
 /// A SoC memory: bytes from address 0, a fixed latency annotated (or waited
 /// for), error responses for one range; records every transaction.
 class FakeSocMemory : public tlmgpu::memory::SocMemoryIf {
