@@ -87,7 +87,6 @@ void ClockDomain::end_of_elaboration() {
   }
   stage_index_.assign(stages_.empty() ? 0 : stages_.back().number + 1, kNoStage);
   for (uint32_t i = 0; i < stages_.size(); ++i) stage_index_[stages_[i].number] = i;
-  ran_.assign(modules_.size(), 0);
   due_.assign(modules_.size(), nullptr);
   elaborated_ = true;
   apply_executors();
@@ -155,64 +154,75 @@ void ClockDomain::run(uint64_t now) {
   now_ = now;
   last_run_ = now;
   armed_ = 0;  // no external notification while it runs: it reschedules at its end
-  // One pass. A stage none of whose modules is due is skipped; in one that
-  // runs, the scan reads only the wake-up array and calls a module only when
-  // it is due. A module's wake-up is final once the scan has passed it; one
-  // asked for afterwards lowers its stage's next through lower_wake.
+  // One pass over the stages. A stage none of whose modules is due is
+  // skipped; in one that runs, a scan of the wake-up array collects the due
+  // modules (their wake-ups cleared), which are then evaluated and the ones
+  // that asked committed. A wake-up asked for during the stage, by a module
+  // for itself or for another, lowers the stage's next through lower_wake.
   uint64_t* const wakes = wakes_.data();
   ClockedModule* const* const modules = modules_.data();
-  uint32_t* const ran = ran_.data();
+  ClockedModule** const due = due_.data();
   bool ran_any = false;
+  next_ = kNever;
+  stage_running_ = 0;
   Stage* const first = stages_.data();
   for (Stage* const end = first + stages_.size(), *st = first; st != end; ++st) {
     Stage& stage = *st;
     const bool follow = stage.follows && ran_any;
-    if (stage.next > now && !follow) continue;
+    if (stage.next > now && !follow) {
+      next_ = std::min(next_, stage.next);
+      continue;
+    }
     const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
     stage.next = kNever;
     stage_running_ = uint32_t(st - first);
     uint64_t next = kNever;
     uint32_t count = 0;
-    if (stage.executor) {
-      // The due modules first, then the executor evaluates them; their
-      // wake-ups are read back once it has returned.
-      ClockedModule** const due = due_.data();
+    if (follow) {
       for (uint32_t i = stage.begin; i < stage.end; ++i) {
-        if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
+        if (wakes[i] <= now || modules[i]->follows_earlier_stages_) {
           wakes[i] = kNever;
-          due[count] = modules[i];
-          ran[count++] = i;
+          due[count++] = modules[i];
         } else {
           next = std::min(next, wakes[i]);
         }
       }
-      if (count != 0) {
-        executor_running_ = true;
-        stage.executor->evaluate_stage(due, count, now);
-        executor_running_ = false;
-        for (uint32_t k = 0; k < count; ++k) next = std::min(next, wakes[ran[k]]);
-      }
     } else {
       for (uint32_t i = stage.begin; i < stage.end; ++i) {
-        if (wakes[i] <= now || (follow && modules[i]->follows_earlier_stages_)) {
+        const uint64_t wake = wakes[i];
+        if (wake <= now) {
           wakes[i] = kNever;
-          ran[count++] = i;
-          modules[i]->evaluate(now);
+          due[count++] = modules[i];
+        } else {
+          next = std::min(next, wake);
         }
-        next = std::min(next, wakes[i]);
       }
     }
     if (count != 0) {
       ran_any = true;
+      if (stage.executor) {
+        // Its modules ask for wake-ups in their own slots only: read back
+        // once it has returned.
+        executor_running_ = true;
+        stage.executor->evaluate_stage(due, count, now);
+        executor_running_ = false;
+        for (uint32_t k = 0; k < count; ++k) next = std::min(next, wakes[due[k]->slot_]);
+      } else {
+        for (uint32_t k = 0; k < count; ++k) due[k]->evaluate(now);
+      }
       if (stage.commits)
-        for (uint32_t k = 0; k < count; ++k)
-          if (modules[ran[k]]->has_commit_) modules[ran[k]]->commit(now);
+        for (uint32_t k = 0; k < count; ++k) {
+          ClockedModule* const m = due[k];
+          if (m->commit_due_) {
+            m->commit_due_ = false;
+            m->commit(now);
+          }
+        }
     }
     stage.next = std::min(stage.next, next);
+    next_ = std::min(next_, stage.next);
     if (profile_) stage_ticks_[stage.number] += core::host_time_stamp() - t0;
   }
-  next_ = kNever;
-  for (const Stage& stage : stages_) next_ = std::min(next_, stage.next);
   ++cycles_run_;
   in_run_ = false;
 }

@@ -46,8 +46,9 @@ class ClockedModule : public sc_core::sc_module {
   /// earlier stage of it). Called only in cycles the module asked for.
   virtual void evaluate(uint64_t cycle) = 0;
   /// Publishes what evaluate produced: called after every module of the
-  /// stage has been evaluated, in the domain's module order, for modules
-  /// that called has_commit().
+  /// stage has been evaluated, in the domain's module order, for the
+  /// modules that called has_commit() and whose evaluation called
+  /// commit_this_cycle().
   virtual void commit(uint64_t cycle);
 
   /// Run at `cycle` (kept when an earlier one is already asked for). A cycle
@@ -73,9 +74,14 @@ class ClockedModule : public sc_core::sc_module {
 
  protected:
   ClockedModule(sc_core::sc_module_name name, uint32_t stage, const sc_core::sc_time& period);
-  /// The module overrides commit(): the domain calls it (for the others it
-  /// saves a call per evaluation).
+  /// From the constructor: the module overrides commit() (the stages with
+  /// none skip the commit pass).
   void has_commit() { has_commit_ = true; }
+  /// From evaluate: this cycle produced something to publish, so the domain
+  /// calls commit() at the end of the stage. (Writes the module's own flag
+  /// only, so it is safe from a stage executor's thread; evaluations that
+  /// publish nothing cost no call.)
+  void commit_this_cycle() { commit_due_ = true; }
   /// A module that no domain took (its clock has none) would never run: an error.
   void start_of_simulation() override;
   /// The module also runs in every cycle in which a module of an earlier
@@ -92,6 +98,7 @@ class ClockedModule : public sc_core::sc_module {
   uint32_t stage_;
   bool follows_earlier_stages_ = false;
   bool has_commit_ = false;
+  bool commit_due_ = false;  // commit_this_cycle() was called in this cycle's evaluation
   uint64_t pending_wake_ = kNever;  // asked for before a domain took the module
   sc_core::sc_time period_;
   core::FixedDivisor period_div_;  // (core/bit_ops.h)
@@ -165,13 +172,12 @@ class ClockDomain : public sc_core::sc_module {
   static constexpr uint32_t kNoStage = ~uint32_t(0);
   std::vector<uint32_t> stage_index_;  // by stage number: its index in stages_ (kNoStage: no module)
   std::vector<Stage> stages_;
-  std::vector<uint32_t> ran_;    // the slots evaluated in the stage being run
-  std::vector<ClockedModule*> due_;  // a stage with an executor: its due modules
+  std::vector<ClockedModule*> due_;  // the due modules of the stage being run
   std::vector<std::pair<uint32_t, StageExecutor*>> executors_;  // set before the end of elaboration
   bool elaborated_ = false;
   uint64_t now_ = 0;
   uint64_t last_run_ = kNever;   // the last cycle run
-  uint64_t next_ = kNever;       // earliest wake-up of any module
+  uint64_t next_ = kNever;       // earliest wake-up of any module (while it runs: of the stages passed)
   uint64_t armed_ = 0;           // the cycle the process sleeps until (0: it will look anyway)
   uint32_t stage_running_ = 0;   // while running: the index of the stage being evaluated or committed
   bool in_run_ = false;
@@ -208,6 +214,9 @@ inline void ClockDomain::lower_wake(uint32_t slot, uint64_t cycle) {
     if (executor_running_ && stage_of_[slot] == stage_running_) return;
     Stage& stage = stages_[stage_of_[slot]];
     if (cycle < stage.next) stage.next = cycle;
+    // The run takes the earliest wake-up of each stage as it passes it: one
+    // already passed counts now.
+    if (stage_of_[slot] < stage_running_ && cycle < next_) next_ = cycle;
     return;
   }
   // From outside the process: the earliest cycle it can still run (not

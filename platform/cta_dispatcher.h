@@ -46,6 +46,7 @@ class CtaDispatcher : public engine::ClockedModule, public sm::CtaCompletionIf, 
   bool cycle(uint64_t now);
   /// What starting a CTA threw (the launch's fault), once.
   std::exception_ptr take_failure() { return std::exchange(failure_, nullptr); }
+  bool failed() const { return bool(failure_); }
   bool all_done() const { return next_cta_ == total_ctas_ && running_ == 0; }
   bool has_waiting() const { return next_cta_ < total_ctas_; }
   const sm::KernelPhase& phase() const { return phase_; }

@@ -249,20 +249,23 @@ void GpuTop::evaluate(uint64_t now) {
     return;
   }
   const uint64_t t0 = profile_ ? core::host_time_stamp() : 0;
-  // The dispatcher's fault first: it placed its CTAs before the SMs ran.
-  std::exception_ptr failure = dispatcher_->take_failure();
-  std::exception_ptr sm_failure = std::exchange(sm_failure_, nullptr);
-  if (!failure) failure = std::move(sm_failure);
-  if (!failure && sms_ran_at_ == now) {
+  const bool sms_ran = sms_ran_at_ == now;
+  if (dispatcher_->failed() || sm_failure_) {
+    // The dispatcher's fault first: it placed its CTAs before the SMs ran.
+    std::exception_ptr failure = dispatcher_->take_failure();
+    if (!failure) failure = sm_failure_;
+    sm_failure_ = nullptr;
+    end_launch(now, failure);
+    return;
+  }
+  // The watchdog looks every kWatchdogInterval cycles the SMs ran in.
+  if (sms_ran && ++watchdog_ticks_ % kWatchdogInterval == 0) {
     try {
       watchdog(now);
     } catch (...) {
-      failure = std::current_exception();
+      end_launch(now, std::current_exception());
+      return;
     }
-  }
-  if (failure) {
-    end_launch(now, failure);
-    return;
   }
   if (dispatcher_->all_done()) {
     for (auto& sm : sms_) sm->end_launch(now);
@@ -272,7 +275,7 @@ void GpuTop::evaluate(uint64_t now) {
   // Nothing will move again: no SM (a busy one asks for the next cycle) or
   // the dispatcher asked for a cycle and no SM waits for memory. (Checked
   // after cycles the SMs ran in: only they change that.)
-  if (sms_ran_at_ == now && domain_.earliest_wake_of_stage(kSmStage) == kNever &&
+  if (sms_ran && domain_.earliest_wake_of_stage(kSmStage) == kNever &&
       domain_.earliest_wake_of_stage(kDispatcherStage) == kNever) {
     bool memory_pending = false;
     for (const auto& sm : sms_) memory_pending |= sm->waiting_on_memory();
@@ -329,7 +332,6 @@ std::string GpuTop::describe_all_warps() const {
 }
 
 void GpuTop::watchdog(uint64_t now) {
-  if (++watchdog_ticks_ % kWatchdogInterval != 0) return;
   uint64_t progress = 0, insts = 0;
   for (auto& sm : sms_) {
     progress += sm->progress_events();

@@ -32,6 +32,7 @@ class StubModule : public ClockedModule {
   std::vector<uint64_t> evaluated;
   uint64_t every;
   int published = 0, pending = 0;   // commit() publishes what evaluate() computed
+  uint64_t publish_every = 1;       // asks for a commit in the cycles it divides
   const StubModule* upstream = nullptr;
   std::vector<int> seen_upstream;   // upstream's published value at each evaluation
 
@@ -46,6 +47,7 @@ class StubModule : public ClockedModule {
     if (log) log->push_back({std::string("evaluate ") + basename(), cycle, sc_core::sc_time_stamp()});
     if (upstream) seen_upstream.push_back(upstream->published);
     pending = int(cycle) + 1;  // what it publishes for cycle c
+    if (cycle % publish_every == 0) commit_this_cycle();
     if (every != 0) wake_at(cycle + every);
   }
   void commit(uint64_t cycle) override {
@@ -90,6 +92,23 @@ TEST(ClockDomain, EvaluatesAStageThenCommitsItThenTheNextStage) {
   ASSERT_EQ(domain.modules().size(), 3u);
   EXPECT_EQ(domain.modules()[0], &a);
   EXPECT_EQ(domain.modules()[2], &late);
+}
+
+TEST(ClockDomain, CommitsOnlyTheEvaluationsThatAskedForIt) {
+  sc_core::sc_clock clock("clock", kNs);
+  ClockDomain domain("domain", kNs);
+  domain.clk.bind(clock);
+  std::vector<StubModule::Call> log;
+  StubModule m("m", 0, kNs, &log, 0, 1);
+  m.publish_every = 3;
+  m.clk.bind(clock);
+  sc_core::sc_start(sc_core::sc_time(6.5, sc_core::SC_NS));  // cycles 0 to 6
+  std::vector<uint64_t> committed;
+  for (const auto& c : log)
+    if (c.what == "commit m") committed.push_back(c.cycle);
+  EXPECT_EQ(m.evaluated, (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(committed, (std::vector<uint64_t>{0, 3, 6}));
+  EXPECT_EQ(m.published, 7);  // cycle 6's value; those of 1, 2, 4 and 5 were never published
 }
 
 /// Wakes `target` from outside the domain's process at a time between edges.

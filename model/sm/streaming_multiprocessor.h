@@ -145,6 +145,7 @@ class StreamingMultiprocessor : public engine::ClockedModule,
       finished_.clear();
     }
     void set_dispatcher(CtaCompletionIf* dispatcher) { dispatcher_ = dispatcher; }
+    bool empty() const { return finished_.empty(); }
 
    private:
     struct Finished {
