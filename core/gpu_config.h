@@ -29,6 +29,10 @@ struct CacheConfig {
   /// Fermi L1D: write-evict on hit, no write-allocate, writes go through to L2.
   /// L2: write-back with write-allocate.
   bool write_back = false;
+  /// L1s: requests waiting for the crossbar to take them (misses, stores,
+  /// atomics, bypassing loads); while full, accesses that would send one are
+  /// refused (0: unbounded). The L2 slices do not use it (l2_dram_queue).
+  uint32_t miss_queue = 8;
 };
 
 struct SmConfig {
@@ -71,7 +75,10 @@ struct SmConfig {
 
 struct InterconnectConfig {
   uint32_t latency = 5;              ///< cycles, each direction
-  uint32_t bytes_per_cycle = 40;     ///< per port, each direction
+  uint32_t bytes_per_cycle = 40;     ///< per port, each direction (one flit)
+  /// Flits an upstream port's input link buffers ahead of its transmission;
+  /// a request that does not fit has its END_REQ withheld (0: unbounded).
+  uint32_t input_buffer_flits = 9;
 };
 
 /// One channel of GDDR-style DRAM. Its timings are in cycles of its own
@@ -135,14 +142,14 @@ struct GpuConfig {
   /// (host.protocol_checkers; memory/protocol_checker.h): for tests.
   bool host_protocol_checkers = false;
   SmConfig sm;
-  CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false};
-  CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false};
+  CacheConfig l1i{2 * 1024, 4, 128, 128, 3, 2, 32, false, 4};
+  CacheConfig l1d{16 * 1024, 4, 128, 128, 35, 64, 8, false, 8};
   /// Per-SM read-only texture cache that tex/tld4 fetches go through (its
   /// misses go to the L2 like the L1D's). GPGPU-Sim SM2_GTX480
   /// -gpgpu_tex_cache:l1 4:128:24 (4 sets x 24 ways x 128 B lines = 12 KB),
   /// F:128:4 (128 MSHRs merging 4); the hit latency is the L1D's.
-  CacheConfig tex{12 * 1024, 24, 128, 128, 35, 128, 4, false};
-  CacheConfig l2{768 * 1024 / 12, 8, 128, 32, 1, 256, 4, true};  ///< per slice
+  CacheConfig tex{12 * 1024, 24, 128, 128, 35, 128, 4, false, 128};
+  CacheConfig l2{768 * 1024 / 12, 8, 128, 32, 1, 256, 4, true, 0};  ///< per slice (miss_queue unused)
   uint32_t l2_slices = 12;
   uint32_t l2_interleave_bytes = 256;
   /// Cycles a request spends in the memory partition's raster-operations

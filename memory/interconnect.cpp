@@ -260,6 +260,8 @@ void Interconnect::init(uint32_t upstream_ports, uint32_t downstream_ports) {
   open_request_.assign(downstream_ports, nullptr);
   open_link_free_.assign(downstream_ports, 0);
   in_order_.assign(upstream_ports, {});
+  held_.assign(upstream_ports, {});
+  link_until_.assign(upstream_ports, 0);
   response_dir_.init(downstream_ports, upstream_ports);
 }
 
@@ -280,29 +282,77 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
   if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
   auto* ext = payload.get_extension<MemRequestExtension>();
   if (!ext) SC_REPORT_FATAL(name(), "request without MemRequestExtension");
+  if (held_[size_t(port)].payload)
+    SC_REPORT_ERROR(name(), ("upstream port " + std::to_string(port) +
+                             " sent BEGIN_REQ before the END_REQ of its previous request").c_str());
   ext->source = uint32_t(port);
   hold(payload);
+  const uint64_t now = this->now();
+  const uint64_t arrive = now + std::max<uint64_t>(cycles_in(delay), 1);
+  const uint32_t packet_flits = flits(request_bytes(ext->kind, ext->sector_mask));
+  const uint32_t capacity = config_.input_buffer_flits;
+  const uint64_t until = link_until_[size_t(port)];
+  const uint64_t backlog = until > arrive ? until - arrive : 0;
+  if (capacity != 0 && backlog != 0 && backlog + packet_flits > capacity) {
+    // No room in the port's input buffer when it arrives: the request phase
+    // stays open (the L1 keeps it, and what follows, in its miss queue) until
+    // the cycle before the link has sent enough for it to fit.
+    const uint64_t fits = until + packet_flits - capacity;  // > arrive
+    held_[size_t(port)] = {&payload, fits};
+    ++withheld_end_requests_;
+    input_buffer_full_cycles_ += fits - arrive;
+    next_held_ = std::min(next_held_, fits - 1);
+    wake_at(fits - 1);
+    return tlm::TLM_ACCEPTED;
+  }
+  accept_request(uint32_t(port), payload, arrive, packet_flits, now);
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+void Interconnect::accept_request(uint32_t port, tlm::tlm_generic_payload& payload, uint64_t arrive,
+                                  uint32_t packet_flits, uint64_t now) {
+  auto* ext = payload.get_extension<MemRequestExtension>();
+  uint64_t& until = link_until_[port];
+  until = std::max(until, arrive) + packet_flits;
   Packet p;
   p.payload = &payload;
   p.dst = map_.slice_of(payload.get_address());
-  p.flits = flits(request_bytes(ext->kind, ext->sector_mask));
-  const uint64_t now = this->now();
-  p.arrive = now + std::max<uint64_t>(cycles_in(delay), 1);
-  InOrderPort& in_order = in_order_[size_t(port)];
+  p.flits = packet_flits;
+  p.arrive = arrive;
+  InOrderPort& in_order = in_order_[port];
   if (in_order.expected) {
     if (p.arrive < in_order.arrive || (p.arrive == in_order.arrive && ext->id <= in_order.key))
       SC_REPORT_ERROR(name(), ("upstream port " + std::to_string(port) +
                                " sent a request out of (arrival cycle, request id) order").c_str());
     in_order.arrive = p.arrive;
     in_order.key = ext->id;
-    request_dir_.push_in_order(uint32_t(port), p);
+    request_dir_.push_in_order(port, p);
     wake_at(request_dir_.next_grant);
   } else {
-    request_dir_.push(uint32_t(port), p, ext->id, now);
+    request_dir_.push(port, p, ext->id, now);
     wake_at(p.arrive);
   }
-  phase = tlm::END_REQ;
-  return tlm::TLM_UPDATED;
+}
+
+void Interconnect::accept_held(uint64_t now) {
+  next_held_ = kNever;
+  for (uint32_t port = 0; port < held_.size(); ++port) {
+    HeldRequest& h = held_[port];
+    if (!h.payload) continue;
+    if (h.fits - 1 > now) {
+      next_held_ = std::min(next_held_, h.fits - 1);
+      continue;
+    }
+    tlm::tlm_generic_payload& payload = *h.payload;
+    const uint64_t arrive = h.fits;
+    h = {};
+    auto* ext = payload.get_extension<MemRequestExtension>();
+    accept_request(port, payload, arrive, flits(request_bytes(ext->kind, ext->sector_mask)), now);
+    tlm::tlm_phase phase = tlm::END_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    upstream_bw_[port]->nb_transport_bw(payload, phase, delay);
+  }
 }
 
 void Interconnect::end_open_request(uint32_t slice, uint64_t now) {
@@ -411,11 +461,13 @@ void Interconnect::grant(Direction& dir, uint32_t d, uint32_t s, bool requests, 
 }
 
 void Interconnect::evaluate(uint64_t now) {
+  if (next_held_ <= now) accept_held(now);
   arbitrate(request_dir_, true, now);
   arbitrate(response_dir_, false, now);
   // Arrivals pushed by the grants' callees count too.
-  const uint64_t next = std::min(std::min(request_dir_.next_arrival, request_dir_.next_grant),
-                                 std::min(response_dir_.next_arrival, response_dir_.next_grant));
+  const uint64_t next = std::min(std::min(std::min(request_dir_.next_arrival, request_dir_.next_grant),
+                                          std::min(response_dir_.next_arrival, response_dir_.next_grant)),
+                                 next_held_);
   if (next != kNever) wake_at(next);
 }
 
@@ -433,6 +485,10 @@ void Interconnect::report_stats(core::StatReport& out) const {
           "cycles response packets waited for an output link another packet held");
   out.add("slice_held_cycles", slice_held_cycles_, Unit::Cycles,
           "cycles output links to L2 slices stayed closed beyond their packets while a slice withheld END_REQ");
+  out.add("withheld_end_requests", withheld_end_requests_, Unit::Count,
+          "requests that found their port's input buffer full: END_REQ came when it had room");
+  out.add("input_buffer_full_cycles", input_buffer_full_cycles_, Unit::Cycles,
+          "cycles requests waited in their L1 for room in their port's input buffer, summed");
   out.add("request_packets", request_dir_.packets, Unit::Count, "packets from the L1s to the L2 slices");
   out.add("response_packets", response_dir_.packets, Unit::Count, "packets from the L2 slices to the L1s");
   for (uint32_t p = 0; p < request_dir_.srcs; ++p) {

@@ -55,9 +55,12 @@ class L2AddressMap {
 
 /// Upstream port p = 2 * sm + (0 for the L1D, 1 for the L1I), then one per
 /// SM's texture cache (2 * num_sms + sm); downstream port
-/// s = L2 slice s. Requests arrive as BEGIN_REQ (answered END_REQ /
-/// TLM_UPDATED at once: the crossbar buffers without limit, as GPGPU-Sim's
-/// injection queues do, and models contention as waiting for the links);
+/// s = L2 slice s. Requests arrive as BEGIN_REQ, answered END_REQ /
+/// TLM_UPDATED at once when they fit in their port's input buffer
+/// (config.input_buffer_flits flits not yet sent over the input link), else
+/// TLM_ACCEPTED with END_REQ on the backward path in the cycle before they
+/// fit (the initiator sends nothing more meanwhile). Behind the input links
+/// the per-destination FIFOs are not bounded;
 /// responses come back from the slices as BEGIN_RESP and are routed by
 /// MemRequestExtension::source, which the crossbar sets to the upstream port.
 /// A slice that answers a request TLM_ACCEPTED (its input queue is full)
@@ -233,6 +236,23 @@ class Interconnect : public engine::ClockedModule, public core::StatsProvider {
   uint64_t slice_held_cycles_ = 0;  ///< output-link cycles closed by withheld END_REQs
   /// Slice `slice` ended the request phase of its open request at `now`.
   void end_open_request(uint32_t slice, uint64_t now);
+
+  /// A request from upstream `port` arriving at `arrive` enters its input link.
+  void accept_request(uint32_t port, tlm::tlm_generic_payload& payload, uint64_t arrive, uint32_t packet_flits,
+                      uint64_t now);
+  /// Takes the held requests that fit from the next cycle on, with their END_REQ.
+  void accept_held(uint64_t now);
+  /// Per upstream port: the cycle its input link will have sent every flit
+  /// it took, and the request whose END_REQ waits for room (config
+  /// input_buffer_flits), arriving in `fits`.
+  std::vector<uint64_t> link_until_;
+  struct HeldRequest {
+    tlm::tlm_generic_payload* payload = nullptr;
+    uint64_t fits = 0;
+  };
+  std::vector<HeldRequest> held_;
+  uint64_t next_held_ = kNever;  ///< the earliest cycle a held request is taken
+  uint64_t withheld_end_requests_ = 0, input_buffer_full_cycles_ = 0;
 };
 
 }  // namespace tlmgpu::memory

@@ -34,26 +34,36 @@ void L1Cache::send(Transaction& tx, AccessKind kind, uint64_t cycle) {
   tx.ext->issue_cycle = cycle;
   tx.ext->atomic_same_address_ops = kind == AccessKind::Atomic ? tx.atomic_same_address_ops : 0;
   tx.ext->atomic_address = tx.atomic_address;
-  // The request reaches the interconnect in the next cycle (tag check).
-  const uint64_t now = this->now();
+  miss_queue_.push_back(&tx);
+  if (outbox_)
+    outbox_->sends_.push_back(this);
+  else
+    send_next();
+}
+
+void L1Cache::send_next() {
+  if (request_open_ || miss_queue_.empty()) return;
+  Transaction& tx = *miss_queue_.front();
+  tlm::tlm_generic_payload& p = tx.payload;
+  // Reaches the interconnect in the cycle after it was made (tag check), or
+  // after it is sent if it waited in the queue.
+  const uint64_t now = this->now(), cycle = tx.ext->issue_cycle;
   sc_core::sc_time delay = cycle + 1 > now + 1 ? cycles_delay(cycle + 1 - now, period_) : period_;
-  if (outbox_) {
-    outbox_->pending_.push_back({this, &p, delay});
-    return;
-  }
+  // The SMs evaluate in parallel; functional memory is read here, serially.
   if (p.is_write()) copy_write_data(write_data_, p.get_address(), p);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  socket->nb_transport_fw(p, phase, delay);
+  request_open_ = true;
+  const tlm::tlm_sync_enum status = socket->nb_transport_fw(p, phase, delay);
+  // END_REQ now, or later on the backward path (which sends the next).
+  if (status != tlm::TLM_ACCEPTED || phase != tlm::BEGIN_REQ) {
+    request_open_ = false;
+    miss_queue_.pop_front();
+  }
 }
 
 void L1RequestOutbox::deliver() {
-  for (Request& r : pending_) {
-    // The SMs evaluate in parallel; functional memory is read here, serially.
-    if (r.payload->is_write()) copy_write_data(r.cache->write_data_, r.payload->get_address(), *r.payload);
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    r.cache->socket->nb_transport_fw(*r.payload, phase, r.delay);
-  }
-  pending_.clear();
+  for (L1Cache* cache : sends_) cache->send_next();
+  sends_.clear();
 }
 
 uint64_t L1Cache::data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const {
@@ -65,6 +75,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   // Answers that arrived by now are applied first, so the access sees the same
   // cache state whichever process ran first in this cycle.
   apply_responses(cycle);
+  if (cycle >= queue_room_at_) queue_room_at_ = ~uint64_t(0);
   if (version_ == refused_version_ && access.id == refused_.id && access.line_addr == refused_.line_addr &&
       access.sector_mask == refused_.sector_mask && access.kind == refused_.kind &&
       access.bypass_l1 == refused_.bypass_l1) {
@@ -83,9 +94,11 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
 
   if (access.kind == AccessKind::Store || access.kind == AccessKind::Atomic || access.bypass_l1) {
     // Nothing is allocated: stores, atomics and bypassing loads go to the
-    // interconnect without an MSHR (GPGPU-Sim's write-through stores take its
-    // miss queue, its bypassing accesses go straight to the interconnect),
-    // so only the interconnect's pace bounds them.
+    // interconnect without an MSHR, through the miss queue (GPGPU-Sim's
+    // write-through stores take its miss queue; its bypassing accesses wait
+    // for room in the interconnect's input buffer, which the queue's
+    // hand-over reflects).
+    if (miss_queue_full()) return miss_queue_fail(access);
     ++accesses_;
     if (access.kind == AccessKind::Store) {
       ++writes_;
@@ -125,6 +138,7 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
   const uint32_t extra = entry ? missing & ~entry->requested : missing;
   if (entry && entry->requests >= config_.mshr_merges) return reservation_fail(access);
   if (extra && fills_outstanding_ >= config_.mshrs) return reservation_fail(access);
+  if (extra && miss_queue_full()) return miss_queue_fail(access);
   if (!entry) entry = &mshrs_.allocate(line);
   ++accesses_;
   ++entry->requests;
@@ -152,6 +166,23 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
 
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                             sc_core::sc_time& delay) {
+  if (phase == tlm::END_REQ) {
+    // The crossbar took the open request late: the queue has room again (a
+    // refused access may retry this cycle) and the next request may go.
+    if (!request_open_ || &miss_queue_.front()->payload != &payload)
+      SC_REPORT_FATAL(name(), "END_REQ for a request this cache has not sent");
+    request_open_ = false;
+    miss_queue_.pop_front();
+    ++version_;
+    const uint64_t now = this->now();
+    queue_room_at_ = now;
+    if (outbox_)
+      outbox_->sends_.insert(outbox_->sends_.end(), miss_queue_.size(), this);
+    else
+      send_next();
+    response_port->release_at(now);
+    return tlm::TLM_ACCEPTED;
+  }
   if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
   Transaction* found = pool_.find(payload);
   if (!found) SC_REPORT_FATAL(name(), "response for a transaction this cache did not send");
@@ -218,6 +249,9 @@ void L1Cache::report_stats(core::StatReport& out) const {
   out.add("mshr_merges", mshr_merges_, Unit::Count, "misses merged into an MSHR already waiting for their line");
   out.add("reservation_fails", reservation_fails_, Unit::Count,
           "accesses refused for a cycle (MSHRs or miss queue full, line reserved): retried");
+  out.add("miss_queue_fails", miss_queue_fails_, Unit::Count,
+          "reservation fails that found the miss queue full, the crossbar's input buffer having no room (repeats "
+          "while nothing changed count in reservation_fails only)");
   out.add("writes", writes_, Unit::Count, "store accesses (written through to the L2)");
   out.add("write_evicts", write_evicts_, Unit::Count, "stores that invalidated the line they hit (write-evict)");
   out.add("bypasses", bypasses_, Unit::Count, "accesses sent to the L2 uncached (ld.cg, volatile, atomics)");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -25,20 +26,17 @@ class L1Cache;
 /// when the cycle commits, in the order they were sent (the order in which
 /// the SM's evaluation made them; the GPU commits the SMs in index order).
 /// The SMs of a cycle may then be evaluated on several host threads: none
-/// touches the crossbar, which all share.
+/// touches the crossbar, which all share. A request the crossbar cannot take
+/// yet stays in its cache's miss queue, and so do those behind it; the
+/// crossbar's END_REQ puts the cache back in the outbox.
 class L1RequestOutbox {
  public:
   void deliver();
-  bool empty() const { return pending_.empty(); }
+  bool empty() const { return sends_.empty(); }
 
  private:
   friend class L1Cache;
-  struct Request {
-    L1Cache* cache;
-    tlm::tlm_generic_payload* payload;
-    sc_core::sc_time delay;
-  };
-  std::vector<Request> pending_;
+  std::vector<L1Cache*> sends_;  ///< one entry per request: its cache sends its next
 };
 
 /// The SM offers accesses through `access_export` from its clocked process;
@@ -84,7 +82,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
   void take_cycle_from(const engine::ClockDomain& domain) { domain_ = &domain; }
   /// The earliest cycle at which an answered transaction frees its MSHR (a
   /// refused access may then succeed); UINT64_MAX when none is pending.
-  uint64_t next_release_cycle() const override { return next_apply_; }
+  uint64_t next_release_cycle() const override { return std::min(next_apply_, queue_room_at_); }
   /// A requester retries a refused access in every cycle, as the hardware
   /// does; one that sleeps until next_release_cycle() instead reports, when
   /// it tries again at `cycle`, the retries it skipped since the refusal at
@@ -94,6 +92,8 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
     if (refused_at != ~uint64_t(0) && cycle > refused_at + 1) reservation_fails_ += cycle - refused_at - 1;
   }
 
+  /// Requests in the miss queue: not yet taken by the crossbar.
+  uint32_t miss_queue_size() const { return uint32_t(miss_queue_.size()); }
   /// Transactions below the cache whose answer has not arrived by now
   /// (fills bounded by config.mshrs; stores, atomics and bypasses unbounded).
   uint32_t outstanding() const {
@@ -129,7 +129,12 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
 
   friend class L1RequestOutbox;
   Transaction& new_transaction();
+  /// Builds the request and puts it in the miss queue (sent at the cycle's
+  /// commit through the outbox, else at once).
   void send(Transaction& tx, AccessKind kind, uint64_t cycle);
+  /// Sends the miss queue's next request unless one awaits its END_REQ.
+  void send_next();
+  bool miss_queue_full() const { return config_.miss_queue != 0 && miss_queue_.size() >= config_.miss_queue; }
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   /// Applies the answers that arrived by `cycle` (inline: usually none has).
@@ -142,6 +147,10 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
   void apply(Transaction& tx);
   /// Completion cycle of `units` of an entry whose sectors are all known.
   uint64_t data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const;
+  bool miss_queue_fail(const LineAccess& access) {
+    ++miss_queue_fails_;
+    return reservation_fail(access);
+  }
   bool reservation_fail(const LineAccess& access) {
     ++reservation_fails_;
     refused_ = access;
@@ -171,7 +180,15 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
   uint64_t version_ = 0, refused_version_ = ~uint64_t(0);
   LineAccess refused_;
 
-  uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0;
+  // Requests not yet taken by the crossbar, in the order they are sent
+  // (config.miss_queue bounds them); the front awaits its END_REQ when
+  // request_open_. queue_room_at_: the cycle the full queue made room, for
+  // the refused access's retry (UINT64_MAX: none since).
+  std::deque<Transaction*> miss_queue_;
+  bool request_open_ = false;
+  uint64_t queue_room_at_ = ~uint64_t(0);
+
+  uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0, miss_queue_fails_ = 0;
   uint64_t writes_ = 0, write_evicts_ = 0, bypasses_ = 0, evictions_ = 0, fills_ = 0;
 };
 

@@ -197,6 +197,10 @@ std::vector<KeySpec> build_key_table() {
                       w + ": MSHRs (outstanding line misses)"));
     t.push_back(range(s + "mshr_merges", "", 1, 1024, at(c.cache, &CacheConfig::mshr_merges),
                       w + ": requests merged into one MSHR"));
+    if (c.cache != &GpuConfig::l2)
+      t.push_back(range(s + "miss_queue", "entries", 0, 4096, at(c.cache, &CacheConfig::miss_queue),
+                        w + ": requests waiting for the crossbar to take them; while full, accesses that would send "
+                            "one are refused (0: unbounded)"));
     t.push_back(flag(s + "write_back", at(c.cache, &CacheConfig::write_back),
                      w + ": write-back + write-allocate (else write-through, evict on write hit, no allocate)"));
   }
@@ -222,6 +226,10 @@ std::vector<KeySpec> build_key_table() {
   t.push_back(range("icnt.bytes_per_cycle", "bytes", 1, 4096,
                     at(&GpuConfig::icnt, &InterconnectConfig::bytes_per_cycle),
                     "crossbar bandwidth per port, each direction"));
+  t.push_back(range("icnt.input_buffer_flits", "flits", 0, 1 << 20,
+                    at(&GpuConfig::icnt, &InterconnectConfig::input_buffer_flits),
+                    "flits (icnt.bytes_per_cycle bytes each) an L1's input link buffers ahead of its transmission; "
+                    "a request that does not fit waits in the L1's miss queue (0: unbounded)"));
 
   const auto dram = [](uint32_t DramConfig::*member) { return at(&GpuConfig::dram, member); };
   t.push_back(range("dram.channels", "", 1, 64, dram(&DramConfig::channels),

@@ -97,6 +97,9 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
   };
   std::vector<Step> script;
   std::vector<bool> accepted;
+  /// A refused access is offered again every cycle until taken (the steps
+  /// after it wait), as an SM's LD/ST unit does.
+  bool retry_until_taken = false;
   std::map<uint64_t, uint64_t> done;  ///< id -> completion cycle
   int not_in_future = 0, duplicates = 0;
 
@@ -115,7 +118,12 @@ class TestSm : public sc_core::sc_module, public tlmgpu::memory::CacheResponseIf
   void run() {
     for (const Step& s : script) {
       if (s.cycle > now_cycle()) sc_core::wait(tlmgpu::memory::cycles_delay(s.cycle - now_cycle(), period()));
-      accepted.push_back(cache->try_access(s.access, s.cycle));
+      bool taken = cache->try_access(s.access, retry_until_taken ? std::max(s.cycle, now_cycle()) : s.cycle);
+      while (!taken && retry_until_taken) {
+        sc_core::wait(period());
+        taken = cache->try_access(s.access, now_cycle());
+      }
+      accepted.push_back(taken);
     }
   }
 };
@@ -242,14 +250,16 @@ class TestMemory : public sc_core::sc_module {
 // so that the tests do not move when a preset does.
 inline tlmgpu::core::GpuConfig unit_test_memory_config() {
   tlmgpu::core::GpuConfig c;
-  c.l1d = {16 * 1024, 4, 128, 32, 1, 32, 8, false};
-  c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false};
-  c.l2 = {128 * 1024, 8, 128, 32, 10, 32, 4, true};
+  // The L1s' miss queues and the crossbar's input buffers unbounded: the
+  // tests that bound them say so.
+  c.l1d = {16 * 1024, 4, 128, 32, 1, 32, 8, false, 0};
+  c.l1i = {2 * 1024, 4, 128, 128, 3, 2, 32, false, 0};
+  c.l2 = {128 * 1024, 8, 128, 32, 10, 32, 4, true, 0};
   c.l2_slices = 6;
   c.l2_interleave_bytes = 256;
   c.l2_rop_latency = 0;
   c.l2_fill_on_host_copy = false;
-  c.icnt = {8, 32};
+  c.icnt = {8, 32, 0};
   return c;
 }
 

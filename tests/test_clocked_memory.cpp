@@ -25,7 +25,7 @@ struct HeldLowClock {
 
 TEST(ClockedMemory, ACrossbarOnAClockHeldLowPassesNothingOn) {
   HeldLowClock low;
-  tlmgpu::core::InterconnectConfig config{8, 32};
+  tlmgpu::core::InterconnectConfig config{8, 32, 0};
   tlmgpu::memory::Interconnect icnt("icnt", config, 1, 1, 256, period());
   TestInitiator sender("sender");
   TestMemory slice("slice", 5);

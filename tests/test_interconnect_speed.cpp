@@ -34,7 +34,7 @@ std::vector<TestInitiator::Send> script_of(const std::vector<Batch>& batches) {
 }
 
 struct OneSourceBench {
-  tlmgpu::core::InterconnectConfig config{8, 32};  // latency 8, 32 bytes a cycle
+  tlmgpu::core::InterconnectConfig config{8, 32, 0};  // latency 8, 32 bytes a cycle
   Interconnect icnt;
   TestInitiator sender;
   TestMemory slice;

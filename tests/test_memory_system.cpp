@@ -27,7 +27,7 @@ using tlmgpu::platform::MemorySystem;
 // ---------------------------------------------------------------- crossbar
 
 struct CrossbarBench {
-  tlmgpu::core::InterconnectConfig config{8, 32};
+  tlmgpu::core::InterconnectConfig config{8, 32, 0};
   Interconnect icnt;
   std::vector<std::unique_ptr<TestInitiator>> sources;
   TestMemory slice{"slice", 5};

@@ -184,11 +184,14 @@ void StreamingMultiprocessor::access_done(uint64_t id, uint64_t cycle) {
   wake_at(cycle + 1);
 }
 
-void StreamingMultiprocessor::release_at(uint64_t) {
+void StreamingMultiprocessor::release_at(uint64_t cycle) {
   // A line or fetch a cache refused is tried again when that cache frees an
-  // MSHR (the cache calling has just put this release in its own queue).
+  // MSHR or miss-queue entry (the cache calling has just noted the release).
   uint64_t wake = lsu_.next_retry_cycle(*l1d_, *tex_);
   wake = std::min(wake, fetch_.next_retry_cycle());
+  // The crossbar took a request late: the requests queued behind it go at
+  // this cycle's commit.
+  if (!l1_requests_.empty()) wake = std::min(wake, cycle);
   wake_at(wake);
 }
 
