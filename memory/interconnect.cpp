@@ -299,6 +299,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
     // the cycle before the link has sent enough for it to fit.
     const uint64_t fits = until + packet_flits - capacity;  // > arrive
     held_[size_t(port)] = {&payload, fits};
+    held_ports_.push_back(uint32_t(port));
     ++withheld_end_requests_;
     input_buffer_full_cycles_ += fits - arrive;
     next_held_ = std::min(next_held_, fits - 1);
@@ -337,11 +338,16 @@ void Interconnect::accept_request(uint32_t port, tlm::tlm_generic_payload& paylo
 
 void Interconnect::accept_held(uint64_t now) {
   next_held_ = kNever;
-  for (uint32_t port = 0; port < held_.size(); ++port) {
+  // In port order (the list is in hold order), so that the same requests
+  // go in the same order however the ports were held.
+  std::sort(held_ports_.begin(), held_ports_.end());
+  size_t kept = 0;
+  for (size_t k = 0; k < held_ports_.size(); ++k) {
+    const uint32_t port = held_ports_[k];
     HeldRequest& h = held_[port];
-    if (!h.payload) continue;
     if (h.fits - 1 > now) {
       next_held_ = std::min(next_held_, h.fits - 1);
+      held_ports_[kept++] = port;
       continue;
     }
     tlm::tlm_generic_payload& payload = *h.payload;
@@ -351,8 +357,11 @@ void Interconnect::accept_held(uint64_t now) {
     accept_request(port, payload, arrive, flits(request_bytes(ext->kind, ext->sector_mask)), now);
     tlm::tlm_phase phase = tlm::END_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    // (An initiator that sends its next request from here, in the same
+    // cycle, is held or taken by nb_transport_fw and listed after these.)
     upstream_bw_[port]->nb_transport_bw(payload, phase, delay);
   }
+  held_ports_.resize(kept);
 }
 
 void Interconnect::end_open_request(uint32_t slice, uint64_t now) {

@@ -251,6 +251,7 @@ class Interconnect : public engine::ClockedModule, public core::StatsProvider {
     uint64_t fits = 0;
   };
   std::vector<HeldRequest> held_;
+  std::vector<uint32_t> held_ports_;  ///< the ports with a held request
   uint64_t next_held_ = kNever;  ///< the earliest cycle a held request is taken
   uint64_t withheld_end_requests_ = 0, input_buffer_full_cycles_ = 0;
 };

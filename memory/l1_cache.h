@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -184,7 +183,26 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
   // (config.miss_queue bounds them); the front awaits its END_REQ when
   // request_open_. queue_room_at_: the cycle the full queue made room, for
   // the refused access's retry (UINT64_MAX: none since).
-  std::deque<Transaction*> miss_queue_;
+  struct MissQueue {  // a FIFO cheaper than std::deque for its few entries
+    std::vector<Transaction*> items;
+    size_t head = 0;
+    bool empty() const { return head == items.size(); }
+    size_t size() const { return items.size() - head; }
+    Transaction* front() const { return items[head]; }
+    void push_back(Transaction* tx) {
+      if (head >= 64 && 2 * head >= items.size()) {  // a queue never empty for long
+        items.erase(items.begin(), items.begin() + std::ptrdiff_t(head));
+        head = 0;
+      }
+      items.push_back(tx);
+    }
+    void pop_front() {
+      if (++head == items.size()) {
+        items.clear();
+        head = 0;
+      }
+    }
+  } miss_queue_;
   bool request_open_ = false;
   uint64_t queue_room_at_ = ~uint64_t(0);
 
