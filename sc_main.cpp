@@ -305,7 +305,7 @@ int run_workload(const RunSettings& rs, const std::string& name, const po::varia
   const uint64_t seed = in.seed;
 
   tlmgpu::platform::DeviceOptions options = rs.device;
-  options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
+  options.divergence = rs.divergence.value_or(cli::default_divergence(options.config.divergence, info->ipdom_safe));
 
   tlmgpu::platform::RunStatistics stats;
   stats.add("workload", name);
@@ -348,7 +348,7 @@ int run_all_workloads(const RunSettings& rs, const po::variables_map& vm) {
   bool all_ok = true;
   for (const wl::WorkloadInfo* info : wl::all_workloads()) {
     tlmgpu::platform::DeviceOptions options = rs.device;
-    options.divergence = rs.divergence.value_or(info->ipdom_safe ? DivergenceMode::Ipdom : DivergenceMode::Its);
+    options.divergence = rs.divergence.value_or(cli::default_divergence(options.config.divergence, info->ipdom_safe));
     tlmgpu::platform::GpuDevice device(options);
     wl::WorkloadResult result;
     std::string fault;
@@ -394,7 +394,8 @@ int run_launch_file(const RunSettings& rs, const std::string& path, const po::va
 
   pf::DeviceOptions options = rs.device;
   // Launch files run arbitrary sm_75 PTX, which may rely on Volta's independent thread scheduling.
-  options.divergence = rs.divergence.value_or(file.divergence().value_or(DivergenceMode::Its));
+  options.divergence = rs.divergence.value_or(
+      file.divergence().value_or(cli::default_divergence(options.config.divergence, false)));
   pf::LaunchFileOptions lf_options;
   if (vm.count("output-dir")) lf_options.output_dir = vm["output-dir"].as<std::string>();
 

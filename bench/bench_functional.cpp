@@ -3,10 +3,11 @@
 // size. Prints a Markdown table for docs/PERFORMANCE.md.
 //
 //   build/tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N]
-//                      [--threads N] [workload...]
+//                      [--threads N] [--preset NAME] [workload...]
 //
-// Timing mode runs the gtx480 preset under lrr (SystemC elaborates one GPU
-// per process, so every workload and repeat shares it); LT mode estimates
+// Timing mode runs a preset (gtx480 unless --preset names another) under
+// lrr, each workload in the preset's default divergence handling (SystemC
+// elaborates one GPU per process, so every workload and repeat shares it); LT mode estimates
 // the cycles of the same preset, and runs the same workloads by default, so
 // that the two rates compare. Repeats must give the
 // same warp instructions and cycles; the best host time counts, since the
@@ -24,7 +25,9 @@
 
 #include <systemc>
 
+#include "platform/cli_support.h"
 #include "platform/config_keys.h"
+#include "platform/presets.h"
 #include "platform/systemc_banner.h"
 #include "workloads/workload.h"
 
@@ -34,7 +37,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tlmgpu_bench [--mode functional|timing|lt] [--size small|default|paper] [--repeat N] [--threads N] "
-    "[workload...]";
+    "[--preset NAME] [workload...]";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "tlmgpu_bench: %s\n%s\n", what.c_str(), kUsage);
@@ -58,6 +61,7 @@ int sc_main(int argc, char* argv[]) {
   workloads::Size size = workloads::Size::Default;
   int repeat = 3;
   uint32_t threads = 1;
+  std::string preset = "gtx480";
   platform::SimulationMode sim_mode = platform::SimulationMode::Functional;
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
@@ -65,10 +69,17 @@ int sc_main(int argc, char* argv[]) {
     if (a == "--help") {
       std::puts(kUsage);
       return 0;
-    } else if (a == "--size" || a == "--repeat" || a == "--mode" || a == "--threads") {
+    } else if (a == "--size" || a == "--repeat" || a == "--mode" || a == "--threads" || a == "--preset") {
       if (i + 1 == argc) return usage_error(a + " needs a value");
       const std::string v = argv[++i];
-      if (a == "--size") {
+      if (a == "--preset") {
+        try {
+          (void)platform::preset_config(v);
+        } catch (const std::exception& e) {
+          return usage_error(std::string("--preset: ") + e.what());
+        }
+        preset = v;
+      } else if (a == "--size") {
         if (!workloads::parse_size(v, size)) return usage_error("--size " + v + ": allowed are small, default, paper");
       } else if (a == "--threads") {
         char* end = nullptr;
@@ -107,8 +118,11 @@ int sc_main(int argc, char* argv[]) {
 
   if (threads > 1 && sim_mode != platform::SimulationMode::Timing)
     return usage_error("--threads applies to --mode timing only");
-  std::printf("Host: %s, %u CPUs; %u used. %s mode, best of %d.\n\n", host_processor().c_str(),
-              std::thread::hardware_concurrency(), threads, mode_name, repeat);
+  if (preset != "gtx480" && !timed) return usage_error("--preset applies to --mode timing and lt only");
+  const core::GpuConfig config = platform::preset_config(preset);
+  const std::string preset_note = timed ? ", preset " + preset : "";
+  std::printf("Host: %s, %u CPUs; %u used. %s mode%s, best of %d.\n\n", host_processor().c_str(),
+              std::thread::hardware_concurrency(), threads, mode_name, preset_note.c_str(), repeat);
   std::printf("| workload | divergence | warp insts | %sbest host s in kernels | warp insts / s |\n",
               timed ? "cycles | " : "");
   std::printf("|---|---|---:|%s---:|---:|\n", timed ? "---:|" : "");
@@ -118,9 +132,10 @@ int sc_main(int argc, char* argv[]) {
       std::fprintf(stderr, "unknown workload '%s'\n", name.c_str());
       return 2;
     }
+    const exec::DivergenceMode timed_mode = platform::cli::default_divergence(config.divergence, info->ipdom_safe);
     for (exec::DivergenceMode mode : {exec::DivergenceMode::Ipdom, exec::DivergenceMode::Its}) {
       if (mode == exec::DivergenceMode::Ipdom && !info->ipdom_safe) continue;
-      if (timed && mode == exec::DivergenceMode::Its && info->ipdom_safe) continue;
+      if (timed && mode != timed_mode) continue;
       double best = 1e30;
       uint64_t insts = 0, cycles = 0;
       for (int r = 0; r < repeat; ++r) {
@@ -128,7 +143,7 @@ int sc_main(int argc, char* argv[]) {
         options.divergence = mode;
         if (timed) {
           options.mode = sim_mode;
-          options.config = platform::preset_config("gtx480");
+          options.config = config;
           options.config.host_threads = threads;
         }
         platform::GpuDevice device(options);

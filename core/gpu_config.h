@@ -46,6 +46,13 @@ struct SmConfig {
   /// calculator: 64 on compute capability 2.x, 256 on 3.x to 8.x).
   uint32_t register_allocation_unit = 64;
   uint32_t shared_bytes = 48 * 1024;
+  /// One array for the L1D and shared memory (Volta and later), bytes; 0:
+  /// the L1D keeps l1d.size_bytes. With it l1d.size_bytes is the whole
+  /// array, and each launch takes the first of shared_carveouts_kb that
+  /// holds the shared memory of its resident CTAs; the L1D keeps the rest
+  /// (its sets stay, its ways shrink).
+  uint32_t unified_l1_bytes = 0;
+  std::string shared_carveouts_kb;   ///< ascending, comma-separated KB: "0,8,16,32,64,96"
   uint32_t num_schedulers = 2;       ///< warp w belongs to scheduler w mod N
   uint32_t ibuffer_depth = 2;        ///< decoded instructions buffered per warp
   uint32_t fetch_width = 1;          ///< warps fetched per cycle
@@ -71,6 +78,10 @@ struct SmConfig {
   UnitTiming ldst{1, 1};             ///< address generation; memory latency comes from the caches
   bool has_dp_unit = false;          ///< else DP instructions use the SFU-like dp timing on the SP pipe
   UnitTiming cvt{4, 1};              ///< cvt (int <-> float, float <-> float conversions) on the SP pipe
+  /// A tensor-core pipe per scheduler (Volta and later) for wmma.mma; else
+  /// wmma.mma runs on the SP pipe with the sp timing.
+  bool has_tensor_cores = false;
+  UnitTiming tensor{64, 64};         ///< wmma.mma on the tensor-core pipe (with has_tensor_cores)
 };
 
 struct InterconnectConfig {
@@ -180,6 +191,10 @@ struct GpuConfig {
   /// memory through the GPU peripheral's `mem` socket (docs/SOC.md).
   std::string soc_memory = "internal";
   std::string scheduler = "lrr";     ///< policy with parameters, e.g. "two_level:group=8"
+  /// Divergence handling of runs that name none (--divergence): "workload"
+  /// (each workload's own: IPDOM where it is safe, else ITS; ITS for launch
+  /// files), or "ipdom" / "its" for every run (Volta and later: its).
+  std::string divergence = "workload";
   LtConfig lt;
 };
 

@@ -16,6 +16,15 @@ L1Cache::L1Cache(sc_core::sc_module_name name, const core::CacheConfig& config,
 
 L1Cache::~L1Cache() = default;
 
+void L1Cache::set_ways(uint32_t ways) {
+  if (ways == config_.ways) return;
+  apply_responses(~uint64_t(0));
+  config_.size_bytes = config_.size_bytes / config_.ways * ways;
+  config_.ways = ways;
+  tags_ = SectorTags(config_);
+  ++version_;
+}
+
 L1Cache::Transaction& L1Cache::new_transaction() {
   ++outstanding_;
   return pool_.take();  // the cache's reference, released when the answer is applied
@@ -243,6 +252,8 @@ void L1Cache::report_stats(core::StatReport& out) const {
   using core::Unit;
   // Fills that arrived by now count even if no access has looked since.
   const_cast<L1Cache*>(this)->apply_responses(current_cycle(period_));
+  out.add("capacity_bytes", config_.size_bytes, Unit::Bytes,
+          "the cache's size in the last launch (with a unified L1D / shared-memory array: what the carve-out left)");
   out.add("accesses", accesses_, Unit::Count, "line accesses the cache took (coalesced transactions)");
   out.add("hits", hits_, Unit::Count, "accesses whose sectors were all valid");
   out.add("misses", misses_, Unit::Count, "accesses that sent a request below");

@@ -68,6 +68,9 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
     tags_.invalidate_all();
     ++version_;
   }
+  /// Keeps the sets and uses `ways` of each (a unified L1D / shared array's
+  /// split for a launch). Drops every line: call only when nothing is in flight.
+  void set_ways(uint32_t ways);
   /// From now on requests wait in `outbox` until its deliver() (the GPU's
   /// commit of the cycle) instead of going down at once.
   void send_through(L1RequestOutbox* outbox) { outbox_ = outbox; }

@@ -42,6 +42,11 @@ const char* divergence_name(exec::DivergenceMode mode) {
   return mode == exec::DivergenceMode::Its ? "its" : "ipdom";
 }
 
+exec::DivergenceMode default_divergence(const std::string& config_divergence, bool ipdom_safe) {
+  if (auto mode = parse_divergence(config_divergence)) return *mode;
+  return ipdom_safe ? exec::DivergenceMode::Ipdom : exec::DivergenceMode::Its;
+}
+
 void print_rows(std::ostream& out, const Rows& rows, const std::string& indent) {
   size_t width = 0;
   for (const auto& r : rows) width = std::max(width, r.first.size());

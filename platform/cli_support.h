@@ -31,6 +31,9 @@ std::string describe_error(const std::exception& e);
 
 std::optional<exec::DivergenceMode> parse_divergence(const std::string& name);
 const char* divergence_name(exec::DivergenceMode mode);
+/// The divergence handling of a run that names none: the configuration's
+/// `gpu.divergence`, or with "workload" IPDOM when `ipdom_safe`, else ITS.
+exec::DivergenceMode default_divergence(const std::string& config_divergence, bool ipdom_safe);
 
 /// Two columns, the first padded to its widest entry.
 using Rows = std::vector<std::pair<std::string, std::string>>;

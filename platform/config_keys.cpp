@@ -39,7 +39,7 @@ namespace {
 using FieldRef = std::variant<uint32_t*, double*, bool*, std::string*>;
 using Locator = std::function<FieldRef(GpuConfig&)>;
 
-enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy, kDramMapping };
+enum class Rule { kRange, kPowerOfTwo, kReal, kBool, kChoice, kPolicy, kDramMapping, kCarveouts };
 
 struct KeySpec {
   std::string key;  ///< "section.name"
@@ -92,6 +92,10 @@ std::vector<KeySpec> build_key_table() {
   t.push_back({"gpu.scheduler",
                "warp-scheduling policy of every scheduler, with its parameters", "",
                top(&GpuConfig::scheduler), Rule::kPolicy, 0, 0, {}});
+  t.push_back({"gpu.divergence",
+               "divergence handling of runs that name none (`--divergence`): each workload's own (IPDOM where it "
+               "is safe, else ITS; ITS for launch files), or IPDOM / independent thread scheduling for every run",
+               "", top(&GpuConfig::divergence), Rule::kChoice, 0, 0, {"workload", "ipdom", "its"}});
 
   t.push_back(range("sm.max_threads", "", 32, 8192, at(&GpuConfig::sm, &SmConfig::max_threads),
                     "resident threads per SM (occupancy limit)"));
@@ -109,6 +113,13 @@ std::vector<KeySpec> build_key_table() {
                    "registers are allocated to a warp in multiples of this (occupancy calculator granularity)"));
   t.push_back(range("sm.shared_bytes", "bytes", 0, 4 << 20, at(&GpuConfig::sm, &SmConfig::shared_bytes),
                     "shared memory per SM (occupancy limit)"));
+  t.push_back(range("sm.unified_l1_bytes", "bytes", 0, 64u << 20, at(&GpuConfig::sm, &SmConfig::unified_l1_bytes),
+                    "one array for the L1D and shared memory (Volta and later; 0: separate): l1d.size_bytes is the "
+                    "whole array, and each launch gives shared memory the first of sm.shared_carveouts_kb that holds "
+                    "its resident CTAs' and the L1D the rest"));
+  t.push_back({"sm.shared_carveouts_kb",
+               "the shared-memory sizes the unified array offers (with sm.unified_l1_bytes)", "KB",
+               at(&GpuConfig::sm, &SmConfig::shared_carveouts_kb), Rule::kCarveouts, 0, 0, {}});
   t.push_back(range("sm.num_schedulers", "", 1, 8, at(&GpuConfig::sm, &SmConfig::num_schedulers),
                     "warp schedulers per SM; warp w belongs to scheduler w mod N"));
   t.push_back(range("sm.ibuffer_depth", "", 1, 16, at(&GpuConfig::sm, &SmConfig::ibuffer_depth),
@@ -147,6 +158,9 @@ std::vector<KeySpec> build_key_table() {
                     "shared-memory access without bank conflicts"));
   t.push_back(flag("sm.has_dp_unit", at(&GpuConfig::sm, &SmConfig::has_dp_unit),
                    "a separate DP unit; else DP instructions run on the SP pipeline with the dp timing"));
+  t.push_back(flag("sm.has_tensor_cores", at(&GpuConfig::sm, &SmConfig::has_tensor_cores),
+                   "a tensor-core pipe per scheduler for wmma.mma (Volta and later); else wmma.mma runs on the SP "
+                   "pipeline with the sp timing"));
 
   struct UnitRow {
     const char* name;
@@ -161,6 +175,7 @@ std::vector<KeySpec> build_key_table() {
       {"fp_div_sqrt", &SmConfig::fp_div_sqrt, "f32 div / sqrt"},
       {"ldst", &SmConfig::ldst, "LD/ST address generation (memory latency comes from the caches)"},
       {"cvt", &SmConfig::cvt, "cvt conversions"},
+      {"tensor", &SmConfig::tensor, "tensor-core pipe (wmma.mma), per scheduler, with sm.has_tensor_cores"},
   };
   for (const UnitRow& u : units) {
     const std::string base = std::string("sm.") + u.name;
@@ -356,6 +371,8 @@ std::string allowed_text(const KeySpec& k) {
     }
     case Rule::kDramMapping:
       return "R, B, C, S, 0 per bit; '.' groups";
+    case Rule::kCarveouts:
+      return "ascending KB, comma-separated (empty: none)";
   }
   return "";
 }
@@ -469,6 +486,13 @@ std::string check_value(const KeySpec& k, GpuConfig& config, const std::string& 
       memory::DramAddressMap map;
       std::string error;
       if (!map.parse(v, error)) return k.key + " = " + quoted(v) + ": " + error;
+      return "";
+    }
+    case Rule::kCarveouts: {
+      const std::string& v = *std::get<std::string*>(f);
+      std::vector<uint32_t> kb;
+      std::string error;
+      if (!v.empty() && !parse_carveouts(v, kb, error)) return k.key + " = " + quoted(v) + ": " + error;
       return "";
     }
   }
@@ -781,6 +805,26 @@ void validate_config(const GpuConfig& config) {
     errors.push_back("sm.num_schedulers = " + std::to_string(sm.num_schedulers) +
                      " must divide sm.max_warps = " + std::to_string(sm.max_warps) +
                      " (warp w belongs to scheduler w mod N; every scheduler gets the same share)");
+  if (sm.unified_l1_bytes != 0) {
+    std::vector<uint32_t> kb;
+    std::string error;
+    const auto n = [](uint64_t v) { return std::to_string(v); };
+    if (config.l1d.size_bytes != sm.unified_l1_bytes)
+      errors.push_back("l1d.size_bytes = " + n(config.l1d.size_bytes) + " must equal sm.unified_l1_bytes = " +
+                       n(sm.unified_l1_bytes) + " (the L1D's size is the whole unified array's)");
+    if (!parse_carveouts(sm.shared_carveouts_kb, kb, error)) {
+      errors.push_back("sm.shared_carveouts_kb = '" + sm.shared_carveouts_kb +
+                       "': a unified L1D / shared array (sm.unified_l1_bytes) needs its carve-outs");
+    } else {
+      if (uint64_t(kb.back()) * 1024 < sm.shared_bytes)
+        errors.push_back("sm.shared_carveouts_kb: the largest, " + n(kb.back()) + " KB, must hold sm.shared_bytes = " +
+                         n(sm.shared_bytes));
+      if (config.l1d.ways != 0 &&
+          std::lround(double(config.l1d.ways) * (1.0 - double(kb.back()) * 1024.0 / sm.unified_l1_bytes)) < 1)
+        errors.push_back("sm.shared_carveouts_kb: the largest, " + n(kb.back()) + " KB, leaves the L1D no way of " +
+                         n(config.l1d.ways));
+    }
+  }
 
   const uint32_t line = config.l2.line_bytes;
   if (line != 0 && config.l2_interleave_bytes % line != 0)

@@ -427,6 +427,14 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   launch.warps_per_cta = occupancy_.warps_per_cta;
   launch.regs_per_cta = occupancy_.regs_per_cta;
   launch.shared_per_cta = shared_bytes;
+  // A unified L1D / shared array splits for this launch's resident CTAs
+  // (those of a grid too small to fill every SM at its occupancy: fewer).
+  if (config_.sm.unified_l1_bytes != 0) {
+    const uint64_t ctas = grid.count(), sms = sms_.size();
+    const uint32_t resident = uint32_t(std::min<uint64_t>(occupancy_.ctas_per_sm, (ctas + sms - 1) / sms));
+    const L1Carveout split = choose_carveout(config_, shared_bytes, resident);
+    for (auto& sm : sms_) sm->l1d().set_ways(split.l1_ways);
+  }
   // The L1s are not coherent: like GPUs between kernels, start them empty.
   for (auto& sm : sms_) {
     sm->l1d().invalidate_all();

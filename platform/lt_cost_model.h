@@ -20,7 +20,7 @@ namespace tlmgpu::platform {
 struct LtLaunchCounts {
   /// Warp instructions by pipeline (index: sm::Pipe), guard-false ones
   /// included, as the timing model issues them.
-  static constexpr size_t kPipes = 8;
+  static constexpr size_t kPipes = 9;
   std::array<uint64_t, kPipes> warp_insts{};
   /// Global and local loads and atomics with an active lane (the warp waits
   /// for their data), and stores and reductions (it does not).

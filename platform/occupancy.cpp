@@ -1,7 +1,9 @@
 #include "platform/occupancy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "model/ptx/ptx_ir.h"
 #include "platform/gpu_device.h"
@@ -74,6 +76,48 @@ Occupancy compute_occupancy(const core::SmConfig& sm, const std::string& kernel_
   const uint32_t schedulers = std::max(1u, sm.num_schedulers);
   o.warps_per_scheduler = (o.warps_per_sm + schedulers - 1) / schedulers;
   return o;
+}
+
+bool parse_carveouts(const std::string& text, std::vector<uint32_t>& kb, std::string& error) {
+  kb.clear();
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    std::string item = text.substr(at, comma - at);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6) {
+      error = "expected ascending whole numbers of KB separated by commas (e.g. 0,8,16,32,64,96), got '" + text + "'";
+      return false;
+    }
+    const uint32_t v = uint32_t(std::stoul(item));
+    if (!kb.empty() && v <= kb.back()) {
+      error = "the carve-outs must ascend ('" + text + "')";
+      return false;
+    }
+    kb.push_back(v);
+    at = comma + 1;
+  }
+  return true;
+}
+
+L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas) {
+  std::vector<uint32_t> options;
+  std::string error;
+  if (!parse_carveouts(config.sm.shared_carveouts_kb, options, error) || options.empty())
+    throw std::invalid_argument("sm.shared_carveouts_kb: " + error);
+  const uint64_t demand = uint64_t(shared_per_cta) * resident_ctas;
+  L1Carveout c;
+  c.shared_kb = options.back();  // validate_config: the last holds sm.shared_bytes
+  for (uint32_t kb : options)
+    if (uint64_t(kb) * 1024 >= demand) {
+      c.shared_kb = kb;
+      break;
+    }
+  const double array = double(config.sm.unified_l1_bytes);
+  c.l1_ways = uint32_t(std::lround(double(config.l1d.ways) * (1.0 - double(c.shared_kb) * 1024.0 / array)));
+  c.l1_bytes = uint32_t(uint64_t(config.l1d.size_bytes) / config.l1d.ways * c.l1_ways);
+  return c;
 }
 
 }  // namespace tlmgpu::platform

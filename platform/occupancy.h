@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "platform/config_keys.h"
 
@@ -47,5 +48,24 @@ struct Occupancy {
 /// the SM has when not even one CTA fits.
 Occupancy compute_occupancy(const core::SmConfig& sm, const std::string& kernel_name, uint32_t threads_per_cta,
                             uint32_t shared_bytes, uint32_t regs_per_thread, RegisterSource regs_source);
+
+/// The unified L1D / shared-memory array's split for one launch
+/// (sm.unified_l1_bytes): the shared-memory carve-out and the L1D left.
+struct L1Carveout {
+  uint32_t shared_kb = 0;
+  uint32_t l1_ways = 0;
+  uint32_t l1_bytes = 0;
+};
+
+/// Parses sm.shared_carveouts_kb ("0,8,16": ascending KB values); false with
+/// `error` set on bad text.
+bool parse_carveouts(const std::string& text, std::vector<uint32_t>& kb, std::string& error);
+
+/// GPGPU-Sim's adaptive carve-out (shader_core_config::max_cta): the first
+/// carve-out that holds `resident_ctas` CTAs of `shared_per_cta` bytes; the
+/// L1D keeps its sets and round(ways x (1 - carve-out / array)) of its
+/// ways. Requires config.sm.unified_l1_bytes != 0 (validate_config checks
+/// the rest).
+L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas);
 
 }  // namespace tlmgpu::platform

@@ -19,6 +19,9 @@ const PresetEntry kPresets[] = {
      ""},
     {"vortex_1sm", "Vortex RISC-V GPU: 1 SM, 32 warps, 1 scheduler, 4-deep instruction queues (seed 003)", ""},
     {"gtx480_14sm", "gtx480 with 14 SMs, as seed 000 (PRO) configures GPGPU-Sim in its Table I", "gtx480"},
+    {"qv100",
+     "NVIDIA Volta V100 (GV100) as GPGPU-Sim 4.2's SM7_QV100: 80 SMs of 4 sub-cores with tensor cores, 6 MB L2, "
+     "32 HBM2 channels; independent thread scheduling", ""},
 };
 
 }  // namespace

@@ -226,7 +226,7 @@ void add_lt_statistics(RunStatistics& stats, const core::GpuConfig& config, cons
   stats.add("sim_cycles", s.sim_cycles).shown_as(std::to_string(s.sim_cycles) + " (estimated)");
   stats.add("sim_cycles_estimated", true).json_only();
   stats.add("ipc", ipc(s)).shown_as(cli::format_number(ipc(s)) + " (estimated)");
-  static const char* const kPipes[] = {"sp", "sfu", "dp", "int_div", "fp_div_sqrt", "mem", "ctrl", "bar"};
+  static const char* const kPipes[] = {"sp", "sfu", "dp", "int_div", "fp_div_sqrt", "mem", "ctrl", "bar", "tensor"};
   static_assert(std::size(kPipes) == LtLaunchCounts::kPipes);
   json launches = json::array();
   for (const LtLaunchRecord& l : device.lt_launches()) {

@@ -630,6 +630,23 @@ TEST_F(Cli, TimingResultsDoNotDependOnEarlierDevices) {
   }
 }
 
+TEST_F(Cli, Qv100RunsEveryWorkloadToAVerifiedResultUnderIts) {
+  CliRun all = run("run --workload all --size small --mode timing --preset qv100 --stats " + tmp("qv100.json"));
+  ASSERT_EQ(all.status, 0) << all.all();
+  const auto runs = nlohmann::json::parse(read_text(tmp("qv100.json")))["runs"];
+  ASSERT_EQ(runs.size(), tlmgpu::workloads::all_workloads().size());
+  for (const auto& r : runs) {
+    EXPECT_EQ(r["verified"], true) << r["workload"];
+    // The preset's divergence handling (gpu.divergence = its), where the
+    // workload's own would be IPDOM.
+    EXPECT_EQ(r["divergence"], "its") << r["workload"];
+  }
+  // --divergence still decides.
+  CliRun ipdom = run("run --workload vector_add --size small --mode timing --preset qv100 --divergence ipdom");
+  ASSERT_EQ(ipdom.status, 0) << ipdom.all();
+  EXPECT_NE(ipdom.out.find("ipdom"), std::string::npos) << ipdom.out;
+}
+
 TEST_F(Cli, ConfigurationOptions) {
   CliRun r = run("run --preset titanx_pascal --set sm.num_schedulers=2 --dump-config");
   ASSERT_EQ(r.status, 0) << r.all();

@@ -36,7 +36,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gtx480_14sm"};
+const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gtx480_14sm", "qv100"};
 
 }  // namespace
 
@@ -137,12 +137,13 @@ TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
 
 TEST(ConfigPresets, DescriptionsListThePresetsDefaultFirst) {
   const auto list = preset_descriptions();
-  ASSERT_EQ(list.size(), 4u);
+  ASSERT_EQ(list.size(), 5u);
   EXPECT_EQ(list[0].name, "gtx480");
   EXPECT_EQ(list[1].name, "titanx_pascal");
   EXPECT_EQ(list[2].name, "vortex_1sm");
   EXPECT_EQ(list[3].name, "gtx480_14sm");
   EXPECT_EQ(list[3].base, "gtx480");
+  EXPECT_EQ(list[4].name, "qv100");
   for (const auto& p : list) {
     EXPECT_FALSE(p.description.empty()) << p.name;
     EXPECT_FALSE(contains(p.description, "\n")) << p.name;
@@ -162,7 +163,7 @@ TEST(ConfigPresets, PresetsDiffer) {
 
 TEST(ConfigPresets, UnknownPresetListsThePresets) {
   const std::string e = config_error([] { preset_config("functional"); });
-  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm, gtx480_14sm)");
+  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm, gtx480_14sm, qv100)");
 }
 
 // ---------------------------------------------------------------------------
@@ -197,6 +198,10 @@ TEST(ConfigKeys, EveryKeyChangesItsOwnField) {
       other = value == "true" ? "false" : "true";
     else if (key == "gpu.scheduler")
       other = "gto";
+    else if (key == "gpu.divergence")
+      other = "its";
+    else if (key == "sm.shared_carveouts_kb")
+      other = "0,16,48";
     else if (key == "sm.fetch_policy")
       other = "gtlo";
     else if (key == "soc.memory")

@@ -5,6 +5,7 @@
 
 #include "platform/gpu_device.h"
 #include "platform/occupancy.h"
+#include "platform/timing_gpu.h"
 
 namespace {
 
@@ -90,6 +91,67 @@ TEST(Occupancy, ACtaThatDoesNotFitNamesTheResource) {
   } catch (const LaunchError& e) {
     EXPECT_NE(std::string(e.what()).find("2048 threads"), std::string::npos) << e.what();
   }
+}
+
+// The unified L1D / shared array's split (GPGPU-Sim's adaptive carve-out):
+// the first carve-out that holds the resident CTAs' shared memory; the L1D
+// keeps its 4 sets and the rest of the ways.
+TEST(Carveout, TheFirstCarveoutThatHoldsTheResidentCtasSharedMemory) {
+  const tlmgpu::core::GpuConfig qv = preset_config("qv100");
+  struct Case {
+    uint32_t shared_per_cta, resident, carveout_kb, ways, l1_kb;
+  };
+  for (const Case& c : {Case{0, 32, 0, 256, 128}, Case{2048, 1, 8, 240, 120}, Case{8192, 1, 8, 240, 120},
+                        Case{8193, 1, 16, 224, 112}, Case{10240, 2, 32, 192, 96}, Case{48 << 10, 1, 64, 128, 64},
+                        Case{40 << 10, 2, 96, 64, 32}}) {
+    const tlmgpu::platform::L1Carveout got = tlmgpu::platform::choose_carveout(qv, c.shared_per_cta, c.resident);
+    EXPECT_EQ(got.shared_kb, c.carveout_kb) << c.shared_per_cta << " x " << c.resident;
+    EXPECT_EQ(got.l1_ways, c.ways) << c.shared_per_cta << " x " << c.resident;
+    EXPECT_EQ(got.l1_bytes, c.l1_kb * 1024) << c.shared_per_cta << " x " << c.resident;
+  }
+}
+
+TEST(Carveout, BadCarveoutListsAreConfigurationErrors) {
+  std::vector<uint32_t> kb;
+  std::string error;
+  EXPECT_TRUE(tlmgpu::platform::parse_carveouts("0, 8,16", kb, error));
+  EXPECT_EQ(kb, (std::vector<uint32_t>{0, 8, 16}));
+  EXPECT_FALSE(tlmgpu::platform::parse_carveouts("8,8", kb, error));
+  EXPECT_NE(error.find("ascend"), std::string::npos) << error;
+  EXPECT_FALSE(tlmgpu::platform::parse_carveouts("8,,16", kb, error));
+  tlmgpu::core::GpuConfig c = preset_config("qv100");
+  c.sm.shared_carveouts_kb = "0,8,16,32,64";  // does not hold sm.shared_bytes (96 KB)
+  EXPECT_THROW(tlmgpu::platform::validate_config(c), tlmgpu::platform::ConfigError);
+  c = preset_config("qv100");
+  c.l1d.size_bytes = 65536;
+  EXPECT_THROW(tlmgpu::platform::validate_config(c), tlmgpu::platform::ConfigError);
+}
+
+TEST(Carveout, EachLaunchSplitsTheArrayForItsOwnCtas) {
+  tlmgpu::platform::DeviceOptions o;
+  o.mode = tlmgpu::platform::SimulationMode::Timing;
+  o.config = preset_config("qv100");
+  tlmgpu::platform::GpuDevice dev(o);
+  const auto m = dev.load_module(R"(
+.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry idle()
+{
+  ret;
+}
+)", "idle.ptx");
+  const auto l1_bytes = [] { return tlmgpu::platform::timing_stats().at("gpu.sm0.l1d.capacity_bytes"); };
+  // 40 KB of shared memory a CTA: 2 resident (96 KB), 2 per SM in a grid of
+  // 160 on 80 SMs: 80 KB, so the 96 KB carve-out and a 32 KB L1D.
+  dev.launch(m, "idle", {160, 1, 1}, {32, 1, 1}, 40 << 10, tlmgpu::platform::KernelArgs());
+  EXPECT_EQ(l1_bytes(), 32 * 1024);
+  // A grid of 80 puts one CTA on each SM: 40 KB, the 64 KB carve-out.
+  dev.launch(m, "idle", {80, 1, 1}, {32, 1, 1}, 40 << 10, tlmgpu::platform::KernelArgs());
+  EXPECT_EQ(l1_bytes(), 64 * 1024);
+  // No shared memory: the whole array.
+  dev.launch(m, "idle", {80, 1, 1}, {32, 1, 1}, 0, tlmgpu::platform::KernelArgs());
+  EXPECT_EQ(l1_bytes(), 128 * 1024);
 }
 
 }  // namespace

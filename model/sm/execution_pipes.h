@@ -23,7 +23,7 @@ constexpr uint32_t kMaxSchedulersPerSm = 8;
 class ExecutionPipes {
  public:
   static constexpr uint64_t kNever = ~uint64_t(0);
-  static constexpr size_t kPipes = 8;  // Pipe's values
+  static constexpr size_t kPipes = 9;  // Pipe's values
 
   /// Every pipe accepts at once, and no trace instruction occupies one.
   void reset() {

@@ -47,6 +47,7 @@ Pipe pipe_of(const ptx::Instruction& in) {
   if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && in.type == ptx::DataType::F32 && !in.approx)
     pipe = Pipe::FpDivSqrt;
   if ((in.op == Opcode::Div || in.op == Opcode::Sqrt) && f64) pipe = Pipe::Dp;
+  if (in.op == Opcode::WmmaMma) pipe = Pipe::Tensor;
   return pipe;
 }
 
@@ -77,7 +78,7 @@ std::vector<InstructionTiming> analyse_module(const ptx::Module& module, uint32_
 
     using core::HeadClass;
     switch (t.pipe) {
-      case Pipe::Sp: case Pipe::IntDiv: t.head_class = core::HeadClass::ShortAlu; break;
+      case Pipe::Sp: case Pipe::IntDiv: case Pipe::Tensor: t.head_class = core::HeadClass::ShortAlu; break;
       case Pipe::Sfu: case Pipe::FpDivSqrt: t.head_class = core::HeadClass::Sfu; break;
       case Pipe::Dp: t.head_class = core::HeadClass::Dp; break;
       case Pipe::Ctrl: t.head_class = core::HeadClass::Control; break;
@@ -107,6 +108,7 @@ core::UnitTiming pipe_timing(Pipe pipe, const core::SmConfig& c) {
     case Pipe::Mem: return c.ldst;
     case Pipe::Ctrl: return c.sp;
     case Pipe::Bar: return core::UnitTiming{1, 1};
+    case Pipe::Tensor: return c.has_tensor_cores ? c.tensor : c.sp;
   }
   return c.sp;
 }

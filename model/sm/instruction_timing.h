@@ -15,7 +15,7 @@ namespace tlmgpu::sm {
 
 /// Which pipeline executes an instruction (finer than ptx::UnitClass where
 /// timing differs: non-pipelined divide / square root).
-enum class Pipe : uint8_t { Sp, Sfu, Dp, IntDiv, FpDivSqrt, Mem, Ctrl, Bar };
+enum class Pipe : uint8_t { Sp, Sfu, Dp, IntDiv, FpDivSqrt, Mem, Ctrl, Bar, Tensor };
 
 /// Register ids for the scoreboard: slots 0..num_regs-1 are registers,
 /// num_regs + p is predicate p.

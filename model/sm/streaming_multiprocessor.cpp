@@ -243,9 +243,11 @@ void StreamingMultiprocessor::read_operands_and_dispatch(uint64_t now) {
 void StreamingMultiprocessor::dispatch(OperandCollector& c, uint32_t scheduler, uint32_t cls, uint32_t index,
                                        uint64_t now) {
   const InstructionTiming& t = (*ctas_.launch().timing)[c.pc];
-  uint64_t& unit_free = pipes_.free_at(scheduler, t.pipe);
+  // Without tensor cores, wmma.mma takes the SP pipe (pipe_timing agrees).
+  const Pipe pipe = t.pipe == Pipe::Tensor && !smc_.has_tensor_cores ? Pipe::Sp : t.pipe;
+  uint64_t& unit_free = pipes_.free_at(scheduler, pipe);
   if (unit_free > now) return;  // the pipeline cannot take it yet
-  const core::UnitTiming timing = pipe_timing(t.pipe, smc_);
+  const core::UnitTiming timing = pipe_timing(pipe, smc_);
   unit_free = now + timing.initiation_interval;
   collectors_.release(scheduler, cls, index);
   issue_.collector_freed(scheduler);

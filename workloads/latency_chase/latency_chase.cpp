@@ -22,19 +22,26 @@ struct GlobalChase {
   bool warm;           ///< one untimed pass over every node first
 };
 
-// Footprints that put each level in charge on every preset (L1D at most
-// 24 KB, L2 at least 768 KB):
+// Footprints that put each level in charge, from the GPU's cache sizes:
 // - L1: 32 lines (4 KB), warmed, then revisited: hits.
-// - L2: 1024 lines (128 KB), warmed: 4 x 128 KB / (ways x 128 B) lines per
-//   set, so LRU has evicted each line from the L1 before it comes round
-//   again, while the L2 holds them all.
-// - DRAM: nodes 32 KB + 384 B apart over 8 MB, not warmed: each timed load
-//   touches a line nothing has touched and a row no earlier load opened. A
-//   copy that leaves its data in the L2 (l2.fill_on_host_copy) leaves the
-//   last 3 MB at most; the timed loads stay below 5 MB.
-constexpr GlobalChase kL1{"L1", 4 << 10, 128, true};
-constexpr GlobalChase kL2{"L2", 128 << 10, 128, true};
-constexpr GlobalChase kDram{"DRAM", 8 << 20, (32 << 10) + 384, false};
+// - L2: four times the L1D, at least 1024 lines (128 KB), warmed: every set
+//   of the L1 sees four times its ways of lines per round, so LRU has
+//   evicted each line from the L1 before it comes round again, while the L2
+//   holds them all.
+// - DRAM: nodes 32 KB + 384 B apart over 8 MB for every 3 MB of L2 (or
+//   part), not warmed: each timed load touches a line nothing has touched
+//   and a row no earlier load opened. A copy that leaves its data in the L2
+//   (l2.fill_on_host_copy) leaves the last L2's worth at most; the timed
+//   loads (200 nodes at most, 6.6 MB) stay in front of it from 6 MB of L2 on.
+GlobalChase l1_chain() { return {"L1", 4 << 10, 128, true}; }
+GlobalChase l2_chain(const core::GpuConfig& c) {
+  return {"L2", std::max<uint64_t>(128 << 10, 4 * uint64_t(c.l1d.size_bytes)), 128, true};
+}
+GlobalChase dram_chain(const core::GpuConfig& c) {
+  const uint64_t l2_bytes = uint64_t(c.l2.size_bytes) * c.l2_slices;
+  const uint64_t per_3mb = std::max<uint64_t>(1, (l2_bytes + (3 << 20) - 1) / (3 << 20));
+  return {"DRAM", per_3mb * (8 << 20), (32 << 10) + 384, false};
+}
 
 constexpr uint32_t kSharedNodes = 64;
 
@@ -70,11 +77,12 @@ MemoryLatencies measure_memory_latencies(platform::GpuDevice& device, unsigned t
   const unsigned steps = std::max(timed_steps, 2u);
   auto module = load_workload_module(device, "latency_chase");
   std::string error;
-  m.l1_hit = chase_global(device, module, kL1, steps, error);
-  if (error.empty()) m.l2_hit = chase_global(device, module, kL2, steps, error);
+  const core::GpuConfig& config = device.options().config;
+  m.l1_hit = chase_global(device, module, l1_chain(), steps, error);
+  if (error.empty()) m.l2_hit = chase_global(device, module, l2_chain(config), steps, error);
   // Every timed DRAM load must touch a line for the first time: the chain
-  // has 253 nodes, so at most 200 of them are timed.
-  if (error.empty()) m.dram = chase_global(device, module, kDram, std::min(steps, 200u), error);
+  // has 253 nodes (8 MB) or more, so at most 200 of them are timed.
+  if (error.empty()) m.dram = chase_global(device, module, dram_chain(config), std::min(steps, 200u), error);
   if (!error.empty()) {
     m.detail = error;
     return m;
