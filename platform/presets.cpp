@@ -22,6 +22,12 @@ const PresetEntry kPresets[] = {
     {"qv100",
      "NVIDIA Volta V100 (GV100) as GPGPU-Sim 4.2's SM7_QV100: 80 SMs of 4 sub-cores with tensor cores, 6 MB L2, "
      "32 HBM2 channels; independent thread scheduling", ""},
+    {"rtx2060",
+     "NVIDIA Turing RTX 2060 (TU106) as GPGPU-Sim 4.2's SM75_RTX2060: 30 SMs of 4 sub-cores, 3 MB L2, 12 GDDR6 "
+     "channels", ""},
+    {"rtx3070",
+     "NVIDIA Ampere RTX 3070 (GA104) as GPGPU-Sim 4.2's SM86_RTX3070: 46 SMs of 4 sub-cores, 4 MB L2, 16 GDDR6 "
+     "channels", ""},
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "tlmgpu")
-PRESETS = ["gtx480", "titanx_pascal", "vortex_1sm", "qv100"]
+PRESETS = ["gtx480", "titanx_pascal", "vortex_1sm", "qv100", "rtx2060", "rtx3070"]
 DOC = os.path.join(ROOT, "docs", "CONFIGURATION.md")
 
 

@@ -630,16 +630,19 @@ TEST_F(Cli, TimingResultsDoNotDependOnEarlierDevices) {
   }
 }
 
-TEST_F(Cli, Qv100RunsEveryWorkloadToAVerifiedResultUnderIts) {
-  CliRun all = run("run --workload all --size small --mode timing --preset qv100 --stats " + tmp("qv100.json"));
-  ASSERT_EQ(all.status, 0) << all.all();
-  const auto runs = nlohmann::json::parse(read_text(tmp("qv100.json")))["runs"];
-  ASSERT_EQ(runs.size(), tlmgpu::workloads::all_workloads().size());
-  for (const auto& r : runs) {
-    EXPECT_EQ(r["verified"], true) << r["workload"];
-    // The preset's divergence handling (gpu.divergence = its), where the
-    // workload's own would be IPDOM.
-    EXPECT_EQ(r["divergence"], "its") << r["workload"];
+TEST_F(Cli, CurrentGpusRunEveryWorkloadToAVerifiedResultUnderIts) {
+  for (const std::string preset : {"qv100", "rtx2060", "rtx3070"}) {
+    CliRun all = run("run --workload all --size small --mode timing --preset " + preset + " --stats " +
+                     tmp(preset + ".json"));
+    ASSERT_EQ(all.status, 0) << all.all();
+    const auto runs = nlohmann::json::parse(read_text(tmp(preset + ".json")))["runs"];
+    ASSERT_EQ(runs.size(), tlmgpu::workloads::all_workloads().size());
+    for (const auto& r : runs) {
+      EXPECT_EQ(r["verified"], true) << preset << " " << r["workload"];
+      // The preset's divergence handling (gpu.divergence = its), where the
+      // workload's own would be IPDOM.
+      EXPECT_EQ(r["divergence"], "its") << preset << " " << r["workload"];
+    }
   }
   // --divergence still decides.
   CliRun ipdom = run("run --workload vector_add --size small --mode timing --preset qv100 --divergence ipdom");

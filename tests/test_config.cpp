@@ -36,7 +36,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gtx480_14sm", "qv100"};
+const char* const kPresetNames[] = {"gtx480", "titanx_pascal", "vortex_1sm", "gtx480_14sm", "qv100", "rtx2060", "rtx3070"};
 
 }  // namespace
 
@@ -137,13 +137,15 @@ TEST(ConfigPresets, DefaultConstructedConfigIsGtx480ExceptTheDram) {
 
 TEST(ConfigPresets, DescriptionsListThePresetsDefaultFirst) {
   const auto list = preset_descriptions();
-  ASSERT_EQ(list.size(), 5u);
+  ASSERT_EQ(list.size(), 7u);
   EXPECT_EQ(list[0].name, "gtx480");
   EXPECT_EQ(list[1].name, "titanx_pascal");
   EXPECT_EQ(list[2].name, "vortex_1sm");
   EXPECT_EQ(list[3].name, "gtx480_14sm");
   EXPECT_EQ(list[3].base, "gtx480");
   EXPECT_EQ(list[4].name, "qv100");
+  EXPECT_EQ(list[5].name, "rtx2060");
+  EXPECT_EQ(list[6].name, "rtx3070");
   for (const auto& p : list) {
     EXPECT_FALSE(p.description.empty()) << p.name;
     EXPECT_FALSE(contains(p.description, "\n")) << p.name;
@@ -163,7 +165,7 @@ TEST(ConfigPresets, PresetsDiffer) {
 
 TEST(ConfigPresets, UnknownPresetListsThePresets) {
   const std::string e = config_error([] { preset_config("functional"); });
-  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm, gtx480_14sm, qv100)");
+  EXPECT_EQ(e, "unknown preset 'functional' (presets: gtx480, titanx_pascal, vortex_1sm, gtx480_14sm, qv100, rtx2060, rtx3070)");
 }
 
 // ---------------------------------------------------------------------------

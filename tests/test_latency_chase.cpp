@@ -45,6 +45,8 @@ TEST(LatencyChase, Gtx480MatchesItsDocumentedLatencies) { check_preset({"gtx480"
 TEST(LatencyChase, TitanxPascalMatchesItsDocumentedLatencies) { check_preset({"titanx_pascal", 84, 216, 325, 25}); }
 TEST(LatencyChase, Vortex1smHasGtx480sMemory) { check_preset({"vortex_1sm", 37, 172, 300, 27}); }
 TEST(LatencyChase, Qv100MatchesItsDocumentedLatencies) { check_preset({"qv100", 34, 209, 345, 27}); }
+TEST(LatencyChase, Rtx2060MatchesItsDocumentedLatencies) { check_preset({"rtx2060", 34, 243, 361, 31}); }
+TEST(LatencyChase, Rtx3070MatchesItsDocumentedLatencies) { check_preset({"rtx3070", 33, 235, 508, 23}); }
 
 TEST(LatencyChase, FunctionalModeStillChecksTheChains) {
   tlmgpu::platform::GpuDevice device;

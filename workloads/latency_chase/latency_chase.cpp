@@ -28,19 +28,21 @@ struct GlobalChase {
 //   of the L1 sees four times its ways of lines per round, so LRU has
 //   evicted each line from the L1 before it comes round again, while the L2
 //   holds them all.
-// - DRAM: nodes 32 KB + 384 B apart over 8 MB for every 3 MB of L2 (or
-//   part), not warmed: each timed load touches a line nothing has touched
-//   and a row no earlier load opened. A copy that leaves its data in the L2
-//   (l2.fill_on_host_copy) leaves the last L2's worth at most; the timed
-//   loads (200 nodes at most, 6.6 MB) stay in front of it from 6 MB of L2 on.
+// - DRAM: nodes 32 KB + 384 B apart, not warmed: each timed load touches a
+//   line nothing has touched and a row no earlier load opened. A copy that
+//   leaves its data in the L2 (l2.fill_on_host_copy) leaves the last L2's
+//   worth at most, so the chain covers the L2's size and the timed loads
+//   (200 nodes at most, 6.6 MB) in 8 MB steps.
 GlobalChase l1_chain() { return {"L1", 4 << 10, 128, true}; }
 GlobalChase l2_chain(const core::GpuConfig& c) {
   return {"L2", std::max<uint64_t>(128 << 10, 4 * uint64_t(c.l1d.size_bytes)), 128, true};
 }
+constexpr uint64_t kDramStride = (32 << 10) + 384;
+constexpr uint32_t kMaxTimedDramLoads = 200;
 GlobalChase dram_chain(const core::GpuConfig& c) {
-  const uint64_t l2_bytes = uint64_t(c.l2.size_bytes) * c.l2_slices;
-  const uint64_t per_3mb = std::max<uint64_t>(1, (l2_bytes + (3 << 20) - 1) / (3 << 20));
-  return {"DRAM", per_3mb * (8 << 20), (32 << 10) + 384, false};
+  const uint64_t needed = uint64_t(c.l2.size_bytes) * c.l2_slices + kMaxTimedDramLoads * kDramStride;
+  const uint64_t step = 8 << 20;
+  return {"DRAM", (needed + step - 1) / step * step, kDramStride, false};
 }
 
 constexpr uint32_t kSharedNodes = 64;
@@ -81,8 +83,9 @@ MemoryLatencies measure_memory_latencies(platform::GpuDevice& device, unsigned t
   m.l1_hit = chase_global(device, module, l1_chain(), steps, error);
   if (error.empty()) m.l2_hit = chase_global(device, module, l2_chain(config), steps, error);
   // Every timed DRAM load must touch a line for the first time: the chain
-  // has 253 nodes (8 MB) or more, so at most 200 of them are timed.
-  if (error.empty()) m.dram = chase_global(device, module, dram_chain(config), std::min(steps, 200u), error);
+  // has 253 nodes (8 MB) or more, of which at most 200 are timed.
+  if (error.empty())
+    m.dram = chase_global(device, module, dram_chain(config), std::min(steps, kMaxTimedDramLoads), error);
   if (!error.empty()) {
     m.detail = error;
     return m;
