@@ -258,6 +258,26 @@ TEST_F(PaperComparison, PaperSizeRunsEachPaperOnItsOwnBenchmarksAndConfiguration
   EXPECT_EQ(out_.find("gtx480_14sm"), std::string::npos);
 }
 
+// --preset runs every paper on one GPU preset instead of its own; an unknown
+// one is bad input, named before any run.
+TEST_F(PaperComparison, PresetRunsThePapersOnAnotherGpu) {
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("--paper kaws --size small --workloads hotspot --preset qv100 --jobs 2 --no-report --out '" +
+                out.string() + "'"),
+            0) << out_ << err_;
+  EXPECT_NE(out_.find("preset qv100"), std::string::npos) << out_;
+  const auto rows = read_csv(out / "kaws.csv");
+  ASSERT_GT(rows.size(), 1u);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].size() == kHeader.size()) {
+      EXPECT_EQ(rows[i][column("preset")], "qv100");
+    }
+  }
+  EXPECT_EQ(run("--paper kaws --size small --preset volta --out '" + (dir_ / "bad").string() + "'"), 2);
+  EXPECT_NE(err_.find("unknown preset 'volta'"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "bad" / "kaws.csv"));
+}
+
 // A benchmark the paper gives its own number for carries that number, not
 // the paper's average: seed 002's hotspot gain over LRR and its last-CTA row.
 TEST_F(PaperComparison, PerBenchmarkPaperNumbers) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tools/experiment/child_process.h"
 #include "tools/experiment/python_report.h"
 #include "tools/paper_comparison/paper_comparison.h"
 #include "tools/paper_comparison/papers.h"
@@ -33,6 +34,7 @@ constexpr const char* kUsage =
     "options:\n"
     "  --paper NAME        pro, spin_backoff, kaws, lfws, swas or all (default: all)\n"
     "  --size SIZE         small, default or paper (default: small)\n"
+    "  --preset NAME       run every paper on this GPU preset instead of its own (e.g. qv100)\n"
     "  --workloads A,B     only these of each paper's workloads\n"
     "  --out DIR           where the CSVs, stats and logs go (default: paper_comparison)\n"
     "  --no-report         write no figures and no index.html (scripts/report/papers_report.py)\n";
@@ -59,6 +61,7 @@ void print_usage(std::ostream& out) { out << kUsage << experiment::kPoolOptionsH
 struct Options {
   std::string paper = "all";
   std::string size = "small";
+  std::string preset;  // "": each paper's own preset for the size
   std::vector<std::string> workloads;
   std::string out = "paper_comparison";
   bool report = true;  // figures + index.html, drawn by scripts/report/papers_report.py
@@ -88,6 +91,8 @@ Options parse(int argc, char** argv) {
       o.paper = value(i, a);
     } else if (a == "--size") {
       o.size = value(i, a);
+    } else if (a == "--preset") {
+      o.preset = value(i, a);
     } else if (a == "--workloads") {
       o.workloads = split_commas(value(i, a));
     } else if (a == "--out") {
@@ -120,9 +125,12 @@ std::vector<std::string> selected_workloads(const Paper& p, const Options& o) {
   return v;
 }
 
+/// The preset a paper's runs use: --preset, else the paper's own for the size.
+std::string preset_of(const Paper& p, const Options& o) { return o.preset.empty() ? p.preset_for(o.size) : o.preset; }
+
 void print_summary(const Paper& p, const std::vector<std::string>& workloads, const std::string& size,
-                   const std::vector<Row>& rows) {
-  std::cout << "\n== " << p.name << ": " << p.title << " -- preset " << p.preset_for(size) << ", size " << size << ", "
+                   const std::string& preset, const std::vector<Row>& rows) {
+  std::cout << "\n== " << p.name << ": " << p.title << " -- preset " << preset << ", size " << size << ", "
             << workloads.size() << " workload(s)\n";
   int yes = 0, no = 0, na = 0;
   for (const Row& r : rows) {
@@ -179,7 +187,7 @@ int main(int argc, char** argv) {
       }
       continue;
     }
-    const std::vector<RunSpec> s = p.plan(w, p.preset_for(opt.size));
+    const std::vector<RunSpec> s = p.plan(w, preset_of(p, opt));
     specs.insert(specs.end(), s.begin(), s.end());
     chosen.push_back({&p, w});
   }
@@ -203,6 +211,16 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!opt.preset.empty()) {
+    // An unknown preset is bad input, named once, before any run.
+    const experiment::CapturedRun check =
+        experiment::run_and_capture({opt.pool.tlmgpu, "run", "--preset", opt.preset, "--dump-config"});
+    if (check.exit_code != 0) {
+      std::cerr << "tlmgpu_papers: --preset " << opt.preset << ": " << check.err;
+      return 2;
+    }
+  }
+
   std::map<std::string, RunResult> results;
   try {
     fs::create_directories(opt.out);
@@ -217,7 +235,7 @@ int main(int argc, char** argv) {
   }
 
   for (const Selected& s : chosen) {
-    const std::vector<Row> rows = s.paper->compare({opt.size, s.paper->preset_for(opt.size), s.workloads, &results});
+    const std::vector<Row> rows = s.paper->compare({opt.size, preset_of(*s.paper, opt), s.workloads, &results});
     const fs::path csv = fs::path(opt.out) / (s.paper->name + ".csv");
     std::ofstream out(csv);
     out << csv_header() << '\n';
@@ -226,7 +244,7 @@ int main(int argc, char** argv) {
       std::cerr << "tlmgpu_papers: cannot write " << csv.string() << '\n';
       return 1;
     }
-    print_summary(*s.paper, s.workloads, opt.size, rows);
+    print_summary(*s.paper, s.workloads, opt.size, preset_of(*s.paper, opt), rows);
     std::cout << "  csv: " << csv.string() << '\n';
   }
 
