@@ -33,6 +33,11 @@ struct CacheConfig {
   /// atomics, bypassing loads); while full, accesses that would send one are
   /// refused (0: unbounded). The L2 slices do not use it (l2_dram_queue).
   uint32_t miss_queue = 8;
+  /// L1D: a store allocates its line without fetching it and makes the
+  /// sectors it writes whole valid (Volta and later: write-through with
+  /// allocation, GPGPU-Sim's lazy fetch on read); else Fermi's write-evict,
+  /// no-allocate. Stores write through to the L2 either way.
+  bool write_allocate = false;
 };
 
 struct SmConfig {

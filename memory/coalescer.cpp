@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/bit_ops.h"
+#include "memory/sector_tags.h"
 
 namespace tlmgpu::memory {
 
@@ -182,6 +183,38 @@ void count_same_address_atomics(const MemAccess& access, uint32_t line_bytes, st
       lines[li].atomic_address = addrs[i];
     }
     i = j;
+  }
+}
+
+void mark_fully_written_units(const MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines) {
+  // A byte bitmap per line (1024-byte lines at most: 16 words), filled from
+  // every lane's runs, then read 32 bytes (half a word) at a time.
+  std::vector<std::array<uint64_t, 16>> written(lines.size());
+  for (auto& w : written) w.fill(0);
+  const auto line_index = [&](uint64_t line) -> int {
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].line_addr == line) return int(i);
+    return -1;
+  };
+  for (uint32_t m = access.mask; m; m &= m - 1) {
+    const uint32_t lane = uint32_t(__builtin_ctz(m));
+    for (uint32_t s = 0; s < access.segments; ++s) {
+      const uint64_t start = access.addr[lane] + uint64_t(s) * access.segment_stride;
+      for (uint64_t a = start; a < start + access.bytes; ++a) {
+        const int li = line_index(a - a % line_bytes);
+        if (li < 0) continue;
+        const uint32_t off = uint32_t(a % line_bytes);
+        written[size_t(li)][off / 64] |= uint64_t(1) << (off % 64);
+      }
+    }
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    uint32_t full = 0;
+    for (uint32_t unit = 0; unit < line_bytes / kSectorUnitBytes && unit < 32; ++unit) {
+      const uint64_t bits = written[i][unit / 2] >> (32 * (unit % 2));
+      if ((bits & 0xffffffffu) == 0xffffffffu) full |= 1u << unit;
+    }
+    lines[i].full_mask = full & lines[i].sector_mask;
   }
 }
 

@@ -26,6 +26,11 @@ CoalescerResult coalesce(const MemAccess& access, uint32_t line_bytes, uint32_t 
 /// (the lowest, on a tie): those updates serialise in the L2's atomic unit.
 void count_same_address_atomics(const MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines);
 
+/// For a store already coalesced into `lines` (line_bytes each, at most 1024):
+/// sets each line's full_mask to the 32-byte units of it that the active
+/// lanes write completely.
+void mark_fully_written_units(const MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines);
+
 /// Cycles a shared-memory access occupies the banks: the largest number of
 /// distinct `bank_width_bytes` words any one bank must deliver (lanes reading
 /// the same word share one broadcast); at least 1.

@@ -75,6 +75,24 @@ void L1RequestOutbox::deliver() {
   sends_.clear();
 }
 
+void L1Cache::write_allocate(uint64_t line, uint32_t full_units) {
+  // Sectors the store writes whole become valid (a present line keeps its
+  // others); a line that is absent is allocated only for such sectors, with
+  // no fetch: reading the rest misses then (GPGPU-Sim's lazy fetch on read).
+  const uint32_t whole = tags_.whole_sectors(full_units);
+  CacheLine* way = tags_.find(line);
+  if (!way) {
+    if (whole == 0) return;
+    way = &tags_.victim(line);
+    if (way->present) ++evictions_;
+    tags_.install(*way, line);
+    ++write_allocations_;
+  } else {
+    tags_.touch(*way);
+  }
+  way->valid |= whole;
+}
+
 uint64_t L1Cache::data_cycle(const Mshrs::Entry& entry, uint32_t units, uint64_t now) const {
   // Data reaches the pipeline hit_latency cycles after it reaches the cache.
   return std::max(now, entry.ready_of(units)) + config_.hit_latency;
@@ -111,12 +129,14 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     ++accesses_;
     if (access.kind == AccessKind::Store) {
       ++writes_;
-      // Fermi: write-through without allocation; a write hit evicts the line.
-      if (!access.bypass_l1)
-        if (CacheLine* way = tags_.find(line)) {
-          tags_.invalidate(*way);
-          ++write_evicts_;
-        }
+      if (access.bypass_l1) {
+      } else if (config_.write_allocate) {
+        write_allocate(line, access.full_mask);
+      } else if (CacheLine* way = tags_.find(line)) {
+        // Fermi: write-through without allocation; a write hit evicts the line.
+        tags_.invalidate(*way);
+        ++write_evicts_;
+      }
     } else {
       ++bypasses_;
     }
@@ -265,6 +285,8 @@ void L1Cache::report_stats(core::StatReport& out) const {
           "while nothing changed count in reservation_fails only)");
   out.add("writes", writes_, Unit::Count, "store accesses (written through to the L2)");
   out.add("write_evicts", write_evicts_, Unit::Count, "stores that invalidated the line they hit (write-evict)");
+  out.add("write_allocations", write_allocations_, Unit::Count,
+          "stores that allocated their absent line without a fetch (l1d.write_allocate)");
   out.add("bypasses", bypasses_, Unit::Count, "accesses sent to the L2 uncached (ld.cg, volatile, atomics)");
   out.add("evictions", evictions_, Unit::Count, "lines replaced by a fill");
   out.add("fills", fills_, Unit::Count, "lines filled from below");

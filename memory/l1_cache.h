@@ -144,6 +144,9 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
     if (cycle >= next_apply_) apply_due(cycle);
   }
   void apply_due(uint64_t cycle);
+  /// A store on an allocating L1D (config.write_allocate): its whole
+  /// sectors of `full_units` become valid, the line allocated if absent.
+  void write_allocate(uint64_t line, uint32_t full_units);
   /// try_access past the repeated-refusal check.
   bool look_up(const LineAccess& access, uint64_t cycle);
   void apply(Transaction& tx);
@@ -210,7 +213,7 @@ class L1Cache : public sc_core::sc_module, public CacheAccessIf, public core::St
   uint64_t queue_room_at_ = ~uint64_t(0);
 
   uint64_t accesses_ = 0, hits_ = 0, misses_ = 0, mshr_merges_ = 0, reservation_fails_ = 0, miss_queue_fails_ = 0;
-  uint64_t writes_ = 0, write_evicts_ = 0, bypasses_ = 0, evictions_ = 0, fills_ = 0;
+  uint64_t writes_ = 0, write_evicts_ = 0, write_allocations_ = 0, bypasses_ = 0, evictions_ = 0, fills_ = 0;
 };
 
 }  // namespace tlmgpu::memory

@@ -22,6 +22,9 @@ struct LineAccess {
   AccessKind kind = AccessKind::Load;
   uint64_t line_addr = 0;      ///< aligned to the line size
   uint32_t sector_mask = 0;    ///< bit i: bytes [32 i, 32 i + 32) of the line
+  /// Stores: the units of sector_mask whose every byte the access writes
+  /// (filled in for caches that allocate on a store).
+  uint32_t full_mask = 0;
   uint32_t warp = 0;           ///< warp slot in the SM (for statistics)
   bool bypass_l1 = false;      ///< ld.cg / volatile / atomics: served by L2
   /// Atomics: the most lanes of the warp updating one address in this line

@@ -68,6 +68,17 @@ class SectorTags {
     if (units < expand_table_.size()) return expand_table_[units];
     return expand_slow(units);
   }
+  /// The sectors all of whose units are in `units` (a write that covers
+  /// them whole), as units.
+  uint32_t whole_sectors(uint32_t units) const {
+    units &= line_mask_;
+    if (units_per_sector_ == 1) return units;
+    const uint32_t group = units_per_sector_ >= 32 ? 0xffffffffu : (1u << units_per_sector_) - 1;
+    uint32_t out = 0;
+    for (uint32_t first = 0; first < 32; first += units_per_sector_)
+      if ((units & (group << first)) == (group << first)) out |= group << first;
+    return out & line_mask_;
+  }
   /// expand() without the table (`units` already clipped to the line).
   uint32_t expand_slow(uint32_t units) const {
     if (units_per_sector_ == 1) return units;

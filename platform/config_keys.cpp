@@ -216,6 +216,10 @@ std::vector<KeySpec> build_key_table() {
       t.push_back(range(s + "miss_queue", "entries", 0, 4096, at(c.cache, &CacheConfig::miss_queue),
                         w + ": requests waiting for the crossbar to take them; while full, accesses that would send "
                             "one are refused (0: unbounded)"));
+    if (c.cache == &GpuConfig::l1d)
+      t.push_back(flag(s + "write_allocate", at(c.cache, &CacheConfig::write_allocate),
+                       w + ": a store allocates its line without a fetch and makes the sectors it writes whole "
+                           "valid (write-through with allocation, Volta and later); else write-evict, no allocate"));
     t.push_back(flag(s + "write_back", at(c.cache, &CacheConfig::write_back),
                      w + ": write-back + write-allocate (else write-through, evict on write hit, no allocate)"));
   }

@@ -239,4 +239,27 @@ TEST(Coalescer, SameAddressAtomicsCountTheMostUpdatedAddressPerLine) {
   EXPECT_EQ(lines[0].atomic_same_address_ops, 8u);
 }
 
+TEST(Coalescer, StoresMarkTheUnitsTheyWriteWhole) {
+  // 32 lanes x 4 bytes from 0x2010: bytes 0x2010..0x208f, over two lines.
+  // Line 0x2000: units 1, 2, 3 whole, unit 0 in part; line 0x2080: unit 0 in part.
+  MemAccess a;
+  a.mask = 0xffffffffu;
+  a.bytes = 4;
+  a.is_store = true;
+  for (uint32_t lane = 0; lane < 32; ++lane) a.addr[lane] = 0x2010 + 4 * lane;
+  std::vector<LineAccess> lines;
+  coalesce(a, 128, 32, lines);
+  ASSERT_EQ(lines.size(), 2u);
+  tlmgpu::memory::mark_fully_written_units(a, 128, lines);
+  EXPECT_EQ(lines[0].sector_mask, 0xfu);
+  EXPECT_EQ(lines[0].full_mask, 0xeu);
+  EXPECT_EQ(lines[1].sector_mask, 0x1u);
+  EXPECT_EQ(lines[1].full_mask, 0x0u);
+  // An inactive lane leaves a hole in its unit.
+  a.mask = 0xffffffffu & ~(1u << 10);  // lane 10 writes 0x2038..0x203b (unit 1)
+  coalesce(a, 128, 32, lines);
+  tlmgpu::memory::mark_fully_written_units(a, 128, lines);
+  EXPECT_EQ(lines[0].full_mask, 0xcu);
+}
+
 }  // namespace

@@ -173,6 +173,34 @@ TEST(L1Cache, StoresWriteThroughWithoutAllocateAndEvictOnHit) {
   EXPECT_EQ(b.stat("hits"), 1);
 }
 
+TEST(L1Cache, AnAllocatingL1MakesWholeWrittenSectorsValidWithoutAFetch) {
+  tlmgpu::core::CacheConfig c = small_l1();
+  c.write_allocate = true;
+  Bench b(c);
+  auto store = [](uint64_t id, uint64_t line, uint32_t mask, uint32_t full) {
+    LineAccess a = line_access(id, AccessKind::Store, line, mask);
+    a.full_mask = full;
+    return a;
+  };
+  b.sm.script = {{10, store(1, 0x800, 0x3, 0x1)},                     // sector 0 whole, sector 1 in part
+                 {11, line_access(2, AccessKind::Load, 0x800, 0x1)},   // hit: no fetch
+                 {12, line_access(3, AccessKind::Load, 0x800, 0x2)},   // the partial sector misses
+                 {13, store(4, 0xa00, 0x4, 0x0)},                       // nothing whole: no allocation
+                 {14, line_access(5, AccessKind::Load, 0xa00, 0x4)},   // miss
+                 {40, store(6, 0x800, 0x4, 0x4)},                       // a hit adds its whole sector
+                 {41, line_access(7, AccessKind::Load, 0x800, 0x7)}};  // all three now valid
+  run_cycles(200);
+  EXPECT_EQ(b.sm.done.at(2), 12u);
+  EXPECT_EQ(b.sm.done.at(3), miss_done(12));
+  EXPECT_EQ(b.sm.done.at(5), miss_done(14));
+  EXPECT_EQ(b.sm.done.at(7), 42u);
+  // Every store still writes through: three stores and two fills below.
+  ASSERT_EQ(b.mem.seen.size(), 5u);
+  EXPECT_EQ(b.stat("write_allocations"), 1);
+  EXPECT_EQ(b.stat("write_evicts"), 0);
+  EXPECT_EQ(b.stat("writes"), 3);
+}
+
 TEST(L1Cache, AtomicsAndBypassingLoadsGoToL2WithoutTouchingTheLine) {
   Bench b;
   LineAccess cg = line_access(3, AccessKind::Load, 0x900, 0x1);

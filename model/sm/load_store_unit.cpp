@@ -9,7 +9,8 @@ LoadStoreUnit::LoadStoreUnit(const core::GpuConfig& config)
     : line_bytes_(config.l1d.line_bytes),
       shared_banks_(config.sm.shared_banks),
       shared_latency_(config.sm.shared_latency),
-      constant_latency_(config.sm.sp.latency) {}
+      constant_latency_(config.sm.sp.latency),
+      stores_allocate_(config.l1d.write_allocate) {}
 
 void LoadStoreUnit::reset() {
   ops_.clear();
@@ -46,6 +47,9 @@ uint64_t LoadStoreUnit::start(const exec::MemAccess& a, bool texture, uint32_t s
       }
       ops_[op] = {slot, pc, uint32_t(lines.size()), 0, true};
       if (a.is_atomic) memory::count_same_address_atomics(a, line_bytes_, lines);
+      // An allocating L1D makes valid only what a store writes whole.
+      if (a.is_store && !a.is_atomic && stores_allocate_ && !texture)
+        memory::mark_fully_written_units(a, line_bytes_, lines);
       for (memory::LineAccess& l : lines) {
         l.id = op;
         l.warp = slot;

@@ -125,6 +125,7 @@ class LoadStoreUnit {
 
   uint32_t line_bytes_;
   uint32_t shared_banks_, shared_latency_, constant_latency_;
+  bool stores_allocate_;  // l1d.write_allocate: stores carry their fully written units
   LineQueue line_queue_;  // FIFO to the L1D
   LineQueue tex_queue_;   // FIFO to the texture cache
   std::vector<MemoryOp> ops_;  // by id: the lines' request id
