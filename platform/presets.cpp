@@ -1,5 +1,8 @@
 #include "platform/presets.h"
 
+#include <map>
+#include <mutex>
+
 #include "platform/config_keys.h"
 
 namespace tlmgpu::platform {
@@ -40,41 +43,48 @@ std::vector<PresetDescription> preset_descriptions() {
 
 namespace {
 
-// Each embedded file is read once per process (a few million instructions
-// of INI parsing), then copied.
-const std::map<std::string, core::GpuConfig>& parsed_presets() {
-  static const std::map<std::string, core::GpuConfig> parsed = [] {
-    std::map<std::string, core::GpuConfig> m;
-    for (const PresetEntry& p : kPresets) {
-      auto file = embedded_preset_files().find(p.name);
-      if (file == embedded_preset_files().end()) continue;  // reported by preset_config
-      // Every key is in a complete file (tests/test_config.cpp checks), so
-      // the default-constructed values underneath do not show through; a
-      // derived preset's few keys go over its base, parsed before it.
-      core::GpuConfig c;
-      if (*p.base) {
-        auto base = m.find(p.base);
-        if (base == m.end()) continue;  // reported by preset_config
-        c = base->second;
-      }
-      load_config_text(c, file->second, "configs/" + std::string(p.name) + ".ini");
-      c.preset = p.name;
-      m.emplace(p.name, std::move(c));
-    }
-    return m;
-  }();
-  return parsed;
+const PresetEntry* find_entry(const std::string& name) {
+  for (const PresetEntry& p : kPresets)
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+// Each embedded file is read when its preset is first asked for (a few
+// million instructions of INI parsing, so a run pays only for its own and
+// its base), then copied. nullptr: the file was not embedded.
+const core::GpuConfig* parsed_preset(const PresetEntry& p) {
+  static std::mutex lock;
+  static std::map<std::string, core::GpuConfig> parsed;
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    auto it = parsed.find(p.name);
+    if (it != parsed.end()) return &it->second;
+  }
+  auto file = embedded_preset_files().find(p.name);
+  if (file == embedded_preset_files().end()) return nullptr;
+  // Every key is in a complete file (tests/test_config.cpp checks), so the
+  // default-constructed values underneath do not show through; a derived
+  // preset's few keys go over its base.
+  core::GpuConfig c;
+  if (*p.base) {
+    const PresetEntry* base = find_entry(p.base);
+    const core::GpuConfig* base_config = base ? parsed_preset(*base) : nullptr;
+    if (!base_config) return nullptr;
+    c = *base_config;
+  }
+  load_config_text(c, file->second, "configs/" + std::string(p.name) + ".ini");
+  c.preset = p.name;
+  std::lock_guard<std::mutex> hold(lock);
+  return &parsed.emplace(p.name, std::move(c)).first->second;  // (a racing first parse keeps the one in place)
 }
 
 }  // namespace
 
 core::GpuConfig preset_config(const std::string& name) {
-  for (const PresetEntry& p : kPresets) {
-    if (name != p.name) continue;
-    auto it = parsed_presets().find(name);
-    if (it == parsed_presets().end())
-      throw ConfigError("preset '" + name + "': configs/" + name + ".ini was not embedded at build time");
-    return it->second;
+  if (const PresetEntry* p = find_entry(name)) {
+    const core::GpuConfig* config = parsed_preset(*p);
+    if (!config) throw ConfigError("preset '" + name + "': configs/" + name + ".ini was not embedded at build time");
+    return *config;
   }
   std::string names;
   for (const PresetEntry& p : kPresets) names += (names.empty() ? "" : ", ") + std::string(p.name);
