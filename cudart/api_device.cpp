@@ -22,11 +22,15 @@ struct DeviceIdentity {
 
 /// Sources: NVIDIA's product pages and the CUDA C Programming Guide's
 /// compute capability table (GTX 480: 2.0, 1536 MB; TITAN X (Pascal): 6.1,
-/// 12 GB). Vortex is not an NVIDIA GPU: it runs the sm_75 PTX the programs
-/// carry, so it reports 7.5, with the 4 GB its FPGA boards have.
+/// 12 GB; Tesla V100: 7.0, 16 GB; GeForce RTX 2060: 7.5, 6 GB; GeForce
+/// RTX 3070: 8.6, 8 GB). Vortex is not an NVIDIA GPU: it runs the sm_75 PTX
+/// the programs carry, so it reports 7.5, with the 4 GB its FPGA boards have.
 DeviceIdentity identity_of(const std::string& preset) {
   if (preset == "gtx480" || preset == "gtx480_14sm") return {"NVIDIA GeForce GTX 480 (tlmgpu model)", 2, 0, 1536ull << 20};
   if (preset == "titanx_pascal") return {"NVIDIA TITAN X (Pascal) (tlmgpu model)", 6, 1, 12ull << 30};
+  if (preset == "qv100") return {"Tesla V100 (tlmgpu model)", 7, 0, 16ull << 30};
+  if (preset == "rtx2060") return {"NVIDIA GeForce RTX 2060 (tlmgpu model)", 7, 5, 6ull << 30};
+  if (preset == "rtx3070") return {"NVIDIA GeForce RTX 3070 (tlmgpu model)", 8, 6, 8ull << 30};
   if (preset == "vortex_1sm") return {"Vortex, one SM (tlmgpu model)", 7, 5, 4ull << 30};
   return {"tlmgpu model", 7, 5, 4ull << 30};
 }

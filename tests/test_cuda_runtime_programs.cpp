@@ -519,6 +519,14 @@ TEST_F(RuntimePrograms, DeviceQueryTitanXPascal) {
                 device_lines(28, 1417000, 49152, 98304, 65536, 2048, 24 * 131072, 12 * 4 * 8, "6.1"));
 }
 
+TEST_F(RuntimePrograms, DeviceQueryQv100) {
+  // qv100.ini: 80 SMs at 1132 MHz, 96 KB shared memory per SM (48 KB per
+  // block), 65536 registers, 2048 threads per SM, 64 L2 slices of 96 KB, 32
+  // HBM2 channels of 16 bytes; a Tesla V100 is compute capability 7.0.
+  expect_output(exec("--mode functional --preset qv100", "rt_device_query"),
+                device_lines(80, 1132000, 49152, 98304, 65536, 2048, 64 * 98304, 32 * 16 * 8, "7.0"));
+}
+
 TEST_F(RuntimePrograms, DeviceQueryFollowsSet) {
   const ProgramRun r = exec("--mode functional --set gpu.num_sms=4", "rt_device_query");
   EXPECT_EQ(r.status, 0) << r;
