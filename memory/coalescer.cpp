@@ -187,24 +187,31 @@ void count_same_address_atomics(const MemAccess& access, uint32_t line_bytes, st
 }
 
 void mark_fully_written_units(const MemAccess& access, uint32_t line_bytes, std::vector<LineAccess>& lines) {
-  // A byte bitmap per line (1024-byte lines at most: 16 words), filled from
-  // every lane's runs, then read 32 bytes (half a word) at a time.
-  std::vector<std::array<uint64_t, 16>> written(lines.size());
-  for (auto& w : written) w.fill(0);
-  const auto line_index = [&](uint64_t line) -> int {
-    for (size_t i = 0; i < lines.size(); ++i)
-      if (lines[i].line_addr == line) return int(i);
-    return -1;
-  };
+  // A byte bitmap per line (1024-byte lines at most: 16 words), set a run of
+  // a lane's bytes at a time, then read 32 bytes (half a word) at a time.
+  // The scratch is per host thread: the SMs of a cycle may run on several.
+  static thread_local std::vector<std::array<uint64_t, 16>> written;
+  written.assign(lines.size(), {});
   for (uint32_t m = access.mask; m; m &= m - 1) {
     const uint32_t lane = uint32_t(__builtin_ctz(m));
     for (uint32_t s = 0; s < access.segments; ++s) {
-      const uint64_t start = access.addr[lane] + uint64_t(s) * access.segment_stride;
-      for (uint64_t a = start; a < start + access.bytes; ++a) {
-        const int li = line_index(a - a % line_bytes);
-        if (li < 0) continue;
-        const uint32_t off = uint32_t(a % line_bytes);
-        written[size_t(li)][off / 64] |= uint64_t(1) << (off % 64);
+      uint64_t a = access.addr[lane] + uint64_t(s) * access.segment_stride;
+      const uint64_t end = a + access.bytes;
+      while (a < end) {
+        const uint64_t line = a - a % line_bytes;
+        const uint64_t upto = std::min(end, line + line_bytes);
+        const auto it = std::find_if(lines.begin(), lines.end(),
+                                     [line](const LineAccess& l) { return l.line_addr == line; });
+        if (it != lines.end()) {
+          std::array<uint64_t, 16>& bits = written[size_t(it - lines.begin())];
+          for (uint64_t off = a - line; off < upto - line;) {  // up to the next word boundary at a time
+            const uint64_t word_end = std::min(upto - line, (off / 64 + 1) * 64);
+            const uint64_t n = word_end - off;
+            bits[off / 64] |= (n == 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1)) << (off % 64);
+            off = word_end;
+          }
+        }
+        a = upto;
       }
     }
   }

@@ -298,7 +298,7 @@ tlm::tlm_sync_enum Interconnect::nb_transport_fw(int port, tlm::tlm_generic_payl
     // stays open (the L1 keeps it, and what follows, in its miss queue) until
     // the cycle before the link has sent enough for it to fit.
     const uint64_t fits = until + packet_flits - capacity;  // > arrive
-    held_[size_t(port)] = {&payload, fits};
+    held_[size_t(port)] = {&payload, fits, packet_flits};
     held_ports_.push_back(uint32_t(port));
     ++withheld_end_requests_;
     input_buffer_full_cycles_ += fits - arrive;
@@ -351,10 +351,9 @@ void Interconnect::accept_held(uint64_t now) {
       continue;
     }
     tlm::tlm_generic_payload& payload = *h.payload;
-    const uint64_t arrive = h.fits;
+    const HeldRequest held = h;
     h = {};
-    auto* ext = payload.get_extension<MemRequestExtension>();
-    accept_request(port, payload, arrive, flits(request_bytes(ext->kind, ext->sector_mask)), now);
+    accept_request(port, payload, held.fits, held.flits, now);
     tlm::tlm_phase phase = tlm::END_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     // (An initiator that sends its next request from here, in the same

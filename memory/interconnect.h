@@ -249,6 +249,7 @@ class Interconnect : public engine::ClockedModule, public core::StatsProvider {
   struct HeldRequest {
     tlm::tlm_generic_payload* payload = nullptr;
     uint64_t fits = 0;
+    uint32_t flits = 0;
   };
   std::vector<HeldRequest> held_;
   std::vector<uint32_t> held_ports_;  ///< the ports with a held request

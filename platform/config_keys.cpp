@@ -823,8 +823,7 @@ void validate_config(const GpuConfig& config) {
       if (uint64_t(kb.back()) * 1024 < sm.shared_bytes)
         errors.push_back("sm.shared_carveouts_kb: the largest, " + n(kb.back()) + " KB, must hold sm.shared_bytes = " +
                          n(sm.shared_bytes));
-      if (config.l1d.ways != 0 &&
-          std::lround(double(config.l1d.ways) * (1.0 - double(kb.back()) * 1024.0 / sm.unified_l1_bytes)) < 1)
+      if (config.l1d.ways != 0 && carveout_l1_ways(config, kb.back()) < 1)
         errors.push_back("sm.shared_carveouts_kb: the largest, " + n(kb.back()) + " KB, leaves the L1D no way of " +
                          n(config.l1d.ways));
     }

@@ -101,6 +101,11 @@ bool parse_carveouts(const std::string& text, std::vector<uint32_t>& kb, std::st
   return true;
 }
 
+uint32_t carveout_l1_ways(const core::GpuConfig& config, uint32_t shared_kb) {
+  const double left = 1.0 - double(shared_kb) * 1024.0 / double(config.sm.unified_l1_bytes);
+  return uint32_t(std::max(0L, std::lround(double(config.l1d.ways) * left)));
+}
+
 L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas) {
   std::vector<uint32_t> options;
   std::string error;
@@ -114,8 +119,7 @@ L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_ct
       c.shared_kb = kb;
       break;
     }
-  const double array = double(config.sm.unified_l1_bytes);
-  c.l1_ways = uint32_t(std::lround(double(config.l1d.ways) * (1.0 - double(c.shared_kb) * 1024.0 / array)));
+  c.l1_ways = carveout_l1_ways(config, c.shared_kb);
   c.l1_bytes = uint32_t(uint64_t(config.l1d.size_bytes) / config.l1d.ways * c.l1_ways);
   return c;
 }

@@ -61,6 +61,10 @@ struct L1Carveout {
 /// `error` set on bad text.
 bool parse_carveouts(const std::string& text, std::vector<uint32_t>& kb, std::string& error);
 
+/// The L1D ways a carve-out of `shared_kb` leaves of the unified array:
+/// round(l1d.ways x (1 - carve-out / array)).
+uint32_t carveout_l1_ways(const core::GpuConfig& config, uint32_t shared_kb);
+
 /// GPGPU-Sim's adaptive carve-out (shader_core_config::max_cta): the first
 /// carve-out that holds `resident_ctas` CTAs of `shared_per_cta` bytes; the
 /// L1D keeps its sets and round(ways x (1 - carve-out / array)) of its
