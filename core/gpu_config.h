@@ -125,6 +125,9 @@ struct DramConfig {
   uint32_t tCDLR = 0;                ///< end of write data to read command
   uint32_t tRTPL = 0;                ///< read to precharge, same bank group
   uint32_t turnaround = 0;           ///< idle bus cycles from the end of read data to write data
+  /// HBM: separate row and column command buses, so an activate or precharge
+  /// and a read or write can issue in the same cycle (else one command a cycle).
+  bool dual_command_bus = false;
   /// Requests the channel's FR-FCFS scheduler holds; while it is full the
   /// channel withholds END_REQ, so the L2 slices keep the next ones.
   uint32_t queue_depth = 32;

@@ -146,8 +146,9 @@ uint32_t ctas_per_sm(CudaRuntime& rt, tlmgpu::cudart::RegisteredKernel& k, uint3
   const uint32_t static_shared = rt.function_of(k).static_shared_bytes;
   const uint32_t regs = rt.registers_of(k);
   try {
-    return tlmgpu::platform::compute_occupancy(rt.config().sm, k.name, threads,
-                                               uint32_t(static_shared + dynamic_shared), regs,
+    const uint32_t shared = uint32_t(static_shared + dynamic_shared);
+    return tlmgpu::platform::compute_occupancy(tlmgpu::platform::launch_sm(rt.config(), shared, k.preferred_carveout),
+                                               k.name, threads, shared, regs,
                                                tlmgpu::platform::RegisterSource::Launch)
         .ctas_per_sm;
   } catch (const tlmgpu::platform::LaunchError&) {
@@ -297,7 +298,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
         k.max_dynamic_shared >= 0
             ? k.max_dynamic_shared
             : int(tlmgpu::platform::max_shared_bytes_per_cta(rt.config()) - f.static_shared_bytes);
-    attr->preferredShmemCarveout = -1;
+    attr->preferredShmemCarveout = k.preferred_carveout;
   });
 }
 
@@ -310,7 +311,13 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
         throw CudaFailure(cudaErrorInvalidValue, std::to_string(value) + " bytes of dynamic shared memory (the " +
                                                      rt.config().preset + " preset allows " + std::to_string(limit) + ")");
       k.max_dynamic_shared = value;
-    } else if (attr != cudaFuncAttributePreferredSharedMemoryCarveout) {
+    } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+      // cudaSharedmemCarveoutDefault (-1), MaxL1 (0) .. MaxShared (100)
+      if (value < -1 || value > 100)
+        throw CudaFailure(cudaErrorInvalidValue,
+                          "preferred shared-memory carve-out " + std::to_string(value) + " (a percentage 0..100, or -1)");
+      k.preferred_carveout = value;
+    } else {
       throw CudaFailure(cudaErrorInvalidValue, "function attribute " + std::to_string(int(attr)));
     }
   });

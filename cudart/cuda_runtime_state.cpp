@@ -508,6 +508,7 @@ void CudaRuntime::launch(RegisteredKernel& k, dim3 grid, dim3 block, void** args
   // The cubin's register counts become the kernels' recorded counts, which
   // a launch given 0 uses (as for the workloads' own launches).
   registers_of(k);
+  dev.set_preferred_shared_carveout(m, k.name, k.preferred_carveout);
   LaunchRecord record;
   record.kernel = k.name;
   record.grid = {grid.x, grid.y, grid.z};

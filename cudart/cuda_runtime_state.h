@@ -56,6 +56,8 @@ struct RegisteredKernel {
   std::string name;  ///< mangled, as in the PTX
   /// cudaFuncSetAttribute(MaxDynamicSharedMemorySize): what the program opted into.
   int max_dynamic_shared = -1;
+  /// cudaFuncSetAttribute(PreferredSharedMemoryCarveout): percent of the largest carve-out, -1 none.
+  int preferred_carveout = -1;
 };
 
 /// A __device__, __constant__ or __managed__ variable the program registered.

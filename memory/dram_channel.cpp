@@ -56,7 +56,9 @@ void DramChannel::begin_device() {
   for (Bank& b : banks_) b = Bank{};
   for (BankGroup& g : groups_) g = BankGroup{};
   clock_ = last_sample_ = 0;
-  command_free_ = column_ready_ = activate_ready_ = read_ready_ = write_data_ready_ = bus_free_ = 0;
+  row_command_free_ = column_command_free_ = column_ready_ = activate_ready_ = read_ready_ = write_data_ready_ =
+      bus_free_ = 0;
+  last_column_command_ = kNever;
 }
 
 tlm::tlm_sync_enum DramChannel::nb_transport_fw(int port, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -209,7 +211,14 @@ void DramChannel::issue(uint32_t b, Command command, uint64_t t, uint64_t now) {
   Bank& bank = banks_[b];
   BankGroup& group = groups_[b & group_mask_];
   Request& r = slots_[bank.active];
-  command_free_ = t + 1;  // one command per cycle on the command bus
+  // One command per cycle on each command bus; HBM's row and column buses are apart.
+  const bool column_command = command >= Command::kRead;
+  if (column_command || !config_.dual_command_bus) column_command_free_ = t + 1;
+  if (!column_command || !config_.dual_command_bus) row_command_free_ = t + 1;
+  if (column_command)
+    last_column_command_ = t;
+  else if (last_column_command_ == t)
+    ++paired_row_commands_;
   if (command == Command::kActivate) {
     if (activate_ready_ == t && std::max(bank.activate_ready, r.taken) < t) ++rrd_delays_;
     ++activates_;
@@ -294,9 +303,9 @@ uint64_t DramChannel::advance(uint64_t limit, uint64_t now) {
     // The earliest command any busy bank can issue: columns (row hits) before
     // row commands in one cycle, then the oldest request.
     uint64_t bound[4];  // channel-wide bounds by Command, and the command bus
-    bound[size_t(Command::kActivate)] = std::max({activate_ready_, command_free_, t});
-    bound[size_t(Command::kPrecharge)] = std::max(command_free_, t);
-    const uint64_t column = std::max({column_ready_, command_free_, t});
+    bound[size_t(Command::kActivate)] = std::max({activate_ready_, row_command_free_, t});
+    bound[size_t(Command::kPrecharge)] = std::max(row_command_free_, t);
+    const uint64_t column = std::max({column_ready_, column_command_free_, t});
     bound[size_t(Command::kRead)] = std::max({column, read_ready_, at_least_zero(bus_free_, config_.tCL)});
     bound[size_t(Command::kWrite)] =
         std::max(column, at_least_zero(std::max(write_data_ready_, bus_free_), config_.tWL));
@@ -373,6 +382,8 @@ void DramChannel::report_stats(core::StatReport& out) const {
           "column commands delayed by tCCDL alone (same bank group as the last column command)");
   out.add("turnaround_delays", turnaround_delays_, Unit::Count,
           "column commands delayed by the bus turnaround alone (read after write, write after read)");
+  out.add("paired_row_commands", paired_row_commands_, Unit::Count,
+          "activates and precharges issued in the same DRAM cycle as a column command (dram.dual_command_bus)");
   out.add("rrd_delays", rrd_delays_, Unit::Count, "activates delayed by tRRD alone (the last activate of the channel)");
 }
 

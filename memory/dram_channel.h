@@ -1,5 +1,6 @@
-// One DRAM channel (GDDR5-like): banks in bank groups with open-row buffers,
-// an FR-FCFS request queue, one command bus and one shared data bus, timed in
+// One DRAM channel (GDDR5 / GDDR6 / HBM2): banks in bank groups with
+// open-row buffers, an FR-FCFS request queue, one command bus (or HBM's
+// separate row and column command buses) and one shared data bus, timed in
 // the DRAM's own command clock.
 #pragma once
 
@@ -179,7 +180,11 @@ class DramChannel : public engine::ClockedModule, public core::StatsProvider {
   uint64_t epoch_ = 0;  ///< core cycle of DRAM cycle 0 (the device's first cycle)
   uint64_t earlier_dram_cycles_ = 0;  ///< DRAM cycles of earlier devices
   uint64_t clock_ = 0;  ///< the first DRAM cycle not yet run
-  uint64_t command_free_ = 0, column_ready_ = 0, activate_ready_ = 0;  ///< command bus, tCCD, tRRD
+  /// The first cycles a row (activate, precharge) and a column (read, write) command may use their command bus:
+  /// one bus for both, or one each with dram.dual_command_bus.
+  uint64_t row_command_free_ = 0, column_command_free_ = 0;
+  uint64_t column_ready_ = 0, activate_ready_ = 0;  ///< tCCD, tRRD
+  uint64_t last_column_command_ = kNever;           ///< DRAM cycle of the last column command
   uint64_t read_ready_ = 0;        ///< end of write data + tCDLR
   uint64_t write_data_ready_ = 0;  ///< end of read data + turnaround
   uint64_t bus_free_ = 0;
@@ -187,6 +192,7 @@ class DramChannel : public engine::ClockedModule, public core::StatsProvider {
   uint64_t row_hits_ = 0, row_misses_ = 0, reads_ = 0, writes_ = 0, activates_ = 0, precharges_ = 0;
   uint64_t bytes_moved_ = 0, bytes_requested_ = 0;
   uint64_t ccdl_delays_ = 0, turnaround_delays_ = 0, rrd_delays_ = 0;
+  uint64_t paired_row_commands_ = 0;
   uint64_t last_sample_ = 0, queue_area_ = 0, queue_cycles_ = 0;
   uint64_t bank_busy_cycles_ = 0, any_busy_cycles_ = 0;
   uint64_t latency_sum_ = 0, bus_busy_cycles_ = 0;

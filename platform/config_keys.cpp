@@ -296,6 +296,9 @@ std::vector<KeySpec> build_key_table() {
   };
   for (const TimingRow& r : timings)
     t.push_back(range(r.key, "DRAM cycles", r.min, 1000, dram(r.member), r.what));
+  t.push_back(flag("dram.dual_command_bus", at(&GpuConfig::dram, &DramConfig::dual_command_bus),
+                   "separate row and column command buses (HBM): an activate or precharge and a read or write may "
+                   "issue in the same DRAM cycle; false: one command per cycle"));
   t.push_back(range("dram.queue_depth", "", 1, 4096, dram(&DramConfig::queue_depth),
                     "requests the channel's scheduler can hold; while full, the channel accepts no request"));
   t.push_back(pow2("dram.interleave_bytes", "bytes", 32, 1 << 20, dram(&DramConfig::interleave_bytes),

@@ -24,6 +24,7 @@ struct GpuDevice::LoadedModule {
   /// written there reaches the bank at the next launch (0: none).
   uint64_t const_mirror = 0;
   std::map<std::string, uint32_t> kernel_registers;  // set_kernel_registers: ptxas's counts
+  std::map<std::string, int> preferred_carveouts;    // set_preferred_shared_carveout: percent
 };
 
 namespace {
@@ -283,6 +284,16 @@ void GpuDevice::set_kernel_registers(ModuleHandle m, const std::string& kernel, 
   lm.kernel_registers[kernel] = regs_per_thread;
 }
 
+void GpuDevice::set_preferred_shared_carveout(ModuleHandle m, const std::string& kernel, int percent) {
+  LoadedModule& lm = loaded(m);
+  if (!lm.module.function_index.count(kernel))
+    throw LaunchError("module '" + lm.module.file + "' has no kernel '" + kernel + "'");
+  if (percent < -1 || percent > 100)
+    throw LaunchError("preferred shared-memory carve-out of '" + kernel + "': " + std::to_string(percent) +
+                      " (a percentage 0..100, or -1 for none)");
+  lm.preferred_carveouts[kernel] = percent;
+}
+
 const ptx::Function& GpuDevice::entry(const LoadedModule& lm, const std::string& kernel) const {
   const ptx::Module& mod = lm.module;
   auto it = mod.function_index.find(kernel);
@@ -386,6 +397,8 @@ void GpuDevice::run_launch(LoadedModule& lm, const ptx::Function& k, Dim3 grid, 
   ctx.shared_bytes = uint32_t(shared);
   ctx.shared_window_bytes = mod.static_shared_bytes + dynamic_shared_bytes;
   ctx.local_bytes_per_thread = mod.local_bytes_per_thread;
+  if (const auto pref = lm.preferred_carveouts.find(k.name); pref != lm.preferred_carveouts.end())
+    ctx.preferred_shared_carveout = pref->second;
   ctx.divergence = options_.divergence;
   ctx.num_sms = options_.config.num_sms;
   ctx.grid_id = uint32_t(stats_.kernels_launched + 1);
@@ -435,8 +448,8 @@ void GpuDevice::prepare_cooperative(const ptx::Function& k, exec::KernelContext&
   uint32_t regs = options_.regs_per_thread ? options_.regs_per_thread
                                            : regs_per_thread ? regs_per_thread : k.regs_per_thread;
   regs = std::min(std::max(regs, 1u), cfg.sm.max_regs_per_thread);
-  const Occupancy occ = compute_occupancy(cfg.sm, k.name, uint32_t(ctx.block.count()), ctx.shared_bytes, regs,
-                                          RegisterSource::Estimate);
+  const Occupancy occ = compute_occupancy(launch_sm(cfg, ctx.shared_bytes, ctx.preferred_shared_carveout), k.name,
+                                          uint32_t(ctx.block.count()), ctx.shared_bytes, regs, RegisterSource::Estimate);
   const uint64_t fit = uint64_t(occ.ctas_per_sm) * cfg.num_sms;
   if (ctx.grid.count() > fit)
     throw LaunchError("cooperative launch of '" + k.name + "': the grid's " + std::to_string(ctx.grid.count()) +

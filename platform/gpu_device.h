@@ -228,6 +228,13 @@ class GpuDevice {
   /// of their own use it instead of the PTX estimate. LaunchError for an
   /// unknown kernel.
   void set_kernel_registers(ModuleHandle m, const std::string& kernel, uint32_t regs_per_thread);
+  /// cudaFuncAttributePreferredSharedMemoryCarveout for `kernel` of module
+  /// `m`: the percent (0..100) of the largest shared-memory carve-out its
+  /// launches prefer, -1 for none. On a preset with a unified L1D / shared
+  /// array it sets the launches' carve-out and with it their CTAs per SM
+  /// (platform/occupancy.h, choose_carveout); elsewhere it changes nothing,
+  /// as on GPUs without one. LaunchError for an unknown kernel or percent.
+  void set_preferred_shared_carveout(ModuleHandle m, const std::string& kernel, int percent);
   /// launch() with the kernel's parameter buffer as it is laid out in
   /// memory (a launch descriptor's): LaunchError unless its size is the
   /// kernel's parameter size.

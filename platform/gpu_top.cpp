@@ -397,7 +397,7 @@ void GpuTop::start(const exec::KernelContext& ctx, const std::vector<sm::Instruc
   clocked_ctx_.clock = &last_tick_cycle_;
   ptx_source_ = std::make_unique<sm::PtxKernelSource>(clocked_ctx_, timing);
   start_source(ctx.kernel->name, ctx.grid, uint32_t(ctx.block.count()), ctx.shared_bytes, *ptx_source_,
-               regs_per_thread, regs_source, limits);
+               regs_per_thread, regs_source, limits, ctx.preferred_shared_carveout);
   // A memory that stages copies keeps one instruction's staging for all SMs.
   parallel_launch_ = !(ctx.global && ctx.global->may_stage());
   // Write requests carry the bytes of global memory (never staged copies,
@@ -415,9 +415,11 @@ TimingLaunchStats GpuTop::run(const std::string& kernel_name, exec::Dim3 grid, u
 
 void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta,
                           uint32_t shared_bytes, const sm::KernelInstructionSource& source,
-                          uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits) {
+                          uint32_t regs_per_thread, RegisterSource regs_source, const WatchdogLimits& limits,
+                          int preferred_carveout) {
   // Throws LaunchError when not even one CTA fits.
-  occupancy_ = compute_occupancy(config_.sm, kernel_name, threads_per_cta, shared_bytes, regs_per_thread, regs_source);
+  occupancy_ = compute_occupancy(launch_sm(config_, shared_bytes, preferred_carveout), kernel_name, threads_per_cta,
+                                 shared_bytes, regs_per_thread, regs_source);
   parallel_launch_ = true;
   memory_->take_write_data_from(nullptr);  // a trace has no functional memory
   sm::SmLaunch launch;
@@ -427,12 +429,15 @@ void GpuTop::start_source(const std::string& kernel_name, exec::Dim3 grid, uint3
   launch.warps_per_cta = occupancy_.warps_per_cta;
   launch.regs_per_cta = occupancy_.regs_per_cta;
   launch.shared_per_cta = shared_bytes;
-  // A unified L1D / shared array splits for this launch's resident CTAs
-  // (those of a grid too small to fill every SM at its occupancy: fewer).
+  // A unified L1D / shared array splits for the kernel's preferred carve-out,
+  // else for this launch's resident CTAs (those of a grid too small to fill
+  // every SM at its occupancy: fewer).
   if (config_.sm.unified_l1_bytes != 0) {
     const uint64_t ctas = grid.count(), sms = sms_.size();
     const uint32_t resident = uint32_t(std::min<uint64_t>(occupancy_.ctas_per_sm, (ctas + sms - 1) / sms));
-    const L1Carveout split = choose_carveout(config_, shared_bytes, resident);
+    const L1Carveout split = choose_carveout(config_, shared_bytes, resident, preferred_carveout);
+    carveout_kb_ = int32_t(split.shared_kb);
+    carveout_l1d_bytes_ = split.l1_bytes;
     for (auto& sm : sms_) sm->l1d().set_ways(split.l1_ways);
   }
   // The L1s are not coherent: like GPUs between kernels, start them empty.
@@ -482,6 +487,8 @@ TimingLaunchStats GpuTop::finish() {
   rec.faulted = failure_ != nullptr;
   rec.last_cta_execution_time = rec.faulted ? 0 : dispatcher_->last_cta_execution_time();
   rec.occupancy = occupancy_;
+  rec.shared_carveout_kb = carveout_kb_;
+  rec.l1d_bytes = carveout_l1d_bytes_;
   for (const CtaDispatcher::CtaRecord& c : dispatcher_->cta_records())
     rec.ctas.push_back({c.sm, c.start >= start_cycle_ ? c.start - start_cycle_ : 0,
                         c.end >= start_cycle_ ? c.end - start_cycle_ : 0});

@@ -139,7 +139,7 @@ class GpuTop : public engine::ClockedModule {
   /// The launch state set up for a source (both run() overloads and start()).
   void start_source(const std::string& kernel_name, exec::Dim3 grid, uint32_t threads_per_cta, uint32_t shared_bytes,
                     const sm::KernelInstructionSource& source, uint32_t regs_per_thread, RegisterSource regs_source,
-                    const WatchdogLimits& limits);
+                    const WatchdogLimits& limits, int preferred_carveout = -1);
   /// The memory modules have nothing to do, and nothing is in flight below the L2.
   bool memory_idle() const;
   void watchdog(uint64_t now);
@@ -182,6 +182,8 @@ class GpuTop : public engine::ClockedModule {
   exec::KernelContext clocked_ctx_;                 // start(): the context with %clock wired to the tick cycle
   std::unique_ptr<sm::KernelInstructionSource> ptx_source_;  // start(): the launch's PTX source
   Occupancy occupancy_;                             // of the running launch
+  int32_t carveout_kb_ = -1;                        // its shared-memory carve-out (-1: no unified array)
+  uint32_t carveout_l1d_bytes_ = 0;
   uint64_t insts_before_ = 0, thread_insts_before_ = 0;
   std::string kernel_name_;
   uint64_t watchdog_ticks_ = 0, watchdog_progress_ = 0, watchdog_insts_ = 0, watchdog_limit_ = 0;

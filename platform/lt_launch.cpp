@@ -19,7 +19,8 @@ void run_lt_launch(const DeviceOptions& options, const exec::KernelContext& ctx,
     source = RegisterSource::Launch;
   }
   // Checked before running, as timing mode does: a CTA that fits no SM is a LaunchError.
-  const Occupancy occupancy = compute_occupancy(options.config.sm, ctx.kernel->name, uint32_t(ctx.block.count()),
+  const Occupancy occupancy = compute_occupancy(launch_sm(options.config, ctx.shared_bytes, ctx.preferred_shared_carveout),
+                                                ctx.kernel->name, uint32_t(ctx.block.count()),
                                                 ctx.shared_bytes, regs, source);
   record = LtLaunchRecord{};
   record.kernel = ctx.kernel->name;

@@ -106,22 +106,36 @@ uint32_t carveout_l1_ways(const core::GpuConfig& config, uint32_t shared_kb) {
   return uint32_t(std::max(0L, std::lround(double(config.l1d.ways) * left)));
 }
 
-L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas) {
+L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas,
+                           int preferred_percent) {
   std::vector<uint32_t> options;
   std::string error;
   if (!parse_carveouts(config.sm.shared_carveouts_kb, options, error) || options.empty())
     throw std::invalid_argument("sm.shared_carveouts_kb: " + error);
-  const uint64_t demand = uint64_t(shared_per_cta) * resident_ctas;
+  const auto first_holding = [&](uint64_t bytes) {
+    for (uint32_t kb : options)
+      if (uint64_t(kb) * 1024 >= bytes) return kb;
+    return options.back();  // validate_config: the last holds sm.shared_bytes
+  };
   L1Carveout c;
-  c.shared_kb = options.back();  // validate_config: the last holds sm.shared_bytes
-  for (uint32_t kb : options)
-    if (uint64_t(kb) * 1024 >= demand) {
-      c.shared_kb = kb;
-      break;
-    }
+  if (preferred_percent >= 0) {
+    // A percentage of the largest carve-out, in bytes, rounded up.
+    const uint64_t wanted = (uint64_t(options.back()) * 1024 * uint64_t(std::min(preferred_percent, 100)) + 99) / 100;
+    c.shared_kb = std::max(first_holding(wanted), first_holding(shared_per_cta));
+  } else {
+    c.shared_kb = first_holding(uint64_t(shared_per_cta) * resident_ctas);
+  }
   c.l1_ways = carveout_l1_ways(config, c.shared_kb);
   c.l1_bytes = uint32_t(uint64_t(config.l1d.size_bytes) / config.l1d.ways * c.l1_ways);
   return c;
+}
+
+core::SmConfig launch_sm(const core::GpuConfig& config, uint32_t shared_per_cta, int preferred_percent) {
+  core::SmConfig sm = config.sm;
+  if (preferred_percent >= 0 && config.sm.unified_l1_bytes != 0)
+    sm.shared_bytes =
+        std::min(sm.shared_bytes, choose_carveout(config, shared_per_cta, 1, preferred_percent).shared_kb * 1024);
+  return sm;
 }
 
 }  // namespace tlmgpu::platform

@@ -65,11 +65,23 @@ bool parse_carveouts(const std::string& text, std::vector<uint32_t>& kb, std::st
 /// round(l1d.ways x (1 - carve-out / array)).
 uint32_t carveout_l1_ways(const core::GpuConfig& config, uint32_t shared_kb);
 
-/// GPGPU-Sim's adaptive carve-out (shader_core_config::max_cta): the first
-/// carve-out that holds `resident_ctas` CTAs of `shared_per_cta` bytes; the
-/// L1D keeps its sets and round(ways x (1 - carve-out / array)) of its
-/// ways. Requires config.sm.unified_l1_bytes != 0 (validate_config checks
-/// the rest).
-L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas);
+/// The carve-out of a launch on a unified array. Without a preference
+/// (`preferred_percent` < 0), GPGPU-Sim's adaptive rule
+/// (shader_core_config::max_cta): the first carve-out that holds
+/// `resident_ctas` CTAs of `shared_per_cta` bytes. With one
+/// (cudaFuncAttributePreferredSharedMemoryCarveout, percent of the largest
+/// carve-out), the CUDA guide's rule: the first carve-out at least that
+/// large ("the next larger capacity is used"), raised to the first that holds
+/// one CTA when it does not. The L1D keeps its sets and round(ways x (1 -
+/// carve-out / array)) of its ways. Requires config.sm.unified_l1_bytes != 0
+/// (validate_config checks the rest).
+L1Carveout choose_carveout(const core::GpuConfig& config, uint32_t shared_per_cta, uint32_t resident_ctas,
+                           int preferred_percent = -1);
+
+/// The SM as a launch sees it for occupancy: with a preferred carve-out
+/// (`preferred_percent` 0..100) on a unified array, its shared memory is
+/// that launch's carve-out (choose_carveout), so the preference can lower
+/// the CTAs per SM; otherwise config.sm as it is.
+core::SmConfig launch_sm(const core::GpuConfig& config, uint32_t shared_per_cta, int preferred_percent);
 
 }  // namespace tlmgpu::platform

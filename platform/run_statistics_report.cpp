@@ -143,6 +143,10 @@ void add_timing_statistics(RunStatistics& stats, const core::GpuConfig& config, 
                    {"last_cta_execution_time", l.last_cta_execution_time},
                    {"occupancy", occupancy},
                    {"ctas", ctas}};
+    if (l.shared_carveout_kb >= 0) {  // a unified L1D / shared array only
+      launch["shared_carveout_kb"] = l.shared_carveout_kb;
+      launch["l1d_bytes"] = l.l1d_bytes;
+    }
     if (l.faulted) launch["faulted"] = true;  // only then: completed launches' entries stay as they were
     launches.push_back(std::move(launch));
   }
@@ -198,7 +202,7 @@ void print_statistics_descriptions(std::ostream& out) {
       {"ipc", {"average", "thread_insts / sim_cycles"}},
       {"host_seconds", {"seconds", "host time of the run (not a simulated quantity)"}},
       {"warp_insts_per_host_second", {"average", "simulation speed: warp_insts / host_seconds"}},
-      {"launches", {"list", "per launch: kernel, cycles, last CTA's execution time, occupancy, each CTA's SM, start and end"}},
+      {"launches", {"list", "per launch: kernel, cycles, last CTA's execution time, occupancy, each CTA's SM, start and end; on a unified L1D / shared array its shared_carveout_kb and l1d_bytes"}},
   };
   for (const auto& [name, line] : totals) lines.emplace(name, line);
   core::StatDescriptions descriptions;

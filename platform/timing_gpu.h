@@ -78,6 +78,10 @@ struct TimingLaunchRecord {
   uint64_t cycles = 0;
   uint64_t last_cta_execution_time = 0;  ///< last CTA's dispatch to the kernel's end (seed 002)
   Occupancy occupancy;  ///< CTAs per SM and what limits them
+  /// A unified L1D / shared array (sm.unified_l1_bytes): the launch's
+  /// shared-memory carve-out and the L1D left (choose_carveout); -1 / 0 without one.
+  int32_t shared_carveout_kb = -1;
+  uint32_t l1d_bytes = 0;
   bool faulted = false;  ///< ended in a device fault: cycles up to it
   struct Cta {
     uint32_t sm = 0;

@@ -182,6 +182,45 @@ TEST_F(RuntimePrograms, FunctionAttributesAndDynamicSharedMemory) {
                 "func_attributes: ok\n");
 }
 
+TEST_F(RuntimePrograms, PreferredCarveoutSetsTheLaunchesSharedMemoryAndOccupancy) {
+  // qv100: 8 KB CTAs of 256 threads. No preference: 8 CTAs per SM (threads),
+  // and the adaptive rule gives the 8 resident CTAs 64 KB. 25 % of 96 KB is
+  // 24 KB, rounded up to the 32 KB carve-out: 4 CTAs. 0 % (MaxL1): the 0 KB
+  // carve-out is raised to the first that holds one CTA, 8 KB: 1 CTA.
+  const ProgramRun r = exec("--mode timing --preset qv100 --stats '" + tmp("s.json") + "'", "rt_carveout");
+  expect_output(r,
+                "carveout: default occupancy=8\n"
+                "carveout: 25% occupancy=4\n"
+                "carveout: 0% occupancy=1\n"
+                "carveout: ok\n");
+  const json s = load("s.json");
+  const json& launches = s["launches"];
+  ASSERT_EQ(launches.size(), 3u);
+  const uint32_t want_kb[] = {64, 32, 8}, want_ctas[] = {8, 4, 1};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(launches[i]["shared_carveout_kb"], want_kb[i]) << i;
+    // The L1D keeps the rest of the 128 KB array.
+    EXPECT_EQ(launches[i]["l1d_bytes"], (128 - want_kb[i]) * 1024) << i;
+    EXPECT_EQ(launches[i]["occupancy"]["ctas_per_sm"], want_ctas[i]) << i;
+  }
+  // Fewer CTAs at once on the same grid: the kernel takes longer.
+  EXPECT_GT(launches[2]["cycles"].get<uint64_t>(), launches[0]["cycles"].get<uint64_t>());
+}
+
+TEST_F(RuntimePrograms, PreferredCarveoutChangesNothingWithoutAUnifiedArray) {
+  // gtx480: 48 KB of shared memory of its own; 6 CTAs of 256 threads whatever the preference.
+  const ProgramRun r = exec("--mode timing --stats '" + tmp("s.json") + "'", "rt_carveout");
+  expect_output(r,
+                "carveout: default occupancy=6\n"
+                "carveout: 25% occupancy=6\n"
+                "carveout: 0% occupancy=6\n"
+                "carveout: ok\n");
+  for (const json& l : load("s.json")["launches"]) {
+    EXPECT_FALSE(l.contains("shared_carveout_kb"));
+    EXPECT_EQ(l["occupancy"]["ctas_per_sm"], 6);
+  }
+}
+
 TEST_F(RuntimePrograms, ParametersOver4KB) {
   expect_output(exec("--mode functional", "rt_big_params"), "big_params: bytes=8200 sum=6119595.0\nbig_params: ok\n");
 }

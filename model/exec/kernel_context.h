@@ -41,6 +41,10 @@ struct KernelContext {
   /// kernel's variables) + dynamic. At least shared_bytes.
   uint32_t shared_window_bytes = 0;
   uint32_t local_bytes_per_thread = 0;
+  /// cudaFuncAttributePreferredSharedMemoryCarveout: percent of the largest
+  /// shared-memory carve-out the kernel prefers (0..100); -1: none, the
+  /// carve-out follows the kernel's shared memory (platform/occupancy.h).
+  int preferred_shared_carveout = -1;
   DivergenceMode divergence = DivergenceMode::Ipdom;
   uint32_t num_sms = 1;
   uint32_t grid_id = 0;
