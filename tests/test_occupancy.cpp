@@ -111,6 +111,29 @@ TEST(Carveout, TheFirstCarveoutThatHoldsTheResidentCtasSharedMemory) {
   }
 }
 
+TEST(Carveout, APreferenceRoundsUpToTheNextCarveoutAndHoldsAtLeastOneCta) {
+  // The CUDA guide's rule on qv100 (carve-outs 0..96 KB): 50 % of 96 KB is
+  // 48 KB, "rounded up to 64 KB"; 100 % is 96 KB; 0 % is 0 KB unless a CTA
+  // needs more; the resident CTAs do not matter.
+  const tlmgpu::core::GpuConfig qv = preset_config("qv100");
+  struct Case {
+    int percent;
+    uint32_t shared_per_cta, resident, carveout_kb;
+  };
+  for (const Case& c : {Case{50, 0, 32, 64}, Case{100, 0, 1, 96}, Case{0, 0, 32, 0}, Case{0, 8193, 4, 16},
+                        Case{25, 1024, 32, 32}, Case{9, 0, 1, 16}, Case{8, 0, 1, 8}, Case{34, 40 << 10, 1, 64}}) {
+    const auto got = tlmgpu::platform::choose_carveout(qv, c.shared_per_cta, c.resident, c.percent);
+    EXPECT_EQ(got.shared_kb, c.carveout_kb) << c.percent << "% " << c.shared_per_cta;
+    EXPECT_EQ(got.l1_bytes, (128 - c.carveout_kb) * 1024) << c.percent << "% " << c.shared_per_cta;
+  }
+  // The SM the occupancy sees: its shared memory is the carve-out; without a
+  // preference, or without a unified array, it is sm.shared_bytes.
+  EXPECT_EQ(tlmgpu::platform::launch_sm(qv, 8192, 25).shared_bytes, 32u * 1024);
+  EXPECT_EQ(tlmgpu::platform::launch_sm(qv, 8192, -1).shared_bytes, qv.sm.shared_bytes);
+  const tlmgpu::core::GpuConfig fermi = preset_config("gtx480");
+  EXPECT_EQ(tlmgpu::platform::launch_sm(fermi, 8192, 0).shared_bytes, fermi.sm.shared_bytes);
+}
+
 TEST(Carveout, BadCarveoutListsAreConfigurationErrors) {
   std::vector<uint32_t> kb;
   std::string error;
