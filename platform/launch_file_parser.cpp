@@ -385,8 +385,8 @@ class Parser {
   }
 
   LaunchSpec parse_launch(const json& v, const std::string& path) {
-    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "regs_per_thread", "cooperative", "args",
-                             "expect_fault"});
+    ck_.allow_keys(v, path, {"kernel", "grid", "block", "shared_bytes", "regs_per_thread",
+                             "preferred_shared_carveout", "cooperative", "args", "expect_fault"});
     LaunchSpec l;
     l.path = path;
     l.kernel = ck_.string(ck_.require(v, "kernel", path), key_path(path, "kernel"));
@@ -396,6 +396,8 @@ class Parser {
       l.shared_bytes = uint32_t(ck_.unsigned_int(*s, key_path(path, "shared_bytes"), 0, std::numeric_limits<uint32_t>::max()));
     if (const json* r = ck_.find(v, "regs_per_thread"))
       l.regs_per_thread = uint32_t(ck_.unsigned_int(*r, key_path(path, "regs_per_thread"), 1, 1024));
+    if (const json* c = ck_.find(v, "preferred_shared_carveout"))
+      l.preferred_shared_carveout = int(ck_.unsigned_int(*c, key_path(path, "preferred_shared_carveout"), 0, 100));
     if (const json* c = ck_.find(v, "cooperative")) {
       if (!c->is_boolean()) ck_.fail(key_path(path, "cooperative"), "expected true or false");
       else l.cooperative = c->get<bool>();

@@ -83,6 +83,7 @@ struct LaunchSpec {
   exec::Dim3 grid, block;
   uint32_t shared_bytes = 0;
   uint32_t regs_per_thread = 0;  ///< 0: the PTX register estimate
+  int preferred_shared_carveout = -1;  ///< percent of the largest carve-out (unified L1D / shared); -1: none
   bool cooperative = false;      ///< cudaLaunchCooperativeKernel (grid barrier)
   std::vector<ArgSpec> args;
   std::optional<FaultExpect> expect_fault;  // the launch must end in this fault

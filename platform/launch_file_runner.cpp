@@ -468,6 +468,7 @@ class Runner {
     last_kernel_ = l.kernel;
     bool faulted = false;
     try {
+      device_.set_preferred_shared_carveout(mod, l.kernel, l.preferred_shared_carveout);
       if (l.cooperative)
         device_.launch_cooperative(mod, l.kernel, l.grid, l.block, l.shared_bytes, args, l.regs_per_thread);
       else

@@ -699,6 +699,27 @@ std::string saxpy_launch(uint32_t block, const std::string& regs_key) {
   })";
 }
 
+TEST_F(Cli, ALaunchFilesPreferredCarveoutSetsTheCarveoutAndTheOccupancyOnQv100) {
+  // 8 KB of dynamic shared memory per 256-thread CTA. 25 % of 96 KB rounds
+  // up to the 32 KB carve-out: 4 CTAs, the L1D keeps 96 KB. 100 %: 96 KB,
+  // 8 CTAs (threads), L1D 32 KB. None: the grid's 4 CTAs put one on an SM,
+  // which the 8 KB carve-out holds.
+  struct Case {
+    std::string key;
+    uint32_t carveout_kb, ctas;
+  };
+  for (const Case& c : {Case{R"(, "preferred_shared_carveout": 25)", 32, 4},
+                        Case{R"(, "preferred_shared_carveout": 100)", 96, 8}, Case{"", 8, 8}}) {
+    const std::string file = write("c.json", saxpy_launch(256, R"(, "shared_bytes": 8192)" + c.key));
+    const CliRun r = run("run --launch " + file + " --preset qv100 --mode timing --stats " + tmp("c_stats.json"));
+    ASSERT_EQ(r.status, 0) << r.all();
+    const nlohmann::json l = nlohmann::json::parse(read_text(tmp("c_stats.json")))["launches"][0];
+    EXPECT_EQ(l["shared_carveout_kb"], c.carveout_kb) << c.key << l;
+    EXPECT_EQ(l["l1d_bytes"], (128 - c.carveout_kb) * 1024) << c.key;
+    EXPECT_EQ(l["occupancy"]["ctas_per_sm"], c.ctas) << c.key;
+  }
+}
+
 TEST_F(Cli, TimingStatsReportOccupancyAndWhereTheRegisterCountCameFrom) {
   const std::string plain = write("plain.json", saxpy_launch(256, ""));
   CliRun r = run("run --launch " + plain + " --mode timing --stats " + tmp("e.json"));

@@ -129,6 +129,8 @@ TEST(LaunchFile, SchemaErrorsNameTheKeyPath) {
        "launches[0].regs_per_thread: 0 is out of range"},
       {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"regs_per_thread\": \"40\"}"),
        "launches[0].regs_per_thread: expected a non-negative integer, got string"},
+      {with(kBufA, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1, \"preferred_shared_carveout\": 101}"),
+       "launches[0].preferred_shared_carveout: 101 is out of range"},
       {with(kBufA + ", " + f32x, "{\"kernel\": \"saxpy\", \"grid\": 1, \"block\": 1},\n" +
                                      saxpy("{\"buffer\": \"a\"}, {\"buffer\": \"x\"}, {\"buffer\": \"foo\"}")),
        "launches[1].args[2].buffer: unknown buffer 'foo'"},
