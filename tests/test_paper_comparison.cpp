@@ -278,6 +278,26 @@ TEST_F(PaperComparison, PresetRunsThePapersOnAnotherGpu) {
   EXPECT_FALSE(fs::exists(dir_ / "bad" / "kaws.csv"));
 }
 
+// SWaS's error rates need the oracles, which only vortex_1sm turns on: on
+// another preset its runs turn them on, and the error rates are there.
+TEST_F(PaperComparison, SwasRunsHaveTheirOraclesOnAnyPreset) {
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(run("--paper swas --size small --workloads sgemm --preset gtx480 --jobs 2 --no-report --out '" +
+                out.string() + "'"),
+            0) << out_ << err_;
+  size_t error_rows = 0;
+  for (const auto& r : read_csv(out / "swas.csv")) {
+    if (r.size() != kHeader.size() || r[column("workload")] != "sgemm") continue;
+    EXPECT_NE(r[column("command")].find("--set sm.oracle_schedulers=true"), std::string::npos) << r[column("command")];
+    if (r[column("metric")] == "error_rate_pct") {
+      ++error_rows;
+      EXPECT_EQ(r[column("status")], "ok");
+      EXPECT_FALSE(r[column("ours")].empty());
+    }
+  }
+  EXPECT_EQ(error_rows, 12u);  // nine baselines and three SWaS policies
+}
+
 // A benchmark the paper gives its own number for carries that number, not
 // the paper's average: seed 002's hotspot gain over LRR and its last-CTA row.
 TEST_F(PaperComparison, PerBenchmarkPaperNumbers) {

@@ -590,12 +590,27 @@ std::vector<std::string> fetch_args(const std::string& policy) {
 // swas names the greedy-then-oldest policy as the paper does: gtlo.
 std::string swas_spec(const std::string& policy) { return "swas:policy=" + (policy == "gto" ? "gtlo" : policy); }
 
+// Every SWaS run has the oracles (section VI-A.4) beside its schedulers: its
+// error rates need them on any preset, and they observe without changing the
+// schedule (vortex_1sm has them on already).
+std::vector<std::string> with_oracles(std::vector<std::string> args) {
+  args.insert(args.end(), {"--set", "sm.oracle_schedulers=true"});
+  return args;
+}
+RunSpec swas_baseline(const std::string& w, const std::string& preset, const std::string& issue,
+                      const std::string& fetch) {
+  return {w, preset, issue, with_oracles(fetch_args(fetch))};
+}
+RunSpec swas_run(const std::string& w, const std::string& preset, const std::string& policy) {
+  return {w, preset, swas_spec(policy), with_oracles({})};
+}
+
 std::vector<RunSpec> swas_plan(const std::vector<std::string>& workloads, const std::string& preset) {
   std::vector<RunSpec> v;
   for (const std::string& w : workloads) {
     for (const char* f : kSwasPolicies)
-      for (const char* i : kSwasPolicies) v.push_back({w, preset, i, fetch_args(f)});
-    for (const char* p : kSwasPolicies) v.push_back({w, preset, swas_spec(p), {}});
+      for (const char* i : kSwasPolicies) v.push_back(swas_baseline(w, preset, i, f));
+    for (const char* p : kSwasPolicies) v.push_back(swas_run(w, preset, p));
   }
   return v;
 }
@@ -639,14 +654,14 @@ std::vector<Row> swas_compare(const CompareInput& in) {
   for (const char* f : kSwasPolicies)
     for (const char* i : kSwasPolicies) {
       const std::string fs = f, is = i;
-      add_metric(out, b, [fs, is, &preset](const std::string& w) { return RunSpec{w, preset, is, fetch_args(fs)}; },
+      add_metric(out, b, [fs, is, &preset](const std::string& w) { return swas_baseline(w, preset, is, fs); },
                  nullptr, "error_rate_pct", error_rate_pct, base_err, base_err, 0.0, Agg::Mean, swas_details);
     }
   Headline zero = value_h(0.0, "seed 003 sec. VI.B.2 (no scheduling error with SWaS)", 0.0);
   zero.expect = Expect::Zero;
   for (const char* p : kSwasPolicies) {
     const std::string ps = p;
-    add_metric(out, b, [ps, &preset](const std::string& w) { return RunSpec{w, preset, swas_spec(ps), {}}; }, nullptr,
+    add_metric(out, b, [ps, &preset](const std::string& w) { return swas_run(w, preset, ps); }, nullptr,
                "error_rate_pct", error_rate_pct, zero, zero, 0.0, Agg::Mean, swas_details);
   }
   // IPC ratio SWaS(policy) / baseline(fetch f, issue policy), Figs. 6-8; the
@@ -661,10 +676,10 @@ std::vector<Row> swas_compare(const CompareInput& in) {
       const bool t2 = ps == "gtlrr" && fs == "lrr";
       std::vector<Row> group;
       for (const std::string& w : b.workloads()) {
-        RunSpec base{w, preset, ps, fetch_args(fs)};
+        const RunSpec base = swas_baseline(w, preset, ps, fs);
         Headline h = near1;
         if (t2 && table2(w)) h = value_h(*table2(w), "seed 003 Table II (SWaS GTLRR / baseline LRR-GTLRR)");
-        group.push_back(b.row({w, preset, swas_spec(ps), {}}, &base, "ipc_ratio_swas_over_baseline",
+        group.push_back(b.row(swas_run(w, preset, ps), &base, "ipc_ratio_swas_over_baseline",
                               subject_over_base(ipc), h, 1.0));
       }
       if (group.empty()) continue;
