@@ -7,6 +7,7 @@ namespace tlmgpu::sm {
 void CtaSlots::begin_launch(const SmLaunch& launch, CtaCompletionIf* dispatcher) {
   launch_ = launch;
   dispatcher_ = dispatcher;
+  ++generation_;
   for (Slot& c : slots_) {
     c.cta.reset();
     c.valid = false;
@@ -28,6 +29,7 @@ bool CtaSlots::can_accept() const {
 }
 
 bool CtaSlots::retire_warp(WarpSlot& w, uint64_t now) {
+  ++generation_;
   w.active = false;
   Slot& c = slots_[w.cta_slot];
   c.retired_progress += w.progress;

@@ -71,6 +71,9 @@ class CtaSlots {
   bool retire_warp(WarpSlot& w, uint64_t now);
 
   const SmLaunch& launch() const { return launch_; }
+  /// Changes whenever a CTA starts or a warp retires (a cache of per-CTA
+  /// views is stale when it differs).
+  uint64_t generation() const { return generation_; }
   const Slot& slot(uint32_t cs) const { return slots_[cs]; }
   uint32_t size() const { return uint32_t(slots_.size()); }
   // References: the VCD traces them.
@@ -91,6 +94,7 @@ class CtaSlots {
   uint32_t used_threads_ = 0, used_warps_ = 0, used_regs_ = 0, used_shared_ = 0;
   uint64_t next_age_ = 0;  // the next placed warp's age (schedulers order by it)
   uint64_t ctas_finished_ = 0;
+  uint64_t generation_ = 0;
 };
 
 template <class OnPlaced>
@@ -99,6 +103,7 @@ uint32_t CtaSlots::start(uint64_t cta_id, exec::Dim3 ctaid, uint64_t cycle, std:
   uint32_t cs = 0;
   while (slots_[cs].valid) ++cs;
   Slot& c = slots_[cs];
+  ++generation_;
   if (c.cta) c.cta->restart(ctaid, sm_);
   else c.cta = launch_.source->make_cta(ctaid, sm_);
   c.cta_id = cta_id;

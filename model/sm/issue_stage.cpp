@@ -94,6 +94,7 @@ void IssueStage::begin_launch() {
   views_.begin_launch(timing_);
   if (oracles_) oracles_->begin_launch(timing_);
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
+  cta_views_cycle_ = kNever;
 }
 
 bool IssueStage::issue(uint64_t now) {
@@ -147,7 +148,7 @@ bool IssueStage::issue(uint64_t now) {
 #ifdef TLMGPU_DEBUG_CHECKS
     views_.check_view(s, live, now);
 #endif
-    if (wants_cta_view_[s]) build_cta_view(view);
+    if (wants_cta_view_[s]) refresh_cta_view(view, now);
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
     if (oracles_) oracles_->judge(*schedulers_[s], s, view, pick, now);
@@ -176,34 +177,63 @@ bool IssueStage::issue(uint64_t now) {
   return did_something_;
 }
 
-void IssueStage::build_cta_view(schedulers::SchedulerView& view) const {
-  const uint32_t warps_per_cta = ctas_.launch().warps_per_cta;
-  view.ctas.clear();
-  for (uint32_t cs = 0; cs < ctas_.size(); ++cs) {
-    const CtaSlots::Slot& c = ctas_.slot(cs);
-    schedulers::CtaView cv;
-    cv.slot = cs;
-    cv.valid = c.valid;
-    if (c.valid) {
-      cv.cta_id = c.cta_id;
-      cv.warps = warps_per_cta;
-      cv.start_cycle = c.start_cycle - epoch_;
-      // Retired warps' slots may hold another CTA's warps by now: they count
-      // through the CTA's own totals.
-      cv.warps_finished = c.warps_done;
-      cv.progress = c.retired_progress;
-      cv.insts_issued = c.retired_insts;
-      for (const uint32_t ws : c.warp_slots) {
-        const WarpSlot& w = warps_[ws];
-        if (!w.active || w.cta_slot != cs) continue;
-        cv.warps_at_barrier += w.warp->at_barrier();
-        cv.warps_finished += w.warp->finished();
-        cv.progress += w.progress;
-        cv.insts_issued += w.insts_issued;
-      }
-    }
-    view.ctas.push_back(cv);
+schedulers::CtaView IssueStage::cta_view_of(uint32_t cs) const {
+  const CtaSlots::Slot& c = ctas_.slot(cs);
+  schedulers::CtaView cv;
+  cv.slot = cs;
+  cv.valid = c.valid;
+  if (!c.valid) return cv;
+  cv.cta_id = c.cta_id;
+  cv.warps = ctas_.launch().warps_per_cta;
+  cv.start_cycle = c.start_cycle - epoch_;
+  // Retired warps' slots may hold another CTA's warps by now: they count
+  // through the CTA's own totals.
+  cv.warps_finished = c.warps_done;
+  cv.progress = c.retired_progress;
+  cv.insts_issued = c.retired_insts;
+  for (const uint32_t ws : c.warp_slots) {
+    const WarpSlot& w = warps_[ws];
+    if (!w.active || w.cta_slot != cs) continue;
+    cv.warps_at_barrier += w.warp->at_barrier();
+    cv.warps_finished += w.warp->finished();
+    cv.progress += w.progress;
+    cv.insts_issued += w.insts_issued;
   }
+  return cv;
+}
+
+void IssueStage::build_cta_view(schedulers::SchedulerView& view) const {
+  view.ctas.clear();
+  for (uint32_t cs = 0; cs < ctas_.size(); ++cs) view.ctas.push_back(cta_view_of(cs));
+}
+
+void IssueStage::refresh_cta_view(schedulers::SchedulerView& view, uint64_t now) {
+  const uint32_t n = ctas_.size();
+  if (cta_views_cycle_ != now || cta_views_generation_ != ctas_.generation() || n > 64) {
+    cta_views_.resize(n);
+    for (uint32_t cs = 0; cs < n; ++cs) cta_views_[cs] = cta_view_of(cs);
+    cta_views_cycle_ = now;
+    cta_views_generation_ = ctas_.generation();
+  } else {
+    for (uint64_t m = stale_ctas_; m; m &= m - 1) {
+      const uint32_t cs = uint32_t(__builtin_ctzll(m));
+      if (cs < n) cta_views_[cs] = cta_view_of(cs);
+    }
+  }
+  stale_ctas_ = 0;
+  view.ctas.assign(cta_views_.begin(), cta_views_.end());
+#ifdef TLMGPU_DEBUG_CHECKS
+  schedulers::SchedulerView full;
+  build_cta_view(full);
+  for (uint32_t cs = 0; cs < n; ++cs) {
+    const schedulers::CtaView &a = view.ctas[cs], &b = full.ctas[cs];
+    if (a.valid != b.valid || a.cta_id != b.cta_id || a.warps_at_barrier != b.warps_at_barrier ||
+        a.warps_finished != b.warps_finished || a.progress != b.progress || a.insts_issued != b.insts_issued ||
+        a.start_cycle != b.start_cycle || a.warps != b.warps)
+      throw std::logic_error(sm_name_ + ": stale CTA view of slot " + std::to_string(cs) + " at cycle " +
+                             std::to_string(now));
+  }
+#endif
 }
 
 void IssueStage::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_t now) {
@@ -230,6 +260,7 @@ void IssueStage::issue_more(uint32_t s, schedulers::SchedulerView& view, uint64_
 
 bool IssueStage::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
   WarpSlot& w = warps_[slot];
+  stale_ctas_ |= uint64_t(1) << (w.cta_slot & 63);
   WarpInstructionSource& warp = *w.warp;
   const uint32_t pc = w.ibuffer[w.ib_head].pc;
   if (pc == kNopPc) {
@@ -266,6 +297,7 @@ bool IssueStage::issue_warp(uint32_t slot, uint32_t scheduler, uint64_t now) {
   // A barrier arrival or an exit can release warps of other schedulers.
   if (t.pipe == Pipe::Bar || w.finished || info.op == ptx::Opcode::Exit || info.op == ptx::Opcode::Ret) {
     touch_all();
+    stale_ctas_ = ~uint64_t(0);
     for (uint64_t m = live_slots_; m; m &= m - 1) sync_executor_state(warps_[size_t(__builtin_ctzll(m))], now);
   }
   w.pop_instruction();

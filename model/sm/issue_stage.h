@@ -177,6 +177,13 @@ class IssueStage {
   void build_cta_view(schedulers::SchedulerView& view) const;
 
  private:
+  /// CTA slot `cs` as build_cta_view shows it.
+  schedulers::CtaView cta_view_of(uint32_t cs) const;
+  /// build_cta_view for the issue loop: the SM's CTA views are kept for the
+  /// cycle and only the CTAs whose warps issued since are summed again (the
+  /// sub-cores of an SM read the same CTAs; rebuilding them for each was a
+  /// third of a KAWS run's time).
+  void refresh_cta_view(schedulers::SchedulerView& view, uint64_t now);
   static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
 
@@ -228,6 +235,11 @@ class IssueStage {
   std::array<uint64_t, kMaxSchedulers> scheduler_slots_{};  // its slots (slot mod N)
   std::array<CycleHeap, kMaxSchedulers> decoded_at_;        // decode-done cycles of buffered instructions
   std::array<KernelPhase, kMaxSchedulers> seen_phase_{};    // its ports' values when last read
+  // refresh_cta_view's per-CTA-slot views, valid for cta_views_cycle_ and
+  // CtaSlots generation cta_views_generation_ except the CTA slots in
+  // stale_ctas_ (bit per slot), whose warps issued since.
+  std::vector<schedulers::CtaView> cta_views_;
+  uint64_t cta_views_cycle_ = kNever, cta_views_generation_ = kNever, stale_ctas_ = 0;
 
   const core::GpuConfig& config_;
   const core::SmConfig& smc_;
