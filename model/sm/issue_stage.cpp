@@ -70,6 +70,7 @@ void IssueStage::create_schedulers() {
 
 void IssueStage::begin_device(uint64_t first_cycle) {
   epoch_ = first_cycle;
+  invalidate_cta_views();  // CTA start cycles count from the epoch
   const uint32_t nsched = uint32_t(schedulers_.size());
   schedulers::PolicyContext pctx = policy_context(smc_);
   for (uint32_t s = 0; s < nsched; ++s) {
@@ -94,7 +95,7 @@ void IssueStage::begin_launch() {
   views_.begin_launch(timing_);
   if (oracles_) oracles_->begin_launch(timing_);
   std::fill(policy_wake_.begin(), policy_wake_.end(), kNever);
-  cta_views_cycle_ = kNever;
+  invalidate_cta_views();
 }
 
 bool IssueStage::issue(uint64_t now) {
@@ -148,7 +149,7 @@ bool IssueStage::issue(uint64_t now) {
 #ifdef TLMGPU_DEBUG_CHECKS
     views_.check_view(s, live, now);
 #endif
-    if (wants_cta_view_[s]) refresh_cta_view(view, now);
+    if (wants_cta_view_[s]) refresh_cta_view(s, view, now);
     const int pick = schedulers_[s]->select(view);
     last_class_[s] = schedulers_[s]->last_class();
     if (oracles_) oracles_->judge(*schedulers_[s], s, view, pick, now);
@@ -207,21 +208,25 @@ void IssueStage::build_cta_view(schedulers::SchedulerView& view) const {
   for (uint32_t cs = 0; cs < ctas_.size(); ++cs) view.ctas.push_back(cta_view_of(cs));
 }
 
-void IssueStage::refresh_cta_view(schedulers::SchedulerView& view, uint64_t now) {
+void IssueStage::refresh_cta_view(uint32_t s, schedulers::SchedulerView& view, [[maybe_unused]] uint64_t now) {
   const uint32_t n = ctas_.size();
-  if (cta_views_cycle_ != now || cta_views_generation_ != ctas_.generation() || n > 64) {
+  if (cta_views_generation_ != ctas_.generation() || n > 64) {
     cta_views_.resize(n);
     for (uint32_t cs = 0; cs < n; ++cs) cta_views_[cs] = cta_view_of(cs);
-    cta_views_cycle_ = now;
     cta_views_generation_ = ctas_.generation();
-  } else {
+    ++cta_views_version_;
+  } else if (stale_ctas_) {
     for (uint64_t m = stale_ctas_; m; m &= m - 1) {
       const uint32_t cs = uint32_t(__builtin_ctzll(m));
       if (cs < n) cta_views_[cs] = cta_view_of(cs);
     }
+    ++cta_views_version_;
   }
   stale_ctas_ = 0;
-  view.ctas.assign(cta_views_.begin(), cta_views_.end());
+  if (cta_views_copied_[s] != cta_views_version_ || view.ctas.size() != n) {
+    view.ctas.assign(cta_views_.begin(), cta_views_.end());
+    cta_views_copied_[s] = cta_views_version_;
+  }
 #ifdef TLMGPU_DEBUG_CHECKS
   schedulers::SchedulerView full;
   build_cta_view(full);

@@ -179,11 +179,14 @@ class IssueStage {
  private:
   /// CTA slot `cs` as build_cta_view shows it.
   schedulers::CtaView cta_view_of(uint32_t cs) const;
-  /// build_cta_view for the issue loop: the SM's CTA views are kept for the
-  /// cycle and only the CTAs whose warps issued since are summed again (the
-  /// sub-cores of an SM read the same CTAs; rebuilding them for each was a
-  /// third of a KAWS run's time).
-  void refresh_cta_view(schedulers::SchedulerView& view, uint64_t now);
+  /// build_cta_view for scheduler `s` in the issue loop. The SM's CTA views
+  /// are kept and only the CTAs whose warps issued since are summed again:
+  /// what a view holds changes only when a warp issues (its counters, a
+  /// barrier arrival or release, an exit) or a CTA starts or a warp retires
+  /// (CtaSlots::generation). Summing every CTA for every sub-core each cycle
+  /// was a third of a KAWS run's time on qv100.
+  void refresh_cta_view(uint32_t s, schedulers::SchedulerView& view, uint64_t now);
+  void invalidate_cta_views() { cta_views_generation_ = kNever; }
   static constexpr uint32_t kMaxSchedulers = kMaxSchedulersPerSm;
   using CycleHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>>;
 
@@ -235,11 +238,13 @@ class IssueStage {
   std::array<uint64_t, kMaxSchedulers> scheduler_slots_{};  // its slots (slot mod N)
   std::array<CycleHeap, kMaxSchedulers> decoded_at_;        // decode-done cycles of buffered instructions
   std::array<KernelPhase, kMaxSchedulers> seen_phase_{};    // its ports' values when last read
-  // refresh_cta_view's per-CTA-slot views, valid for cta_views_cycle_ and
-  // CtaSlots generation cta_views_generation_ except the CTA slots in
-  // stale_ctas_ (bit per slot), whose warps issued since.
+  // refresh_cta_view's per-CTA-slot views, valid for CtaSlots generation
+  // cta_views_generation_ except the CTA slots in stale_ctas_ (bit per slot),
+  // whose warps issued since; cta_views_version_ counts their changes, and
+  // each scheduler's view.ctas is a copy of version cta_views_copied_[s].
   std::vector<schedulers::CtaView> cta_views_;
-  uint64_t cta_views_cycle_ = kNever, cta_views_generation_ = kNever, stale_ctas_ = 0;
+  uint64_t cta_views_generation_ = kNever, stale_ctas_ = 0, cta_views_version_ = 0;
+  std::array<uint64_t, kMaxSchedulers> cta_views_copied_{};
 
   const core::GpuConfig& config_;
   const core::SmConfig& smc_;
