@@ -215,7 +215,8 @@ TEST_F(RuntimePrograms, PreferredCarveoutChangesNothingWithoutAUnifiedArray) {
                 "carveout: 25% occupancy=6\n"
                 "carveout: 0% occupancy=6\n"
                 "carveout: ok\n");
-  for (const json& l : load("s.json")["launches"]) {
+  const json s = load("s.json");
+  for (const json& l : s["launches"]) {
     EXPECT_FALSE(l.contains("shared_carveout_kb"));
     EXPECT_EQ(l["occupancy"]["ctas_per_sm"], 6);
   }

@@ -76,7 +76,10 @@ void SchedulerViewCache::refresh_view(WarpSlot& w, uint32_t slot, uint64_t now, 
   dirty_ &= ~bit;
   v = warp_view(w, slot, now, w.needs_collector, w.needs_pipe);
   const WarpWait wait = v.wait;
-  if (wait == WarpWait::EmptyBuffer) empty_buffer_ |= bit;
+  // Refreshed again once its head decodes: an empty or undecoded buffer, also
+  // under another wait (a barrier, a membar), whose entry shows no head yet.
+  const bool head_decoded = w.ib_count && w.ibuffer[w.ib_head].ready_cycle <= now;
+  if (wait == WarpWait::EmptyBuffer || !head_decoded) empty_buffer_ |= bit;
   else empty_buffer_ &= ~bit;
   const bool unit = w.needs_collector >= 0 || w.needs_pipe >= 0;
   if (unit) {

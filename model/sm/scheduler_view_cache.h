@@ -95,7 +95,7 @@ class SchedulerViewCache {
   const std::vector<InstructionTiming>* timing_ = nullptr;
   bool with_issue_ = false;
   uint64_t dirty_ = ~uint64_t(0);   // slots whose view entry is stale
-  uint64_t empty_buffer_ = 0;       // slots whose view says EmptyBuffer
+  uint64_t empty_buffer_ = 0;       // slots whose view says EmptyBuffer or shows no decoded head
   uint64_t unit_ = 0;               // slots Ready once a collector / pipe is free
   // Ready without a unit to wait for, and Scoreboard. unit_need_ is the unit
   // a slot in unit_ waits for: a collector class, or kCollectorClasses + a
