@@ -129,13 +129,14 @@ bool L1Cache::try_access(const LineAccess& access, uint64_t cycle) {
     ++accesses_;
     if (access.kind == AccessKind::Store) {
       ++writes_;
-      if (access.bypass_l1) {
-      } else if (config_.write_allocate) {
-        write_allocate(line, access.full_mask);
-      } else if (CacheLine* way = tags_.find(line)) {
-        // Fermi: write-through without allocation; a write hit evicts the line.
-        tags_.invalidate(*way);
-        ++write_evicts_;
+      if (!access.bypass_l1) {
+        if (config_.write_allocate) {
+          write_allocate(line, access.full_mask);
+        } else if (CacheLine* way = tags_.find(line)) {
+          // Fermi: write-through without allocation; a write hit evicts the line.
+          tags_.invalidate(*way);
+          ++write_evicts_;
+        }
       }
     } else {
       ++bypasses_;
